@@ -1,0 +1,54 @@
+//! The `offkit` subcommands, one file each.
+
+pub mod bundle;
+pub mod extract;
+pub mod inspect;
+pub mod link;
+pub mod list;
+pub mod shims;
+pub mod unbundle;
+pub mod wrap;
+
+use anyhow::Result;
+
+use crate::env::Env;
+
+/// The subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Cmd {
+    Inspect(inspect::Args),
+    Extract(extract::Args),
+    Bundle(bundle::Args),
+    Unbundle(unbundle::Args),
+    List(list::Args),
+    Wrap(wrap::Args),
+    Link(link::Args),
+    Shims(shims::Args),
+}
+
+/// Runs one subcommand.
+pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
+    match cmd {
+        Cmd::Inspect(a) => inspect::run(a, env),
+        Cmd::Extract(a) => extract::run(a, env),
+        Cmd::Bundle(a) => bundle::run(a, env),
+        Cmd::Unbundle(a) => unbundle::run(a, env),
+        Cmd::List(a) => list::run(a, env),
+        Cmd::Wrap(a) => wrap::run(a, env),
+        Cmd::Link(a) => link::run(a, env),
+        Cmd::Shims(a) => shims::run(a, env),
+    }
+}
+
+/// The arguments of a subcommand that has not landed yet: accepts anything, so that the
+/// "not landed" message (and not a usage error) is what the user sees.
+#[derive(Debug, clap::Args)]
+pub struct Pending {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    rest: Vec<std::ffi::OsString>,
+}
+
+/// The error of a subcommand that has not landed yet.
+pub fn pending(name: &str, issue: u32) -> Result<()> {
+    anyhow::bail!("`offkit {name}` has not landed yet (issue {issue})")
+}

@@ -1,0 +1,98 @@
+//! The one error type of the format library.
+
+/// Everything that can go wrong while reading or writing an offloading format.
+///
+/// Every parse error carries the **absolute** offset (from the start of the outermost input) where
+/// the problem was found, so that a message can point at the byte.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The data ends before a structure does.
+    #[error("{what} truncated at offset {offset:#x}: needs {needed} bytes, {left} left")]
+    Truncated {
+        /// The structure being read.
+        what: &'static str,
+        /// Where the read started.
+        offset: u64,
+        /// How many bytes it needed.
+        needed: u64,
+        /// How many bytes were left.
+        left: u64,
+    },
+    /// The data does not start with the expected magic bytes.
+    #[error("{what} at offset {offset:#x} does not start with its magic bytes")]
+    BadMagic {
+        /// The structure expected.
+        what: &'static str,
+        /// Where it was expected.
+        offset: u64,
+    },
+    /// A version this library does not know.
+    #[error("{what} at offset {offset:#x} has version {version}, which offkit does not know (known: {known})")]
+    UnsupportedVersion {
+        /// The structure.
+        what: &'static str,
+        /// Where its header starts.
+        offset: u64,
+        /// The version found.
+        version: u64,
+        /// The versions that are understood, for the message.
+        known: &'static str,
+    },
+    /// A field has a value that makes the structure invalid.
+    #[error("invalid {what} at offset {offset:#x}: {reason}")]
+    Invalid {
+        /// The structure or field.
+        what: &'static str,
+        /// Where the offending field is.
+        offset: u64,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A count or size is above one of the named limits of [`crate::limits`].
+    #[error("{what} at offset {offset:#x} is {value}, above the limit of {limit} ({name})")]
+    LimitExceeded {
+        /// What was counted or measured.
+        what: &'static str,
+        /// Where the count or size was read.
+        offset: u64,
+        /// The value found.
+        value: u64,
+        /// The limit.
+        limit: u64,
+        /// The name of the limit in [`crate::limits`].
+        name: &'static str,
+    },
+    /// Decompressing a compressed payload failed.
+    #[error("cannot decompress {what} at offset {offset:#x}: {reason}")]
+    Decompress {
+        /// The compressed structure.
+        what: &'static str,
+        /// Where its compressed data starts.
+        offset: u64,
+        /// The decompressor's message.
+        reason: String,
+    },
+    /// An object file (ELF, COFF, Mach-O, archive) that the `object` crate cannot read.
+    #[error("malformed {what} at offset {offset:#x}")]
+    Object {
+        /// The container being read.
+        what: &'static str,
+        /// Where the container starts.
+        offset: u64,
+        /// The object crate's error.
+        #[source]
+        source: object::read::Error,
+    },
+    /// A value given to a writer that the format cannot represent.
+    #[error("cannot write {what}: {reason}")]
+    Unrepresentable {
+        /// The structure being written.
+        what: &'static str,
+        /// Why it cannot be written.
+        reason: String,
+    },
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,219 @@
+//! Image kinds and offload kinds, with the numeric values of each format version.
+
+use std::fmt;
+
+/// What an offload binary's image holds (`llvm::object::ImageKind`). The values are the same in
+/// every LLVM version; `Spirv` exists only in LLVM 20 and later.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ImageKind {
+    /// `IMG_None` (0): unknown contents.
+    None,
+    /// `IMG_Object` (1): a relocatable or linked object file (ELF).
+    Object,
+    /// `IMG_Bitcode` (2): LLVM bitcode.
+    Bitcode,
+    /// `IMG_Cubin` (3): a CUDA cubin.
+    Cubin,
+    /// `IMG_Fatbinary` (4): a CUDA fatbinary.
+    Fatbinary,
+    /// `IMG_PTX` (5): PTX assembly.
+    Ptx,
+    /// `IMG_SPIRV` (6, LLVM 20+): SPIR-V.
+    Spirv,
+    /// Any other value.
+    Other(u16),
+}
+
+impl ImageKind {
+    /// The kind with the numeric value `v`.
+    pub fn from_raw(v: u16) -> Self {
+        match v {
+            0 => Self::None,
+            1 => Self::Object,
+            2 => Self::Bitcode,
+            3 => Self::Cubin,
+            4 => Self::Fatbinary,
+            5 => Self::Ptx,
+            6 => Self::Spirv,
+            v => Self::Other(v),
+        }
+    }
+
+    /// The numeric value.
+    pub fn to_raw(self) -> u16 {
+        match self {
+            Self::None => 0,
+            Self::Object => 1,
+            Self::Bitcode => 2,
+            Self::Cubin => 3,
+            Self::Fatbinary => 4,
+            Self::Ptx => 5,
+            Self::Spirv => 6,
+            Self::Other(v) => v,
+        }
+    }
+
+    /// The kind `clang-offload-packager` 19 gives a file with this extension (`getImageKind`):
+    /// `o`, `bc`, `cubin`, `fatbin`, `s`; anything else is `None` (19 knows no `spv`).
+    pub fn from_extension_llvm19(ext: &str) -> Self {
+        match ext {
+            "o" => Self::Object,
+            "bc" => Self::Bitcode,
+            "cubin" => Self::Cubin,
+            "fatbin" => Self::Fatbinary,
+            "s" => Self::Ptx,
+            _ => Self::None,
+        }
+    }
+
+    /// The file extension LLVM uses for this kind (`getImageKindName`): `o`, `bc`, `cubin`,
+    /// `fatbin`, `s`, `spv`, or empty.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Object => "o",
+            Self::Bitcode => "bc",
+            Self::Cubin => "cubin",
+            Self::Fatbinary => "fatbin",
+            Self::Ptx => "s",
+            Self::Spirv => "spv",
+            Self::None | Self::Other(_) => "",
+        }
+    }
+
+    /// The name `llvm-objdump --offloading` prints: `elf`, `llvm ir`, `cubin`, `fatbinary`,
+    /// `ptx`, or `<none>`.
+    pub fn objdump_name(self) -> &'static str {
+        match self {
+            Self::Object => "elf",
+            Self::Bitcode => "llvm ir",
+            Self::Cubin => "cubin",
+            Self::Fatbinary => "fatbinary",
+            Self::Ptx => "ptx",
+            Self::Spirv => "spir-v",
+            Self::None | Self::Other(_) => "<none>",
+        }
+    }
+}
+
+impl fmt::Display for ImageKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::None => f.write_str("none"),
+            Self::Object => f.write_str("object"),
+            Self::Bitcode => f.write_str("bitcode"),
+            Self::Cubin => f.write_str("cubin"),
+            Self::Fatbinary => f.write_str("fatbinary"),
+            Self::Ptx => f.write_str("ptx"),
+            Self::Spirv => f.write_str("spirv"),
+            Self::Other(v) => write!(f, "unknown({v})"),
+        }
+    }
+}
+
+/// Which programming model produced an image (`llvm::object::OffloadKind`).
+///
+/// LLVM 19 numbers them 0, 1, 2, 3 (none, OpenMP, CUDA, HIP); LLVM 20 and later (offload binary
+/// version 2 and up) use bit flags 1, 2, 4, 8 (OpenMP, CUDA, HIP, SYCL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum OffloadKind {
+    /// `OFK_None`.
+    None,
+    /// `OFK_OpenMP`.
+    OpenMp,
+    /// `OFK_Cuda`.
+    Cuda,
+    /// `OFK_HIP`.
+    Hip,
+    /// `OFK_SYCL` (LLVM 20+).
+    Sycl,
+    /// Any other value (for v2+, possibly several flags at once).
+    Other(u16),
+}
+
+impl OffloadKind {
+    /// The kind with value `v` in an offload binary of version `version`.
+    pub fn from_raw(version: u32, v: u16) -> Self {
+        if version <= 1 {
+            match v {
+                0 => Self::None,
+                1 => Self::OpenMp,
+                2 => Self::Cuda,
+                3 => Self::Hip,
+                v => Self::Other(v),
+            }
+        } else {
+            match v {
+                0 => Self::None,
+                1 => Self::OpenMp,
+                2 => Self::Cuda,
+                4 => Self::Hip,
+                8 => Self::Sycl,
+                v => Self::Other(v),
+            }
+        }
+    }
+
+    /// The value in an offload binary of version `version`, or `None` if that version cannot
+    /// represent this kind (SYCL in version 1).
+    pub fn to_raw(self, version: u32) -> Option<u16> {
+        Some(match (self, version <= 1) {
+            (Self::None, _) => 0,
+            (Self::OpenMp, _) => 1,
+            (Self::Cuda, _) => 2,
+            (Self::Hip, true) => 3,
+            (Self::Hip, false) => 4,
+            (Self::Sycl, true) => return None,
+            (Self::Sycl, false) => 8,
+            (Self::Other(v), _) => v,
+        })
+    }
+
+    /// The kind for a `kind=` name, as LLVM 19's `getOffloadKind` maps it: `openmp`, `cuda`,
+    /// `hip`; anything else is `None`.
+    pub fn from_name_llvm19(name: &str) -> Self {
+        match name {
+            "openmp" => Self::OpenMp,
+            "cuda" => Self::Cuda,
+            "hip" => Self::Hip,
+            _ => Self::None,
+        }
+    }
+
+    /// The name LLVM prints (`getOffloadKindName`): `openmp`, `cuda`, `hip`, `sycl`, `none`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenMp => "openmp",
+            Self::Cuda => "cuda",
+            Self::Hip => "hip",
+            Self::Sycl => "sycl",
+            Self::None | Self::Other(_) => "none",
+        }
+    }
+}
+
+impl fmt::Display for OffloadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Other(v) => write!(f, "unknown({v})"),
+            k => f.write_str(k.name()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_values_round_trip() {
+        for v in 0..10 {
+            assert_eq!(ImageKind::from_raw(v).to_raw(), v);
+            for ver in [1, 2, 3] {
+                assert_eq!(OffloadKind::from_raw(ver, v).to_raw(ver), Some(v));
+            }
+        }
+        assert_eq!(OffloadKind::from_raw(1, 3), OffloadKind::Hip);
+        assert_eq!(OffloadKind::from_raw(2, 4), OffloadKind::Hip);
+        assert_eq!(OffloadKind::Sycl.to_raw(1), None);
+    }
+}

@@ -1,0 +1,38 @@
+//! # offkit-format
+//!
+//! Reads and writes the formats of LLVM's offloading toolchain, exactly as LLVM 19 does:
+//! offload binaries (`0x10FF10AD`, the `.llvm.offloading` section), offload bundles
+//! (`__CLANG_OFFLOAD_BUNDLE__` and the compressed `CCOB` form), target IDs, and offload entry
+//! tables. Parsing is bounded and zero-copy: readers take `&[u8]` (from a `Vec` or a memory map)
+//! and return views that borrow it; every error names the absolute offset of the bad byte. This
+//! crate does no file I/O and runs no processes.
+//!
+//! ```text
+//! host.o / libdev.a ─scan─► .llvm.offloading ─parse─► [Binary] ─► Entry { triple, arch, image }
+//!                                   bundle ─parse─► [BundleEntry] ─► payload
+//! ```
+//!
+//! ```
+//! use offkit_format::binary::{self, ImageSpec};
+//! use offkit_format::kind::{ImageKind, OffloadKind};
+//!
+//! let spec = ImageSpec {
+//!     image_kind: ImageKind::Object,
+//!     offload_kind: OffloadKind::OpenMp,
+//!     flags: 0,
+//!     strings: vec![(b"triple", b"x86_64-pc-linux-gnu"), (b"arch", b"")],
+//! };
+//! let bytes = binary::write_v1(&spec, b"\x7fELF...").unwrap();
+//! let bin = binary::parse_all(&bytes, 0).next().unwrap().unwrap();
+//! assert_eq!(bin.entries[0].triple(), "x86_64-pc-linux-gnu");
+//! ```
+#![deny(missing_docs)]
+
+pub mod binary;
+pub mod container;
+pub mod error;
+pub mod kind;
+pub mod limits;
+pub mod reader;
+
+pub use error::{Error, Result};

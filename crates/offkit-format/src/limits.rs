@@ -1,0 +1,28 @@
+//! Named limits, checked before allocating or recursing.
+//!
+//! Every count read from an input is checked against the bytes left **and** one of these limits
+//! before anything is allocated for it, so that no input makes offkit allocate more than the
+//! input's size plus [`MAX_INFLATED_SIZE`], recurse deeper than [`MAX_NESTING_DEPTH`], or produce
+//! more than [`MAX_ROWS`] rows.
+
+/// The most bytes one decompression may produce (a compressed bundle or a compressed offload
+/// binary). A larger `uncompressed size` field is refused before any memory is reserved.
+pub const MAX_INFLATED_SIZE: u64 = 16 << 30;
+
+/// How deep containers may nest (archive → object → section → bundle → compressed bundle → …).
+pub const MAX_NESTING_DEPTH: usize = 16;
+
+/// The most rows (device images, bundle entries, entry-table entries) one scan reports.
+pub const MAX_ROWS: usize = 1 << 20;
+
+/// The most string entries one offload-binary entry may have.
+pub const MAX_STRINGS: u64 = 1 << 16;
+
+/// The most entries one offload binary (version 2 and later) may have.
+pub const MAX_BINARY_ENTRIES: u64 = 1 << 16;
+
+/// The most entries one offload bundle may have.
+pub const MAX_BUNDLE_ENTRIES: u64 = 1 << 16;
+
+/// The longest bundle entry ID.
+pub const MAX_BUNDLE_ID_LEN: u64 = 1 << 16;

@@ -1,0 +1,12 @@
+//! Test support for offkit (not published): where the LLVM 19 oracle tools are, building
+//! fixtures with clang-19, running commands and comparing their results.
+//!
+//! The conformance tests run LLVM 19's own tools on the same inputs as offkit; the project's
+//! set-up (`scripts/test.sh`) installs them, so a missing tool is a set-up error and the tests
+//! fail loudly rather than skip.
+
+pub mod llvm;
+pub mod run;
+
+pub use llvm::{clang, llvm_tool, LLVM_BIN};
+pub use run::{run, run_ok, Output};

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# offkit's main job on a bundled example: build the OpenMP program in examples/saxpy for the
+# x86_64 offload target, run it on the real libomptarget, and show with `offkit inspect` the
+# device images in its objects, its static library and the executable.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo build --release --locked -q -p offkit-cli
+offkit=$PWD/target/release/offkit
+out=$PWD/target/demo
+rm -rf "$out" && mkdir -p "$out"
+src=$PWD/examples/saxpy
+target=x86_64-pc-linux-gnu
+cc=(clang-19 -fopenmp -fopenmp-targets=$target -O2)
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '$ %s\n' "$*"; "$@"; }
+
+step "compile (each object carries its device code in .llvm.offloading)"
+show "${cc[@]}" -c "$src/saxpy.c" -o "$out/saxpy.o"
+show "${cc[@]}" -c "$src/main.c" -o "$out/main.o"
+show llvm-ar-19 rcs "$out/libsaxpy.a" "$out/saxpy.o"
+
+step "link (clang-linker-wrapper extracts, device-links and wraps the images)"
+show "${cc[@]}" "$out/main.o" -L"$out" -lsaxpy -o "$out/saxpy"
+
+step "run on libomptarget (the x86_64 offload device is this CPU)"
+LD_LIBRARY_PATH=/usr/lib/llvm-19/lib show "$out/saxpy"
+
+step "inspect the objects, the archive and the executable"
+show "$offkit" inspect "$out/main.o" "$out/libsaxpy.a" "$out/saxpy"

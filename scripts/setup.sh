@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what offkit's tests and demo need, when it is missing: LLVM 19 (the oracle offkit is
+# compared against, and the compiler of the examples), libomptarget, and the system libzstd that
+# byte-identical compressed bundles need. Debian 12 (bookworm) packages.
+set -euo pipefail
+
+packages=(clang-19 lld-19 llvm-19 libomp-19-dev libzstd-dev zlib1g-dev pkg-config)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  echo "offkit setup: installing ${missing[*]}" >&2
+  "${sudo[@]}" apt-get update
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+if ! command -v cargo >/dev/null; then
+  echo "offkit setup: cargo is missing; install Rust with rustup (https://rustup.rs)" >&2
+  exit 1
+fi
