@@ -26,7 +26,11 @@ impl Env {
 
     /// The value of `name`, if set.
     pub fn get_os(&self, name: &str) -> Option<&OsString> {
-        self.vars.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.vars
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
     }
 
     /// The value of `name` if it is set and valid UTF-8.

@@ -8,7 +8,9 @@
 
 mod cmd;
 mod dropin;
+#[allow(dead_code)] // read by the subcommands and drop-ins as they land
 mod env;
+#[allow(dead_code)] // shared by the subcommands as they land
 mod output;
 
 use std::ffi::OsString;
@@ -24,7 +26,12 @@ use crate::env::Env;
 /// offload bundles, target IDs, offload entry tables) byte for byte as LLVM 19 does. Installed
 /// under the names of LLVM's tools (see `offkit shims`) it is a drop-in replacement for them.
 #[derive(Debug, Parser)]
-#[command(name = "offkit", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "offkit",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: cmd::Cmd,

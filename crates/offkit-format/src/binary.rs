@@ -29,6 +29,9 @@ const HEADER_V1: u64 = 32;
 const ENTRY_SIZE: u64 = 40;
 const STRING_ENTRY_V1: u64 = 16;
 
+/// One key/value string of an entry.
+pub type StringPair<'d> = (Cow<'d, [u8]>, Cow<'d, [u8]>);
+
 /// One device image and its metadata, read from an offload binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry<'d> {
@@ -39,7 +42,7 @@ pub struct Entry<'d> {
     /// The entry's flags (0 in LLVM 19).
     pub flags: u32,
     /// The key/value strings, in file order (`triple`, `arch`, …).
-    pub strings: Vec<(Cow<'d, [u8]>, Cow<'d, [u8]>)>,
+    pub strings: Vec<StringPair<'d>>,
     /// The image bytes.
     pub image: Cow<'d, [u8]>,
     /// The absolute offset of the image in the input (for an image inside a compressed binary,
@@ -290,7 +293,10 @@ pub fn layout_v1(spec: &ImageSpec<'_>, image_size: u64) -> Result<Layout> {
         .to_raw(1)
         .ok_or_else(|| Error::Unrepresentable {
             what: "offload binary version 1",
-            reason: format!("offload kind {} did not exist in version 1", spec.offload_kind),
+            reason: format!(
+                "offload kind {} did not exist in version 1",
+                spec.offload_kind
+            ),
         })?;
     let table = StringTable::build(spec.strings.iter().flat_map(|(k, v)| [*k, *v]));
     let n = spec.strings.len() as u64;

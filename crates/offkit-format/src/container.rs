@@ -131,7 +131,10 @@ fn collect<'d>(data: &'d [u8], base: u64, depth: usize, out: &mut Vec<Binary<'d>
             })?;
             use object::{Object, ObjectSection};
             for s in file.sections() {
-                if !s.name_bytes().is_ok_and(|n| n.starts_with(b".llvm.offloading")) {
+                if !s
+                    .name_bytes()
+                    .is_ok_and(|n| n.starts_with(b".llvm.offloading"))
+                {
                     continue;
                 }
                 let (off, _) = s.file_range().unwrap_or((0, 0));
@@ -146,12 +149,13 @@ fn collect<'d>(data: &'d [u8], base: u64, depth: usize, out: &mut Vec<Binary<'d>
             }
         }
         Ok(FileKind::Archive) => {
-            let archive =
-                object::read::archive::ArchiveFile::parse(data).map_err(|source| Error::Object {
+            let archive = object::read::archive::ArchiveFile::parse(data).map_err(|source| {
+                Error::Object {
                     what: "archive",
                     offset: base,
                     source,
-                })?;
+                }
+            })?;
             for member in archive.members() {
                 let member = member.map_err(|source| Error::Object {
                     what: "archive member",

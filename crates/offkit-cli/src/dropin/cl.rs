@@ -151,8 +151,10 @@ impl Parsed {
     /// Records an error in `cl`'s `Option::error` form: `<prog>: for the --<name> option: <msg>`.
     pub fn option_error(&mut self, name: &str, msg: &str) {
         let dashes = if name.len() == 1 { "-" } else { "--" };
-        self.errors
-            .push_str(&format!("{}: for the {dashes}{name} option: {msg}\n", self.prog));
+        self.errors.push_str(&format!(
+            "{}: for the {dashes}{name} option: {msg}\n",
+            self.prog
+        ));
     }
 }
 
@@ -281,7 +283,9 @@ pub fn parse(args: &[OsString], specs: &[Spec], positional: bool) -> Parsed {
                         );
                     }
                 }
-                let on = value.as_deref().map_or(true, |v| parse_bool(v) == Some(true));
+                let on = value
+                    .as_deref()
+                    .map_or(true, |v| parse_bool(v) == Some(true));
                 p.occurrences.push(Occurrence {
                     name: spec.name,
                     value,
@@ -462,7 +466,14 @@ mod tests {
     fn values_flags_and_lists() {
         let p = parse(
             &args(&[
-                "/x/tool", "-type", "bc", "--targets=a,,b", "-input=x", "-o", "out", "--list=0",
+                "/x/tool",
+                "-type",
+                "bc",
+                "--targets=a,,b",
+                "-input=x",
+                "-o",
+                "out",
+                "--list=0",
             ]),
             SPECS,
             false,
@@ -477,7 +488,11 @@ mod tests {
 
     #[test]
     fn errors_as_llvm_prints_them() {
-        let p = parse(&args(&["tool", "-lst", "word", "--list=yes", "-type"]), SPECS, false);
+        let p = parse(
+            &args(&["tool", "-lst", "word", "--list=yes", "-type"]),
+            SPECS,
+            false,
+        );
         assert_eq!(
             p.errors,
             "tool: Unknown command line argument '-lst'.  Try: 'tool --help'\n\

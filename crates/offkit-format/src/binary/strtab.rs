@@ -70,12 +70,7 @@ mod tests {
 
     #[test]
     fn spec_example() {
-        let t = StringTable::build([
-            &b"arch"[..],
-            b"",
-            b"triple",
-            b"x86_64-pc-linux-gnu",
-        ]);
+        let t = StringTable::build([&b"arch"[..], b"", b"triple", b"x86_64-pc-linux-gnu"]);
         assert_eq!(t.bytes(), b"\0x86_64-pc-linux-gnu\0arch\0triple\0");
         assert_eq!(t.offset(b""), Some(0));
         assert_eq!(t.offset(b"arch"), Some(0x15));
