@@ -40,7 +40,7 @@ struct Cli {
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().collect();
     let env = Env::capture();
-    if let Some(tool) = args.first().and_then(|a0| dropin::Tool::from_argv0(a0)) {
+    if let Some(tool) = args.first().and_then(dropin::Tool::from_argv0) {
         return dropin::run(tool, args, &env);
     }
     let cli = match Cli::try_parse_from(&args) {

@@ -283,9 +283,7 @@ pub fn parse(args: &[OsString], specs: &[Spec], positional: bool) -> Parsed {
                         );
                     }
                 }
-                let on = value
-                    .as_deref()
-                    .map_or(true, |v| parse_bool(v) == Some(true));
+                let on = value.as_deref().is_none_or(|v| parse_bool(v) == Some(true));
                 p.occurrences.push(Occurrence {
                     name: spec.name,
                     value,
