@@ -11,7 +11,7 @@ pub mod wrap;
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// The subcommands.
 #[derive(Debug, clap::Subcommand)]

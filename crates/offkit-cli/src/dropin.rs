@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// The LLVM tools offkit can stand in for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

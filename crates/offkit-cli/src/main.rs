@@ -8,8 +8,6 @@
 
 mod cmd;
 mod dropin;
-#[allow(dead_code)] // read by the subcommands and drop-ins as they land
-mod env;
 #[allow(dead_code)] // shared by the subcommands as they land
 mod output;
 
@@ -18,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Inspect, extract, bundle, wrap and link LLVM offloading binaries.
 ///

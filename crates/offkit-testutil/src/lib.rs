@@ -5,8 +5,15 @@
 //! set-up (`scripts/test.sh`) installs them, so a missing tool is a set-up error and the tests
 //! fail loudly rather than skip.
 
+pub mod bitcode;
+pub mod bundler;
+pub mod fixtures;
+pub mod link;
 pub mod llvm;
+pub mod packager;
 pub mod run;
+pub mod targets;
+pub mod wrap;
 
 pub use llvm::{clang, llvm_tool, LLVM_BIN};
 pub use run::{run, run_ok, Output};

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Write an offload bundle (binary, text, or fat object) from per-target inputs.
 #[derive(Debug, clap::Args)]

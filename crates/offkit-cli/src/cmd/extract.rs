@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Write the selected device images of objects, archives, executables and bundles to a directory.
 #[derive(Debug, clap::Args)]

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Show every device image in objects, archives, executables, shared libraries and bundles.
 #[derive(Debug, clap::Args)]

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Link a program with device code: extract, device-link, wrap and host-link.
 #[derive(Debug, clap::Args)]

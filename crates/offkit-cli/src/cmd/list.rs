@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// List the entry IDs of an offload bundle.
 #[derive(Debug, clap::Args)]

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use crate::dropin::Tool;
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Make DIR/clang-offload-packager, DIR/clang-offload-bundler, DIR/clang-offload-wrapper and
 /// DIR/clang-linker-wrapper, each running offkit under that name.

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Extract per-target files from an offload bundle.
 #[derive(Debug, clap::Args)]

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Write a host object that embeds device images and registers them with the offload runtime.
 #[derive(Debug, clap::Args)]

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use crate::env::Env;
+use offkit_tools::Env;
 
 /// Runs the tool with its full argument vector.
 pub fn main(args: Vec<OsString>, _env: &Env) -> ExitCode {

@@ -16,8 +16,7 @@ impl Env {
         }
     }
 
-    /// An environment with exactly these variables (for tests).
-    #[cfg(test)]
+    /// An environment with exactly these variables (for tests and for child processes).
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Self {
         Env {
             vars: pairs.iter().map(|(k, v)| (k.into(), v.into())).collect(),
@@ -31,6 +30,11 @@ impl Env {
             .rev()
             .find(|(k, _)| k == name)
             .map(|(_, v)| v)
+    }
+
+    /// Every variable, in the order captured.
+    pub fn vars(&self) -> &[(OsString, OsString)] {
+        &self.vars
     }
 
     /// The value of `name` if it is set and valid UTF-8.

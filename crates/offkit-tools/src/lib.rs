@@ -1,0 +1,32 @@
+//! # offkit-tools
+//!
+//! The external tools offkit drives — clang, ld.lld, llvm-objcopy, llvm-ar, the host linker —
+//! found the way LLVM finds them and run as values: a [`ToolInvocation`] is built, can be
+//! printed (LLVM's `-v`/`--dry-run` style, or as a shell line for a plan), and is run only
+//! through [`ToolInvocation::run`], which turns a missing tool or a failure into an [`Error`]
+//! that names it. The environment is read in one place, [`Env`].
+//!
+//! ```text
+//! Env ─► ToolFinder::find("clang") ─► ToolInvocation { program, args, env, cwd } ─► run ─► Output
+//! ```
+//!
+//! ```no_run
+//! use offkit_tools::{Env, ToolFinder, ToolInvocation};
+//!
+//! let env = Env::capture();
+//! let finder = ToolFinder::new(&env, None);
+//! let clang = finder.find("clang", None).unwrap();
+//! let out = ToolInvocation::new(clang).arg("--version").run().unwrap();
+//! println!("{}", String::from_utf8_lossy(&out.stdout));
+//! ```
+#![deny(missing_docs)]
+
+pub mod env;
+pub mod error;
+pub mod invoke;
+pub mod lookup;
+
+pub use env::Env;
+pub use error::Error;
+pub use invoke::{Output, ToolInvocation};
+pub use lookup::ToolFinder;
