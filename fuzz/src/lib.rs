@@ -5,7 +5,14 @@
 //! plus generated and mutated inputs. The rule every body checks: no panic, and whatever parses
 //! round-trips (writing what was read and reading it again gives the same value).
 
+pub mod archive_scan;
 pub mod binary;
+pub mod bitcode;
+pub mod bundle;
+pub mod compressed;
+pub mod elf_scan;
+pub mod entry;
+pub mod target_id;
 
 /// Deterministic pseudo-random inputs for the tests: every truncation and some byte flips of
 /// each seed, plus random buffers.

@@ -1,0 +1,8 @@
+//! The offkit CLI's integration tests, one module per area. Conformance tests run LLVM 19's
+//! tools on the same inputs and compare bytes, stdout, stderr and exit status.
+
+mod bundler;
+mod inspect;
+mod linker_wrapper;
+mod packager;
+mod wrapper;

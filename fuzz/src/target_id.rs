@@ -1,0 +1,6 @@
+//! Fuzz body: target_id.
+//!
+//! Not landed yet.
+
+/// Runs the body on one input.
+pub fn run(_data: &[u8]) {}
