@@ -25,8 +25,10 @@ pub mod env;
 pub mod error;
 pub mod invoke;
 pub mod lookup;
+pub mod mmap;
 
 pub use env::Env;
 pub use error::Error;
 pub use invoke::{Output, ToolInvocation};
 pub use lookup::ToolFinder;
+pub use mmap::MappedFile;

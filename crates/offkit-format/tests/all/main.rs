@@ -1,0 +1,8 @@
+//! offkit-format integration tests, one module per area; conformance tests run the LLVM 19
+//! tools on the same inputs.
+
+mod binary;
+mod bitcode;
+mod bundle;
+mod scan;
+mod targets;
