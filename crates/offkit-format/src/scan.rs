@@ -38,6 +38,7 @@
 //! assert_eq!(report.images[0].triple, "x86_64-pc-linux-gnu");
 //! ```
 
+mod bundle;
 mod elf;
 mod location;
 
@@ -195,7 +196,7 @@ pub enum Source {
     },
     /// A `.nv_fatbin` section: a CUDA fatbinary, listed but not looked into.
     NvFatbin,
-    /// A `.hip_fatbin` section that offkit cannot look into yet.
+    /// A `.hip_fatbin` section that holds no offload bundle.
     HipFatbin,
 }
 
@@ -399,6 +400,7 @@ pub fn walk<'r, E: From<Error>>(
         visit,
         rows: 0,
         inflated: 0,
+        compression: Vec::new(),
     };
     let result = w.node(data, 0, &Location::file(name), 0, true);
     opts.resolver = w.resolver;
@@ -428,8 +430,10 @@ struct Walker<'v, 'r, E> {
     resolver: Option<&'r mut dyn Resolver>,
     visit: &'v mut dyn FnMut(Event<'_>) -> std::result::Result<(), E>,
     rows: usize,
-    #[allow(dead_code)] // used by the compressed-bundle reader
+    /// Bytes inflated so far (bounded by `MAX_INFLATED_SIZE` for the whole input).
     inflated: u64,
+    /// The compressed containers the walk is inside, innermost last.
+    compression: Vec<Compression>,
 }
 
 /// The `__CLANG_OFFLOAD_BUNDLE__` magic of binary bundles and bundle section names.
@@ -477,8 +481,18 @@ impl<E> Walker<'_, '_, E> {
         Ok(())
     }
 
-    fn image(&mut self, info: ImageInfo, bytes: &[u8], depth: usize, descend: bool) -> Step_<E> {
+    fn image(
+        &mut self,
+        mut info: ImageInfo,
+        bytes: &[u8],
+        depth: usize,
+        descend: bool,
+    ) -> Step_<E> {
         self.count_rows(1, info.offset)?;
+        if info.compression.is_none() {
+            // Inside inflated data: the image came out of the innermost compressed container.
+            info.compression = self.compression.last().cloned();
+        }
         self.emit(Event::Image(Image { info: &info, bytes }))?;
         if descend {
             self.node(bytes, info.offset, &info.location, depth + 1, false)?;
@@ -532,6 +546,16 @@ impl<E> Walker<'_, '_, E> {
                 self.emit(Event::Container(&container(Format::OffloadBinaries)))?;
             }
             return self.binaries(data, base, loc, depth);
+        }
+        match crate::bundle::detect(data) {
+            crate::bundle::Detected::Compressed => {
+                return self.compressed_bundle(data, base, loc, depth)
+            }
+            crate::bundle::Detected::Binary => return self.binary_bundle(data, base, loc, depth),
+            crate::bundle::Detected::Other => {}
+        }
+        if let Some(comment) = bundle::text_bundle(data) {
+            return self.text_bundle(data, base, loc, depth, comment);
         }
         match FileKind::parse(data) {
             Ok(FileKind::Elf32 | FileKind::Elf64) => self.elf(data, base, loc, depth),

@@ -197,8 +197,13 @@ impl<E> Walker<'_, '_, E> {
         self.image(info, s.data, depth, false)
     }
 
-    /// A `.hip_fatbin` section: an offload bundle, possibly compressed.
+    /// A `.hip_fatbin` section: an offload bundle, possibly compressed, that the walk looks
+    /// into; anything else there is listed as one opaque image.
     fn hip_fatbin(&mut self, s: &Section<'_>, sloc: Location, depth: usize) -> Step_<E> {
+        use crate::bundle::{detect, Detected};
+        if detect(s.data) != Detected::Other {
+            return self.node(s.data, s.offset, &sloc, depth + 1, false);
+        }
         let info = ImageInfo {
             location: sloc,
             source: Source::HipFatbin,
