@@ -671,14 +671,15 @@ impl<E> Walker<'_, '_, E> {
                 // The member's header is followed by no data in a thin archive.
                 next = off;
             } else {
-                let bytes = member.data(data).map_err(err(base + off))?;
-                self.node(
-                    bytes,
-                    base + off,
-                    &loc.with(Step::Member(name)),
-                    depth + 1,
-                    false,
-                )?;
+                let mloc = loc.with(Step::Member(name));
+                let bytes = member.data(data).map_err(|source| {
+                    mloc.wrap(Error::Object {
+                        what: "archive member",
+                        offset: base + off,
+                        source,
+                    })
+                })?;
+                self.node(bytes, base + off, &mloc, depth + 1, false)?;
                 next = off + size + (size & 1);
             }
         }
