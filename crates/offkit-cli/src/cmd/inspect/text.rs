@@ -109,12 +109,19 @@ fn entry_table(out: &mut String, t: &TableInfo) {
         } else {
             format!("{:#x}", e.flags)
         };
-        let mut names: Vec<String> = e.flag_names.iter().map(|s| s.to_string()).collect();
+        let mut names: Vec<String> = e
+            .flag_names
+            .iter()
+            .map(|&n| {
+                if n == "requires" && !e.requires.is_empty() {
+                    format!("requires({})", e.requires.join(","))
+                } else {
+                    n.to_string()
+                }
+            })
+            .collect();
         if e.unknown_flags != 0 {
             names.push(format!("?{:#x}", e.unknown_flags));
-        }
-        if !e.requires.is_empty() {
-            names.push(format!("requires={}", e.requires.join("+")));
         }
         if !names.is_empty() {
             flags.push(' ');
