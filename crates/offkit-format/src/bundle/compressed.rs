@@ -180,18 +180,18 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
         let rest = data.get(pos..).unwrap_or_default();
         let at = base + pos as u64;
         let header = parse_header(rest, at)?;
-        let end = match header.total_size {
-            Some(t) => usize::try_from(t)
-                .ok()
-                .filter(|&t| t <= rest.len())
-                .ok_or(Error::Truncated {
-                    what: "compressed bundle",
-                    offset: at,
-                    needed: t,
-                    left: rest.len() as u64,
-                })?,
-            None => rest.len(),
-        };
+        let end =
+            match header.total_size {
+                Some(t) => usize::try_from(t).ok().filter(|&t| t <= rest.len()).ok_or(
+                    Error::Truncated {
+                        what: "compressed bundle",
+                        offset: at,
+                        needed: t,
+                        left: rest.len() as u64,
+                    },
+                )?,
+                None => rest.len(),
+            };
         let stream = rest
             .get(header.header_size as usize..end)
             .unwrap_or_default();
