@@ -142,12 +142,15 @@ fn missing(input: &Path, id: &str, bundle: &Bundle) -> String {
     )
 }
 
+/// The members of one output archive: name and bytes.
+type Members = Vec<(String, Vec<u8>)>;
+
 fn unbundle_archive(
     args: &Args,
     all: &[(Option<String>, Bundle)],
     wanted: &[(String, PathBuf)],
 ) -> Result<()> {
-    let mut plans: Vec<(Vec<(String, Vec<u8>)>, &PathBuf)> = Vec::new();
+    let mut plans: Vec<(Members, &PathBuf)> = Vec::new();
     for (id, path) in wanted {
         let mut members = Vec::new();
         for (member, b) in all {
