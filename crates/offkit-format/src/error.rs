@@ -49,6 +49,17 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// Valid input that offkit does not handle (where LLVM would take a path offkit does not
+    /// implement, such as rebuilding a bitcode symbol table from the module).
+    #[error("{what} at offset {offset:#x} is not supported: {reason}")]
+    Unsupported {
+        /// The structure.
+        what: &'static str,
+        /// Where it starts.
+        offset: u64,
+        /// What offkit does not do.
+        reason: String,
+    },
     /// A count or size is above one of the named limits of [`crate::limits`].
     #[error("{what} at offset {offset:#x} is {value}, above the limit of {limit} ({name})")]
     LimitExceeded {
