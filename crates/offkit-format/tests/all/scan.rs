@@ -135,6 +135,15 @@ fn build() -> Fx {
         ],
         d,
     );
+    // A -flto host object (bitcode) in an archive.
+    compile_openmp(
+        d,
+        "lto",
+        OPENMP_KERNEL,
+        &["x86_64-pc-linux-gnu"],
+        &["-flto"],
+    );
+    archive(d, "liblto.a", &[&dir.join("lto.o")], "gnu");
     Fx { _dir: tmp, dir }
 }
 
@@ -682,4 +691,69 @@ fn errors_name_member_section_and_offset() {
     assert_eq!(version, 9);
     // The offset is absolute in the archive.
     assert_eq!(&data[offset as usize..offset as usize + 4], binary::MAGIC);
+}
+
+#[test]
+fn lto_bitcode_objects_and_archives() {
+    for (name, loc) in [
+        ("lto.o", "lto.o:@llvm.embedded.object[0]"),
+        ("liblto.a", "liblto.a(lto.o):@llvm.embedded.object[0]"),
+    ] {
+        let r = scan_file(name);
+        let got = rows(&r);
+        assert_eq!(
+            got,
+            [(
+                loc.to_string(),
+                "openmp".into(),
+                "x86_64-pc-linux-gnu".into(),
+                String::new()
+            )],
+            "{name}"
+        );
+        // The device image (an ELF object) and its entry table are found inside.
+        assert_eq!(r.images[0].image_kind, ImageKind::Object);
+        assert_eq!(r.tables.len(), 1, "{name}");
+        assert!(r
+            .containers
+            .iter()
+            .any(|c| c.format == scan::Format::Bitcode));
+    }
+}
+
+#[test]
+fn compressed_v3_offload_binaries_are_inflated_and_walked() {
+    let k = read("k64.o");
+    let spec = |arch: &'static [u8]| binary::ImageSpec {
+        image_kind: ImageKind::Object,
+        offload_kind: OffloadKind::OpenMp,
+        flags: 0,
+        strings: vec![(b"triple", b"x86_64-pc-linux-gnu"), (b"arch", arch)],
+    };
+    let images = [
+        binary::Image {
+            spec: spec(b""),
+            data: &k,
+        },
+        binary::Image {
+            spec: spec(b"x"),
+            data: b"opaque",
+        },
+    ];
+    for c in [binary::Compression::zlib(), binary::Compression::zstd()] {
+        let bytes = binary::write(binary::Version::V3, &images, c).unwrap();
+        let r = scan::scan(&bytes, "v3.bin", &mut Options::default()).unwrap();
+        let locs: Vec<String> = r.images.iter().map(|i| i.location.to_string()).collect();
+        // Both images, then the binary found inside k64.o (itself inside the inflated data).
+        assert_eq!(
+            locs,
+            ["v3.bin[0]", "v3.bin[0]:.llvm.offloading[0]", "v3.bin[1]"]
+        );
+        let comp = r.images[0].compression.as_ref().unwrap();
+        assert_eq!((comp.format, comp.version), ("offload-binary", 3));
+        assert_eq!(r.images[1].compression.as_ref(), Some(comp));
+        assert!(r.images[1].location.is_inflated());
+        assert!(!r.images[0].location.is_inflated());
+        assert_eq!(r.images[2].target_id, "x");
+    }
 }

@@ -48,7 +48,7 @@ fn or_dash(s: &str) -> String {
 
 fn image_row(i: &ImageInfo) -> Vec<String> {
     let mut offset = format!("{:#x}", i.offset);
-    if i.location.is_inflated() {
+    if !i.location.in_file() {
         offset.push('*');
     }
     let kind = match &i.source {
@@ -167,8 +167,8 @@ pub fn render(path: &str, r: &Report, out: &mut String) {
             &rows,
             &[false, false, false, false, false, true, true],
         );
-        if r.images.iter().any(|i| i.location.is_inflated()) {
-            out.push_str("  (* offset in the inflated data)\n");
+        if r.images.iter().any(|i| !i.location.in_file()) {
+            out.push_str("  (* offset in inflated or decoded data, not in the file)\n");
         }
     }
     for t in &r.tables {
