@@ -29,7 +29,7 @@ impl Resolver for SelfResolver<'_> {
 pub fn run(data: &[u8]) {
     let mut r = SelfResolver { data, calls: 0 };
     let mut opts = Options {
-        skip_entry_tables: false,
+        entry_tables: offkit_format::scan::EntryTables::All,
         resolver: Some(&mut r),
     };
     crate::elf_scan::check(data, &mut opts);

@@ -7,7 +7,13 @@ use offkit_format::Error;
 /// whose offset counts in the input must be exactly the input's bytes at that offset, and the
 /// entry tables must lie in the input.
 pub fn run(data: &[u8]) {
-    check(data, &mut Options::default());
+    check(
+        data,
+        &mut Options {
+            entry_tables: scan::EntryTables::All,
+            resolver: None,
+        },
+    );
 }
 
 /// The shared check of the scanner fuzz bodies.

@@ -69,11 +69,24 @@ pub trait Resolver {
     ) -> std::result::Result<Box<dyn AsRef<[u8]>>, String>;
 }
 
+/// Which offload entry tables a walk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum EntryTables {
+    /// None.
+    None,
+    /// Those of host files: the input, archive members, a bundle's host entry (the tables the
+    /// offload runtime registers). The default.
+    #[default]
+    Host,
+    /// Also those of ELF device images (an x86_64 offload image has its own table).
+    All,
+}
+
 /// What to look for, and how to reach what is not in the input's bytes.
 #[derive(Default)]
 pub struct Options<'r> {
-    /// Skip the offload entry tables (read by default).
-    pub skip_entry_tables: bool,
+    /// Which entry tables to read.
+    pub entry_tables: EntryTables,
     /// Reads thin archive members; without one, a thin member is an error.
     pub resolver: Option<&'r mut dyn Resolver>,
 }
@@ -81,7 +94,7 @@ pub struct Options<'r> {
 impl fmt::Debug for Options<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Options")
-            .field("skip_entry_tables", &self.skip_entry_tables)
+            .field("entry_tables", &self.entry_tables)
             .field("resolver", &self.resolver.is_some())
             .finish()
     }
@@ -112,7 +125,7 @@ pub fn walk<'r, E: From<Error>>(
     visit: &mut dyn FnMut(Event<'_>) -> std::result::Result<(), E>,
 ) -> std::result::Result<(), E> {
     let mut w = Walker {
-        entry_tables: !opts.skip_entry_tables,
+        entry_tables: opts.entry_tables,
         resolver: opts.resolver.take(),
         visit,
         rows: 0,
@@ -167,7 +180,7 @@ impl<E> From<Error> for Stop<E> {
 type Step_<E> = std::result::Result<(), Stop<E>>;
 
 struct Walker<'v, 'r, E> {
-    entry_tables: bool,
+    entry_tables: EntryTables,
     resolver: Option<&'r mut dyn Resolver>,
     visit: &'v mut dyn FnMut(Event<'_>) -> std::result::Result<(), E>,
     rows: usize,
@@ -295,7 +308,7 @@ impl<E> Walker<'_, '_, E> {
             return self.text_bundle(data, base, loc, depth, comment);
         }
         match FileKind::parse(data) {
-            Ok(FileKind::Elf32 | FileKind::Elf64) => self.elf(data, base, loc, depth),
+            Ok(FileKind::Elf32 | FileKind::Elf64) => self.elf(data, base, loc, depth, pos),
             Ok(FileKind::Coff) => {
                 self.emit(Event::Container(&container(Format::Coff)))?;
                 self.coff(data, base, loc, depth)

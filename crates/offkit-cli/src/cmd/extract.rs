@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use offkit_format::scan::{Event, ImageInfo, Source};
+use offkit_format::scan::{EntryTables, Event, ImageInfo, Source};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
@@ -91,7 +91,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     let mut plan = Vec::new();
     for (file, path) in args.files.iter().enumerate() {
         let mut ordinal = 0usize;
-        walk_file(path, false, &mut |ev| {
+        walk_file(path, EntryTables::None, &mut |ev| {
             if let Event::Image(img) = ev {
                 if args.selects(img.info) {
                     let name = names.unique(naming::describe(img.info));
@@ -140,7 +140,7 @@ fn write_planned<'p>(args: &Args, plan: &'p [Planned], written: &mut Vec<&'p Pat
     for (file, wanted) in by_file {
         let path = &args.files[file];
         let mut ordinal = 0usize;
-        walk_file(path, false, &mut |ev| {
+        walk_file(path, EntryTables::None, &mut |ev| {
             if let Event::Image(img) = ev {
                 if let Some(p) = wanted.get(&ordinal) {
                     if img.info.location.to_string() != p.location || img.info.size != p.size {

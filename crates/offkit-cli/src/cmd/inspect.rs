@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use offkit_format::scan::{self, Options, Report};
+use offkit_format::scan::{self, EntryTables, Options, Report};
 use offkit_tools::{Env, MappedFile};
 
 use input::ThinResolver;
@@ -34,8 +34,24 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Do not read offload entry tables.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "device_entries")]
     no_entries: bool,
+    /// Also show the entry tables of ELF device images (an x86_64 offload image has its own),
+    /// not only those of the host files.
+    #[arg(long)]
+    device_entries: bool,
+}
+
+impl Args {
+    fn entry_tables(&self) -> EntryTables {
+        if self.no_entries {
+            EntryTables::None
+        } else if self.device_entries {
+            EntryTables::All
+        } else {
+            EntryTables::Host
+        }
+    }
 }
 
 /// Scans one input file (memory-mapped) with thin archive members read next to it, handing
@@ -43,14 +59,14 @@ pub struct Args {
 /// section and offset.
 pub fn walk_file(
     path: &std::path::Path,
-    entry_tables: bool,
+    entry_tables: EntryTables,
     visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
 ) -> Result<()> {
     let data =
         MappedFile::open(path).with_context(|| format!("failed to read `{}`", path.display()))?;
     let mut resolver = ThinResolver;
     let mut opts = Options {
-        skip_entry_tables: !entry_tables,
+        entry_tables,
         resolver: Some(&mut resolver),
     };
     let name = path.display().to_string();
@@ -59,7 +75,7 @@ pub fn walk_file(
 }
 
 /// Scans one input file into a report.
-pub fn scan_file(path: &std::path::Path, entry_tables: bool) -> Result<Report> {
+pub fn scan_file(path: &std::path::Path, entry_tables: EntryTables) -> Result<Report> {
     let mut report = Report::default();
     walk_file(path, entry_tables, &mut |ev| {
         match ev {
@@ -78,7 +94,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     // Everything is scanned before anything is printed: an error gives no partial listing.
     let mut reports = Vec::with_capacity(args.files.len());
     for f in &args.files {
-        reports.push((f.display().to_string(), scan_file(f, !args.no_entries)?));
+        reports.push((f.display().to_string(), scan_file(f, args.entry_tables())?));
     }
     let mut out = String::new();
     if args.json {

@@ -5,8 +5,8 @@ use object::read::elf::{FileHeader, ProgramHeader};
 use object::{elf, Endianness, FileKind};
 
 use super::{
-    split_bundle_id, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_,
-    TableInfo, Walker, BUNDLE_MAGIC,
+    split_bundle_id, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
+    Step_, TableInfo, Walker, BUNDLE_MAGIC,
 };
 use crate::container::{elf_sections, Section, SHT_LLVM_OFFLOADING};
 use crate::entry;
@@ -77,7 +77,14 @@ fn interesting(name: &[u8], sh_type: u32) -> bool {
 }
 
 impl<E> Walker<'_, '_, E> {
-    pub(super) fn elf(&mut self, data: &[u8], base: u64, loc: &Location, depth: usize) -> Step_<E> {
+    pub(super) fn elf(
+        &mut self,
+        data: &[u8],
+        base: u64,
+        loc: &Location,
+        depth: usize,
+        pos: Pos,
+    ) -> Step_<E> {
         let format = elf_format(data).ok_or(Error::BadMagic {
             what: "ELF file",
             offset: base,
@@ -90,7 +97,12 @@ impl<E> Walker<'_, '_, E> {
         }))?;
         // The file's own entry tables first, then what its sections hold (which may have
         // entry tables of their own).
-        if self.entry_tables {
+        let tables = match self.entry_tables {
+            EntryTables::None => false,
+            EntryTables::Host => pos != Pos::Image,
+            EntryTables::All => true,
+        };
+        if tables {
             let tables = entry::read_tables(data, base)?;
             for t in &tables {
                 self.count_rows(t.entries.len(), t.offset)?;

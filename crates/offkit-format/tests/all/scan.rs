@@ -433,7 +433,7 @@ fn scan_file(name: &str) -> Report {
     let data = read(name);
     let mut r = Files;
     let mut opts = Options {
-        skip_entry_tables: false,
+        entry_tables: scan::EntryTables::All,
         resolver: Some(&mut r),
     };
     scan::scan(&data, &s(&p(name)), &mut opts).unwrap_or_else(|e| panic!("{name}: {e}"))

@@ -6,34 +6,51 @@ use std::fmt::Write as _;
 use offkit_format::entry::Resolution;
 use offkit_format::scan::{ImageInfo, Report, Source, TableInfo};
 
-/// Left-aligned columns (the last one unpadded), separated by two spaces, each line indented.
+/// The width of `s` in columns (characters; the text is nearly always ASCII).
+fn width(s: &str) -> usize {
+    if s.is_ascii() {
+        s.len()
+    } else {
+        s.chars().count()
+    }
+}
+
+fn pad(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// Left-aligned columns (right-aligned where `right` says; the last one unpadded), separated by
+/// two spaces, each line indented.
 fn table(out: &mut String, indent: &str, rows: &[Vec<String>], right: &[bool]) {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut width = vec![0usize; cols];
+    let mut widths = vec![0usize; cols];
     for r in rows {
         for (i, c) in r.iter().enumerate() {
-            width[i] = width[i].max(c.chars().count());
+            widths[i] = widths[i].max(width(c));
         }
     }
     for r in rows {
-        let mut line = String::from(indent);
+        let start = out.len();
+        out.push_str(indent);
         for (i, c) in r.iter().enumerate() {
-            let pad = width[i] - c.chars().count();
+            let gap = widths[i] - width(c);
             let last = i + 1 == r.len();
             if right.get(i).copied().unwrap_or(false) {
-                line.extend(std::iter::repeat_n(' ', pad));
-                line.push_str(c);
+                pad(out, gap);
+                out.push_str(c);
             } else {
-                line.push_str(c);
+                out.push_str(c);
                 if !last {
-                    line.extend(std::iter::repeat_n(' ', pad));
+                    pad(out, gap);
                 }
             }
             if !last {
-                line.push_str("  ");
+                out.push_str("  ");
             }
         }
-        out.push_str(line.trim_end());
+        // No trailing blanks (an empty last column).
+        let trimmed = out[start..].trim_end().len();
+        out.truncate(start + trimmed);
         out.push('\n');
     }
 }
