@@ -665,6 +665,268 @@ fn bundler_check_input_archive() {
     assert_no_mismatch("bundler -check-input-archive", cases.len(), &mismatches);
 }
 
+/// Architecture spellings: every ARM/Thumb/AArch64 form the ARM parser may see, and the
+/// special cases of `parseArch` (BPF, Kalimba, MIPS, PowerPC, SPIR-V and DXIL versions…).
+fn arch_spellings(rng: &mut Rng) -> Vec<String> {
+    let prefixes = [
+        "arm",
+        "armeb",
+        "thumb",
+        "thumbeb",
+        "aarch64",
+        "aarch64_be",
+        "arm64",
+        "arm64_32",
+        "arm64e",
+    ];
+    let versions = [
+        "",
+        "v4",
+        "v4t",
+        "v5",
+        "v5e",
+        "v5te",
+        "v6",
+        "v6j",
+        "v6m",
+        "v6sm",
+        "v6k",
+        "v6kz",
+        "v6t2",
+        "v6hl",
+        "v7",
+        "v7a",
+        "v7-a",
+        "v7l",
+        "v7r",
+        "v7m",
+        "v7em",
+        "v7s",
+        "v7k",
+        "v7ve",
+        "v8",
+        "v8a",
+        "v8l",
+        "v8.1a",
+        "v8.5a",
+        "v8.9a",
+        "v8r",
+        "v8m.base",
+        "v8m.main",
+        "v8.1m.main",
+        "v9",
+        "v9a",
+        "v9.5a",
+        "v9.6a",
+        "v3",
+        "v2",
+        "vx",
+        "x",
+        "v7eb",
+        "ebv7",
+    ];
+    let mut out: Vec<String> = [
+        "xscale",
+        "xscaleeb",
+        "iwmmxt",
+        "bpf",
+        "bpfel",
+        "bpfeb",
+        "bpf_le",
+        "bpf_be",
+        "bpfx",
+        "kalimba",
+        "kalimba3",
+        "kalimba5x",
+        "mips",
+        "mipsel",
+        "mipsr6",
+        "mipsisa32r6el",
+        "mips64r6",
+        "mipsn32el",
+        "powerpc",
+        "powerpcspe",
+        "ppc32le",
+        "ppu",
+        "spirv",
+        "spirv1.5",
+        "spirv1.4",
+        "spirv32v1.3",
+        "spirv64v1.6",
+        "dxil",
+        "dxilv1.3",
+        "dxilv1.9",
+        "le32",
+        "le64",
+        "x86-64",
+        "i986",
+        "i1086",
+        "amd64",
+        "x86_64h",
+        "x86_64",
+        "s390x",
+        "systemz",
+        "sparc64",
+        "amdgcn",
+        "r600",
+        "nvptx",
+        "nvptx64",
+        "a",
+        "gfx906",
+        "arm64ec",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    while out.len() < 170 {
+        let a = format!("{}{}", rng.pick(&prefixes), rng.pick(&versions));
+        if !out.contains(&a) {
+            out.push(a);
+        }
+    }
+    out
+}
+
+/// Triple parsing through the bundler, which rejects a target whose architecture is unknown
+/// (`isTripleValid`) and matches code objects by `isCompatibleWith` on the parsed enums: every
+/// architecture spelling is checked for validity, and a matrix of spellings (architecture,
+/// sub-architecture, vendor, OS, environment, object format) for compatibility. All IDs end in
+/// `-sm_70`, so the target ID is equal and only the triples decide.
+#[test]
+fn bundler_triple_parsing_and_compatibility() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in"), b"x").unwrap();
+    let mut rng = Rng::new(31337);
+    let archs = arch_spellings(&mut rng);
+
+    // Validity: one bundling run per spelling.
+    let jobs: Vec<Job> = archs
+        .iter()
+        .enumerate()
+        .map(|(n, a)| {
+            Job::new(
+                bundler(),
+                [
+                    "-type=bc".to_string(),
+                    format!("-targets=openmp-{a}-unknown-linux-gnu-sm_70,host-x86_64--"),
+                    "-input=in".into(),
+                    "-input=in".into(),
+                    format!("-output=v{n}.bc"),
+                ],
+                dir.path(),
+            )
+        })
+        .collect();
+    let mut mismatches = Vec::new();
+    for (a, out) in archs.iter().zip(run_all(&jobs)) {
+        let target = format!("openmp-{a}-unknown-linux-gnu-sm_70");
+        let ours = match BundleEntryId::parse(target.as_bytes()).check() {
+            Ok(()) => (Some(0), String::new()),
+            Err(e) => (Some(1), format!("{}: error: {e}\n", bundler().display())),
+        };
+        if (out.code, out.stderr_str()) != ours {
+            mismatches.push(format!(
+                "arch `{a}`: LLVM {:?}, offkit {ours:?}",
+                (out.code, out.stderr_str())
+            ));
+        }
+    }
+    let validity_cases = archs.len();
+
+    // Compatibility: entries and targets over the same spellings.
+    let mut triples: Vec<String> = archs
+        .iter()
+        .map(|a| format!("{a}-unknown-linux-gnu"))
+        .collect();
+    for v in ["pc", "unknown", "xyz", "apple", ""] {
+        for o in ["linux", "linux5", "macosx10.15", "ios", "windows", "amdhsa"] {
+            for e in [
+                "gnu",
+                "",
+                "gnu-elf",
+                "msvc",
+                "macabi",
+                "eabi",
+                "unknown-coff",
+            ] {
+                if rng.below(4) == 0 {
+                    let a = *rng.pick(&["x86_64", "armv7", "thumbv7", "arm64", "aarch64"]);
+                    triples.push(format!("{a}-{v}-{o}-{e}"));
+                }
+            }
+        }
+    }
+    triples.sort();
+    triples.dedup();
+    let entries: Vec<String> = triples
+        .iter()
+        .map(|t| format!("openmp-{t}-sm_70"))
+        .collect();
+    let targets: Vec<String> = entries
+        .iter()
+        .filter(|t| BundleEntryId::parse(t.as_bytes()).check().is_ok())
+        .cloned()
+        .collect();
+    let mut ar_args = vec!["rc".to_string(), "lib.a".into()];
+    for (i, id) in entries.iter().enumerate() {
+        let name = format!("k{i}.bc");
+        std::fs::write(
+            dir.path().join(&name),
+            write_bundle(&[(id.as_bytes(), b"p")]),
+        )
+        .unwrap();
+        ar_args.push(name);
+    }
+    run_ok(llvm_tool("llvm-ar"), &ar_args, dir.path());
+    let runs = partition_targets(&targets);
+    let jobs: Vec<Job> = runs
+        .iter()
+        .enumerate()
+        .map(|(r, run)| {
+            let mut args = vec![
+                "-type=a".to_string(),
+                "-unbundle".into(),
+                "-allow-missing-bundles".into(),
+                "-input=lib.a".into(),
+                format!("-targets={}", run.join(",")),
+            ];
+            args.extend((0..run.len()).map(|j| format!("-output=t{r}-{j}.a")));
+            Job::new(bundler(), args, dir.path())
+        })
+        .collect();
+    let mut compared = validity_cases;
+    let mut positives = 0;
+    for ((r, run), out) in runs.iter().enumerate().zip(run_all(&jobs)) {
+        assert_eq!(out.code, Some(0), "{}", out.stderr_str());
+        for (j, target) in run.iter().enumerate() {
+            let got = entries_in_archive(&dir.path().join(format!("t{r}-{j}.a")));
+            let std = standardise(target.as_bytes());
+            let requested = BundleEntryId::parse(&std);
+            for (i, entry) in entries.iter().enumerate() {
+                let ours =
+                    is_compatible(&BundleEntryId::parse(entry.as_bytes()), &requested, false);
+                compared += 1;
+                positives += usize::from(got.contains(&i));
+                if ours != got.contains(&i) {
+                    mismatches.push(format!(
+                        "code object `{entry}`, target `{target}`: LLVM {}, offkit {ours}",
+                        got.contains(&i)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        positives > targets.len(),
+        "only {positives} compatible pairs"
+    );
+    assert_no_mismatch(
+        "bundler triple parsing and compatibility",
+        compared,
+        &mismatches,
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // The linker wrapper.
 
