@@ -200,15 +200,19 @@ impl<'d> Bits<'d> {
         let shift = (self.pos % 8) as u32;
         let start = usize::try_from(self.pos / 8).map_err(|_| self.truncated(what, n))?;
         let count = usize::try_from(n).map_err(|_| self.truncated(what, n))?;
-        // n * 8 bits fit, and the position is unaligned, so n + 1 bytes from `start` exist
-        // unless the last field ends exactly at the end of the data.
-        let src = self.data.get(start..).unwrap_or_default();
-        let mut out = Vec::with_capacity(count);
-        for i in 0..count {
-            let lo = src.get(i).copied().unwrap_or(0);
-            let hi = src.get(i + 1).copied().unwrap_or(0);
-            out.push((lo >> shift) | (hi << (8 - shift)));
-        }
+        // n * 8 bits fit and the position is unaligned, so the n + 1 bytes from `start` that
+        // hold the fields all exist.
+        let src = start
+            .checked_add(count + 1)
+            .and_then(|end| self.data.get(start..end))
+            .ok_or_else(|| self.truncated(what, n.saturating_mul(8)))?;
+        let out: Vec<u8> = src
+            .windows(2)
+            .map(|w| match w {
+                [lo, hi] => (lo >> shift) | (hi << (8 - shift)),
+                _ => 0,
+            })
+            .collect();
         self.pos += n * 8;
         Ok(Cow::Owned(out))
     }
