@@ -95,6 +95,17 @@ pub enum Error {
         #[source]
         source: object::read::Error,
     },
+    /// An error inside a nested container, with where that container is (an archive member, a
+    /// section, a bundle entry, inflated data), so that a message names the member as well as
+    /// the offset.
+    #[error("in {location}")]
+    Within {
+        /// Where the inner container is, e.g. ``archive member `k.o`, section `.llvm.offloading` ``.
+        location: String,
+        /// The error inside it.
+        #[source]
+        source: Box<Error>,
+    },
     /// A value given to a writer that the format cannot represent.
     #[error("cannot write {what}: {reason}")]
     Unrepresentable {
