@@ -265,7 +265,10 @@ impl Twin {
             b.stderr_str(),
             a.stdout == b.stdout
         );
-        let (sa, sb) = (Self::snapshot(&self.llvm_dir), Self::snapshot(&self.ours_dir));
+        let (sa, sb) = (
+            Self::snapshot(&self.llvm_dir),
+            Self::snapshot(&self.ours_dir),
+        );
         if sa != sb {
             let names = |s: &Snapshot| s.keys().cloned().collect::<Vec<_>>();
             let differing: Vec<_> = sa

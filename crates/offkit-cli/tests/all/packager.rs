@@ -103,7 +103,7 @@ fn random_image(rng: &mut Rng, twin: &Twin, n: usize, stdin: &mut Option<Vec<u8>
 fn packaging_random_image_sets() {
     let t = twin();
     let mut rng = Rng::new(2);
-    for case in 0..160 {
+    for case in 0..120 {
         t.clear();
         let mut stdin = None;
         let mut args = strings(&["-o", "out.bin"]);
@@ -149,7 +149,12 @@ fn packaging_to_stdout_special_files_and_errors() {
         &["-o", "nodir/out", "--image=file=a.o,triple=t"],
         &["-o", "out"],
         &["-o", "out", "a.o"],
-        &["-o", "out", "--image=file=a.o,triple=t", "--image=file=b.bc,triple=t,file=a.o"],
+        &[
+            "-o",
+            "out",
+            "--image=file=a.o,triple=t",
+            "--image=file=b.bc,triple=t,file=a.o",
+        ],
         &["-o", "a", "-o", "b", "--image=file=b.bc,triple=x"],
         &["-oout", "--image=file=a.o,triple=t"],
         &["-o=out", "--image=file=a.o,triple=t"],
@@ -211,7 +216,15 @@ fn command_line_parsing_help_and_typos() {
         &["--image"],
         &["@missing-response-file"],
         &["@."],
-        &["-x", "-y", "--arch", "-imag", "--im=4", "-versio=1", "-Help"],
+        &[
+            "-x",
+            "-y",
+            "--arch",
+            "-imag",
+            "--im=4",
+            "-versio=1",
+            "-Help",
+        ],
     ];
     for (i, c) in cases.iter().enumerate() {
         t.assert_same(&strings(c), None, &format!("case {i}"));
@@ -250,11 +263,7 @@ fn argv0_as_invoked_appears_in_messages() {
     let dir = t.root().join("bin");
     let ours = dir.join(TOOL);
     let llvm = llvm_tool(TOOL);
-    for args in [
-        vec!["--bogus"],
-        vec!["-o", "x", "y"],
-        vec!["--help"],
-    ] {
+    for args in [vec!["--bogus"], vec!["-o", "x", "y"], vec!["--help"]] {
         let a = offkit_testutil::run(&llvm, &args, t.root());
         let b = offkit_testutil::run(&ours, &args, t.root());
         let norm = |s: String, p: &Path| s.replace(&p.display().to_string(), "PROG");
@@ -323,6 +332,7 @@ fn random_filter(rng: &mut Rng, archive: bool) -> String {
 fn extraction_from_packager_outputs_random_filters() {
     let t = twin();
     let mut rng = Rng::new(3);
+    let mut extracted = 0;
     for case in 0..60 {
         t.clear();
         random_package(&mut rng, &t, "pk.bin");
@@ -334,6 +344,7 @@ fn extraction_from_packager_outputs_random_filters() {
         if archive {
             args.push("--archive".into());
         }
+        let before = Twin::snapshot(&t.llvm_dir).len();
         let stdin_case = rng.chance(1, 8);
         if stdin_case {
             args[0] = "-".into();
@@ -342,7 +353,11 @@ fn extraction_from_packager_outputs_random_filters() {
         } else {
             t.assert_same(&args, None, &format!("case {case}"));
         }
+        if Twin::snapshot(&t.llvm_dir).len() > before {
+            extracted += 1;
+        }
     }
+    assert!(extracted > 10, "only {extracted} cases extracted anything");
 }
 
 /// Objects built by clang-19 the way users build them.
@@ -374,7 +389,9 @@ fn build_fixtures() -> Built {
     compile_openmp(
         d,
         "coff",
-        OPENMP_SAXPY.replace("#include <omp.h>", "int omp_is_initial_device(void);").as_str(),
+        OPENMP_SAXPY
+            .replace("#include <omp.h>", "int omp_is_initial_device(void);")
+            .as_str(),
         &["x86_64-pc-linux-gnu"],
         &["--target=x86_64-pc-windows-msvc"],
     );
@@ -409,13 +426,36 @@ fn build_fixtures() -> Built {
         ],
         d,
     );
+    // An -flto host object: LLVM bitcode with the offload binaries in a global.
+    compile_openmp(
+        d,
+        "lto",
+        OPENMP_SAXPY,
+        &["x86_64-pc-linux-gnu", "amdgcn-amd-amdhsa"],
+        &[
+            "-flto",
+            "-Xopenmp-target=amdgcn-amd-amdhsa",
+            "-march=gfx90a",
+            "-nogpulib",
+        ],
+    );
     std::fs::copy(d.join("two.o"), d.join("a_member_with_a_long_name.o")).unwrap();
     run_ok(
         llvm_tool("llvm-ar"),
-        ["rcs", "libk.a", "one.o", "a_member_with_a_long_name.o"],
+        [
+            "rcs",
+            "libk.a",
+            "one.o",
+            "a_member_with_a_long_name.o",
+            "lto.o",
+        ],
         d,
     );
-    run_ok(llvm_tool("llvm-ar"), ["rcs", "libnest.a", "libk.a", "two.o"], d);
+    run_ok(
+        llvm_tool("llvm-ar"),
+        ["rcs", "libnest.a", "libk.a", "two.o"],
+        d,
+    );
     Built { dir }
 }
 
@@ -426,6 +466,7 @@ fn extraction_from_clang_objects_executables_and_archives() {
     let inputs = [
         "one.o",
         "two.o",
+        "lto.o",
         "coff.o",
         "app",
         "libone.so",
@@ -445,11 +486,15 @@ fn extraction_from_clang_objects_executables_and_archives() {
         &["--image=kind=hip"],
         &["--image=kind=openmp", "--image=triple=amdgcn-amd-amdhsa"],
         &["--image=kind=openmp,file=lib.a", "--archive"],
-        &["--image=triple=x86_64-pc-linux-gnu,file=host.a", "--archive"],
+        &[
+            "--image=triple=x86_64-pc-linux-gnu,file=host.a",
+            "--archive",
+        ],
         &["--image=triple=amdgcn-amd-amdhsa,file=gpu.a", "--archive"],
         &["--image=kind=openmp", "--archive"],
     ];
     let mut cases = 0;
+    let mut extracted = 0;
     for input in inputs {
         for f in filters {
             t.clear();
@@ -460,8 +505,16 @@ fn extraction_from_clang_objects_executables_and_archives() {
             args.extend(strings(f));
             t.assert_same(&args, None, &format!("{input} {f:?}"));
             cases += 1;
+            if Twin::snapshot(&t.llvm_dir).len() > inputs.len() {
+                extracted += 1;
+            }
         }
     }
+    // Most filters select something from every input but the COFF object's host-only ones.
+    assert!(
+        extracted >= cases * 2 / 3,
+        "only {extracted} of {cases} extracted anything"
+    );
     // From standard input.
     t.clear();
     let data = std::fs::read(built.path("libk.a")).unwrap();
@@ -487,7 +540,10 @@ fn extraction_errors() {
     // Truncations and corruptions of a packager output.
     let mut bad: Vec<(String, Vec<u8>)> = Vec::new();
     for cut in [1, 10, 40, 71, 72, 100, good.len() - 8, good.len() - 1] {
-        bad.push((format!("cut{cut}.bin"), good[..cut.min(good.len())].to_vec()));
+        bad.push((
+            format!("cut{cut}.bin"),
+            good[..cut.min(good.len())].to_vec(),
+        ));
     }
     for (field, value) in [
         (4usize, 2u64),

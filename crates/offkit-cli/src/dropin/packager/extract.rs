@@ -232,23 +232,21 @@ fn collect<'d>(
 
 /// The offload objects embedded in an LLVM bitcode file (`-flto` host objects): the
 /// initializers of the globals listed in `!llvm.embedded.objects` with section
-/// `.llvm.offloading`.
-///
-/// GAP: offkit's bitcode reader (`offkit_format::bitcode`) has not landed; until it does this
-/// says so and extraction from bitcode fails (LLVM 19 can extract from such files). This is the
-/// one function to switch over to `offkit_format::bitcode::embedded_objects`.
-fn bitcode_embedded_objects(_data: &[u8], _base: u64) -> Result<Vec<Cow<'_, [u8]>>, String> {
-    Err(
-        "offkit cannot read LLVM bitcode inputs yet (offload binaries embedded in -flto \
-         objects); use LLVM's clang-offload-packager for this input"
-            .into(),
-    )
+/// `.llvm.offloading` (offkit's bitcode reader). Where LLVM cannot load the module it says
+/// "Failed to create module"; where offkit does not do what LLVM would, its own message.
+fn bitcode_embedded_objects(data: &[u8], base: u64) -> Result<Vec<Cow<'_, [u8]>>, String> {
+    match offkit_format::bitcode::embedded_objects(data, base) {
+        Ok(objects) => Ok(objects.into_iter().map(|o| o.data).collect()),
+        Err(e @ offkit_format::Error::Unsupported { .. }) => Err(e.to_string()),
+        Err(_) => Err("Failed to create module".into()),
+    }
 }
 
-/// The names LLVM's archive writer lists in the symbol table for a bitcode member. GAP: empty
-/// until offkit's bitcode reader lands (`offkit_format::bitcode::archive_symbols`).
-fn bitcode_archive_symbols(_data: &[u8]) -> Option<Vec<Vec<u8>>> {
-    None
+/// The names LLVM's archive writer lists in the symbol table for a bitcode member (its
+/// irsymtab, read by offkit's bitcode reader); `Err` where offkit cannot do what LLVM would
+/// (rebuild a missing table from the module).
+fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, String> {
+    offkit_format::bitcode::archive_symbols(data, 0).map_err(|e| e.to_string())
 }
 
 /// Reads the offload binaries of one section (or raw file) as LLVM 19 does: version 1 only,
@@ -328,15 +326,11 @@ fn archive_symbols(
     f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<bool> {
     if identify(buf) == Magic::Bitcode {
-        return match bitcode_archive_symbols(buf) {
-            Some(names) => {
-                for n in names {
-                    f(&n)?;
-                }
-                Ok(true)
-            }
-            None => Ok(false),
-        };
+        // `write_archive` checked that the table can be read.
+        for n in bitcode_archive_symbols(buf).unwrap_or_default() {
+            f(n)?;
+        }
+        return Ok(true);
     }
     let Ok(file) = object::File::parse(buf) else {
         return Ok(false);
@@ -381,16 +375,12 @@ fn is_symbolic(data: &[u8]) -> bool {
 /// deterministic (mtime, uid, gid 0, mode 644), a symbol table of the object members, each
 /// member named after the buffer the image came from.
 fn write_archive(file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
-    if bitcode_archive_symbols(b"").is_none()
-        && matched.iter().any(|f| identify(&f.entry.image) == Magic::Bitcode)
-    {
-        // GAP: LLVM indexes a bitcode member's symbols; without offkit's bitcode reader the
-        // archive would lack them, so refuse rather than write a different archive.
-        return Err(
-            "offkit cannot index the symbols of LLVM bitcode images yet; use LLVM's \
-             clang-offload-packager to extract bitcode images into an archive"
-                .into(),
-        );
+    for f in matched {
+        if identify(&f.entry.image) == Magic::Bitcode {
+            // Where offkit cannot list a bitcode member's symbols as LLVM would, refuse rather
+            // than write a different archive.
+            bitcode_archive_symbols(&f.entry.image).map_err(|e| format!("'{}': {e}", f.name))?;
+        }
     }
     let members: Vec<NewArchiveMember<'_>> = matched
         .iter()
