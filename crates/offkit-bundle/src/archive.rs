@@ -107,7 +107,26 @@ pub fn write(members: &[(String, &[u8])]) -> io::Result<Vec<u8>> {
         .collect();
     let mut out = Cursor::new(Vec::new());
     ar_archive_writer::write_archive_to_stream(&mut out, &new, ArchiveKind::Gnu, false, None)?;
-    Ok(out.into_inner())
+    let mut bytes = out.into_inner();
+    // LLVM writes a symbol table (possibly empty) only when some member is a symbolic file;
+    // `ar_archive_writer` writes one for any member. Without symbolic members the table holds
+    // no symbols, so dropping it changes no other offset.
+    let mut any_symbolic = false;
+    for (_, data) in members {
+        any_symbolic |= symbols(data, &mut |_| Ok(()))?;
+    }
+    if !any_symbolic && bytes.get(8..10) == Some(b"/ ") {
+        let size: usize = bytes
+            .get(8 + 48..8 + 58)
+            .and_then(|f| std::str::from_utf8(f).ok())
+            .and_then(|f| f.trim().parse().ok())
+            .unwrap_or(0);
+        let end = 8 + 60 + size + size % 2;
+        if end <= bytes.len() {
+            bytes.drain(8..end);
+        }
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]
