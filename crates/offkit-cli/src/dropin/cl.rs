@@ -366,7 +366,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 
 /// Expands `@file` arguments (recursively; GNU tokenization). A file that does not exist
 /// leaves the argument unexpanded, as LLVM does.
-fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
+pub fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
     let mut i = 0;
     let mut expansions = 0usize;
     while i < argv.len() {
