@@ -40,16 +40,21 @@ pub fn arch_name(triple: &str) -> &str {
     triple.split('-').next().unwrap_or("")
 }
 
-/// The family of `triple`, or LLVM 19's "<arch> linking is not supported".
+/// The family of `triple` (LLVM 19's `linkDevice` switch on `Triple::getArch`), or its
+/// "<arch> linking is not supported".
 pub fn family(triple: &str) -> Result<Family> {
-    let a = arch_name(triple);
-    Ok(match a {
-        "amdgcn" => Family::Amdgpu,
-        "nvptx" | "nvptx64" => Family::Nvptx,
-        "i386" | "i486" | "i586" | "i686" | "i786" | "i886" | "i986" | "x86" | "x86_64"
-        | "amd64" | "x86_64h" | "aarch64" | "arm64" | "aarch64_be" | "ppc64" | "powerpc64"
-        | "ppu" | "ppc64le" | "powerpc64le" | "s390x" | "systemz" => Family::Cpu,
-        _ => return Err(Error::LinkingNotSupported(a.to_string())),
+    use offkit_format::triple::{Arch, Triple};
+    Ok(match Triple::parse(triple).arch() {
+        Arch::Amdgcn => Family::Amdgpu,
+        Arch::Nvptx | Arch::Nvptx64 => Family::Nvptx,
+        Arch::X86
+        | Arch::X86_64
+        | Arch::Aarch64
+        | Arch::Aarch64Be
+        | Arch::Ppc64
+        | Arch::Ppc64le
+        | Arch::Systemz => Family::Cpu,
+        _ => return Err(Error::LinkingNotSupported(arch_name(triple).to_string())),
     })
 }
 

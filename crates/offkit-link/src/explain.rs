@@ -40,9 +40,6 @@ fn reason(d: &DeviceInput<'_>, r: &Reason) -> String {
         Reason::NewGlobal(s) => format!(
             "defines the new visible symbol `{s}` (LLVM 19 links every archive member that does)"
         ),
-        Reason::Bitcode => {
-            "a bitcode member (LLVM 19 links those that define a new visible symbol)".into()
-        }
         Reason::BitcodeLibrary => "given with --bitcode-library".into(),
     }
 }

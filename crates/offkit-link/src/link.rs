@@ -410,13 +410,23 @@ impl Ctx<'_, '_> {
         let prefix = format!("{}-{}-{}", d.stem, d.entry.triple(), d.entry.arch());
         let path = self.temps.create(&prefix, ext)?;
         temp::write(&path, &d.entry.image)?;
-        self.runner.record(Step::Extract {
-            input: d.origin.clone(),
-            file: d.origin.file.clone(),
-            offset: d.offset,
-            size: d.entry.image.len() as u64,
-            to: path.clone(),
-        });
+        if matches!(d.entry.image, std::borrow::Cow::Borrowed(_)) {
+            self.runner.record(Step::Extract {
+                input: d.origin.clone(),
+                file: d.origin.file.clone(),
+                offset: d.offset,
+                size: d.entry.image.len() as u64,
+                to: path.clone(),
+            });
+        } else {
+            self.runner.record(Step::Note(format!(
+                "the {} image of {} is not stored byte for byte in the file (bitcode constant); \
+                 extract it with `offkit extract` to {}",
+                target_text(&d.target()),
+                d.origin,
+                path.display()
+            )));
+        }
         Ok(path)
     }
 

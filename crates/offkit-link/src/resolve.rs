@@ -22,28 +22,15 @@ use crate::symbols::{self, Symbols};
 /// A target: `(triple, arch)`.
 pub type TargetId = (String, String);
 
-/// LLVM 19's `object::areTargetsCompatible`: identical targets are the same group, not
-/// "compatible"; triples must be equal; `generic` matches anything; otherwise only AMDGPU
-/// targets with the same processor and no conflicting `xnack`/`sramecc` settings.
-// Until offkit_format::target_id exposes this rule (targets work), it lives here.
+/// LLVM 19's `object::areTargetsCompatible` (`offkit_format::target_id::linker`): identical
+/// targets are the same group, not "compatible"; triples must be equal; `generic` matches
+/// anything; otherwise only AMDGPU targets with the same processor and no conflicting
+/// `xnack`/`sramecc` settings.
 pub fn compatible(a: &TargetId, b: &TargetId) -> bool {
-    if a == b || a.0 != b.0 {
-        return false;
-    }
-    if a.1 == "generic" || b.1 == "generic" {
-        return true;
-    }
-    let arch = a.0.split('-').next().unwrap_or("");
-    if arch != "amdgcn" && arch != "r600" {
-        return false;
-    }
-    if a.1.split(':').next() != b.1.split(':').next() {
-        return false;
-    }
-    let conflict = |x: &str, y: &str| {
-        (a.1.contains(x) && b.1.contains(y)) || (a.1.contains(y) && b.1.contains(x))
-    };
-    !(conflict("xnack+", "xnack-") || conflict("sramecc+", "sramecc-"))
+    offkit_format::target_id::linker::is_compatible(
+        (a.0.as_bytes(), a.1.as_bytes()),
+        (b.0.as_bytes(), b.1.as_bytes()),
+    )
 }
 
 const UNDEFINED: u8 = 1 << 1;
@@ -58,8 +45,6 @@ pub enum Reason {
     Resolves(String),
     /// An archive member that defines a new visible global symbol.
     NewGlobal(String),
-    /// An archive member holding bitcode, whose symbols offkit does not read yet.
-    Bitcode,
     /// A `--bitcode-library=`.
     BitcodeLibrary,
 }
@@ -123,13 +108,6 @@ fn get_symbols(
 ) -> Option<Reason> {
     let list = match symbols {
         Symbols::Object(list) => list,
-        Symbols::Bitcode => {
-            return (!is_archive || kind != OffloadKind::None).then_some(if is_archive {
-                Reason::Bitcode
-            } else {
-                Reason::Regular
-            });
-        }
         Symbols::Other => return None,
     };
     let mut why = (!is_archive).then_some(Reason::Regular);
@@ -294,6 +272,7 @@ mod tests {
             undefined,
             weak: false,
             hidden: false,
+            omittable: false,
         };
         let mut table = HashMap::new();
         let regular = Symbols::Object(vec![sym("f", true)]);

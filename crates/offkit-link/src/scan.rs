@@ -242,10 +242,51 @@ fn push_binaries<'d>(
     stem: String,
     lazy: bool,
 ) -> Result<()> {
-    let binaries = container::offload_binaries(bytes, base).map_err(|source| Error::BadInput {
+    let bad = |source| Error::BadInput {
         input: origin.clone(),
         source: Box::new(source),
-    })?;
+    };
+    if magic(bytes) == Magic::Bitcode {
+        // A host bitcode object (`-flto`): the offload objects are globals listed in
+        // `!llvm.embedded.objects`.
+        for e in offkit_format::bitcode::embedded_objects(bytes, base).map_err(bad)? {
+            let owned: Vec<Entry<'static>> = match e.data {
+                std::borrow::Cow::Borrowed(d) => {
+                    for b in container::offload_binaries(d, e.offset).map_err(bad)? {
+                        for entry in b.entries {
+                            out.push(DeviceInput {
+                                id: out.len(),
+                                origin: origin.clone(),
+                                stem: stem.clone(),
+                                lazy,
+                                offset: entry.image_offset,
+                                entry,
+                            });
+                        }
+                    }
+                    continue;
+                }
+                std::borrow::Cow::Owned(d) => container::offload_binaries(&d, e.offset)
+                    .map_err(bad)?
+                    .into_iter()
+                    .flat_map(|b| b.entries)
+                    .map(Entry::into_owned)
+                    .collect(),
+            };
+            for entry in owned {
+                out.push(DeviceInput {
+                    id: out.len(),
+                    origin: origin.clone(),
+                    stem: stem.clone(),
+                    lazy,
+                    offset: entry.image_offset,
+                    entry,
+                });
+            }
+        }
+        return Ok(());
+    }
+    let binaries = container::offload_binaries(bytes, base).map_err(bad)?;
     for b in binaries {
         for entry in b.entries {
             out.push(DeviceInput {

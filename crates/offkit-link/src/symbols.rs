@@ -17,17 +17,16 @@ pub struct Symbol {
     pub weak: bool,
     /// `STV_HIDDEN`.
     pub hidden: bool,
+    /// A bitcode symbol that may be left out of the object's symbol table
+    /// (`canBeOmittedFromSymbolTable`; never for ELF).
+    pub omittable: bool,
 }
 
 /// What the wrapper can tell about an image's symbols.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Symbols {
-    /// An ELF relocatable object: its global symbols.
+    /// An ELF relocatable object or a bitcode module (its irsymtab): its global symbols.
     Object(Vec<Symbol>),
-    /// LLVM bitcode. Its IR symbol table is read by `offkit_format::bitcode` once that lands;
-    /// until then a bitcode member is taken to define a new visible global (which is what
-    /// LLVM 19 decides for every member that has one, e.g. each device runtime member).
-    Bitcode,
     /// Anything else (never extracted from an archive).
     Other,
 }
@@ -35,7 +34,25 @@ pub enum Symbols {
 /// Reads the symbols of `image`.
 pub fn read(image: &[u8], base: u64) -> Result<Symbols, offkit_format::Error> {
     match magic(image) {
-        Magic::Bitcode => Ok(Symbols::Bitcode),
+        Magic::Bitcode => {
+            // LLVM 19's `getSymbolsFromBitcode`: the irsymtab's symbols of every module,
+            // without format-specific and local ones.
+            let table = offkit_format::bitcode::symbol_table(image, base)?;
+            Ok(Symbols::Object(
+                table
+                    .symbols
+                    .iter()
+                    .filter(|s| !s.is_format_specific() && s.is_global())
+                    .map(|s| Symbol {
+                        name: String::from_utf8_lossy(s.name).into_owned(),
+                        undefined: s.is_undefined(),
+                        weak: s.is_weak(),
+                        hidden: s.visibility() == offkit_format::bitcode::Visibility::Hidden,
+                        omittable: s.can_be_omitted(),
+                    })
+                    .collect(),
+            ))
+        }
         Magic::ElfRelocatable => {
             let file =
                 object::File::parse(image).map_err(|source| offkit_format::Error::Object {
@@ -66,6 +83,7 @@ pub fn read(image: &[u8], base: u64) -> Result<Symbols, offkit_format::Error> {
                     undefined: sym.is_undefined(),
                     weak: bind == object::elf::STB_WEAK,
                     hidden: st_other.visibility() == object::elf::STV_HIDDEN,
+                    omittable: false,
                 });
             }
             Ok(Symbols::Object(out))

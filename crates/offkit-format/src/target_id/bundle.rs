@@ -1,0 +1,617 @@
+//! `clang-offload-bundler` 19's rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`):
+//! parsing with all its quirks (`OffloadTargetInfo`), the standardised form written to bundles,
+//! validation of `-targets`, compatibility of a code object with a requested target
+//! (`isCodeObjectCompatible`, including `hip`/`hipv4` and `-hip-openmp-compatible`), and the two
+//! conflict checks (`-targets`, and `-check-input-archive`). The messages are the bytes
+//! LLVM 19 prints after `<argv0>: error: `.
+//!
+//! ```
+//! use offkit_format::target_id::bundle::{is_compatible, BundleEntryId};
+//!
+//! let user = BundleEntryId::parse(b"hip-amdgcn-amd-amdhsa-gfx906:xnack+");
+//! assert_eq!(user.standardised(), b"hip-amdgcn-amd-amdhsa--gfx906:xnack+");
+//! // LLVM parses the standardised target again before matching.
+//! let requested = user.standardised();
+//! let requested = BundleEntryId::parse(&requested);
+//! let entry = BundleEntryId::parse(b"hipv4-amdgcn-amd-amdhsa--gfx906");
+//! assert!(is_compatible(&entry, &requested, false));
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::{find_conflict, offload_arch, TargetId};
+use crate::triple::{split_once, Arch, Triple};
+
+/// The offload kinds a user target may have.
+pub const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
+
+/// A bundle entry ID parsed as LLVM 19's `OffloadTargetInfo` does (bundler.md §2.1). Parsing
+/// never fails; [`BundleEntryId::check`] says whether the bundler accepts it as a target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BundleEntryId<'a> {
+    raw: &'a [u8],
+    kind: &'a [u8],
+    triple: Triple,
+    target_id: &'a [u8],
+}
+
+/// `StringRef::rsplit(char)`: before and after the last `sep` (`(s, "")` without one).
+fn rsplit_once(s: &[u8], sep: u8) -> (&[u8], &[u8]) {
+    match s.iter().rposition(|&b| b == sep) {
+        Some(i) => (
+            s.get(..i).unwrap_or_default(),
+            s.get(i + 1..).unwrap_or_default(),
+        ),
+        None => (s, &[]),
+    }
+}
+
+/// The offset of the first occurrence of `needle` in `hay` (`StringRef::find`; 0 for "").
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() {
+        return Some(0);
+    }
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+impl<'a> BundleEntryId<'a> {
+    /// Parses a bundle entry ID or a `-targets` value:
+    /// 1. `base` is the ID up to its first `:`; it splits at its last `-` into `head` and
+    ///    `last` (`last` empty without a `-`);
+    /// 2. if `last` is an offload-arch name LLVM 19 knows — the empty name included — the
+    ///    kind and triple are `head` split at its first `-`, and the target ID runs from the
+    ///    first occurrence of `last` anywhere in the ID to its end (for `last` = "" that is
+    ///    the whole ID);
+    /// 3. otherwise the kind and triple are `base` split at its first `-`, and the target ID
+    ///    is empty (a `:…` suffix is dropped);
+    /// 4. the triple is rebuilt from four components ([`Triple::four_components`]).
+    pub fn parse(id: &'a [u8]) -> Self {
+        let base = split_once(id, b':').0;
+        let (head, last) = rsplit_once(base, b'-');
+        let (kind_triple, target_id) = if offload_arch::is_known(last) {
+            let start = find(id, last).unwrap_or(0);
+            (head, id.get(start..).unwrap_or_default())
+        } else {
+            (base, &[][..])
+        };
+        let (kind, triple) = split_once(kind_triple, b'-');
+        BundleEntryId {
+            raw: id,
+            kind,
+            triple: Triple::parse(triple).four_components(),
+            target_id,
+        }
+    }
+
+    /// The ID as given.
+    pub fn raw(&self) -> &'a [u8] {
+        self.raw
+    }
+
+    /// The offload kind (`host`, `openmp`, `hip`, `hipv4`, or anything else found).
+    pub fn kind(&self) -> &'a [u8] {
+        self.kind
+    }
+
+    /// The four-component triple (`x86_64-unknown-linux-gnu`, `amdgcn-amd-amdhsa-`).
+    pub fn triple(&self) -> &Triple {
+        &self.triple
+    }
+
+    /// The target ID as the bundler sees it: `gfx906:xnack+`, empty when the last component
+    /// is not an offload arch, and the whole ID when the ID ends in `-`.
+    pub fn target_id(&self) -> &'a [u8] {
+        self.target_id
+    }
+
+    /// `<kind>-<triple4>-<target ID>`: the form the bundler writes into bundles and uses
+    /// everywhere after parsing `-targets` (`hip-amdgcn-amd-amdhsa-gfx906` →
+    /// `hip-amdgcn-amd-amdhsa--gfx906`, `host-x86_64-unknown-linux-gnu` →
+    /// `host-x86_64-unknown-linux-gnu-`).
+    pub fn standardised(&self) -> Vec<u8> {
+        let mut out = self.group();
+        out.push(b'-');
+        out.extend_from_slice(self.target_id);
+        out
+    }
+
+    /// `<kind>-<triple4>`: the key the conflict check groups targets by.
+    pub fn group(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.raw.len() + 8);
+        out.extend_from_slice(self.kind);
+        out.push(b'-');
+        out.extend_from_slice(self.triple.as_bytes());
+        out
+    }
+
+    /// `isOffloadKindValid`: `host`, `openmp`, `hip` or `hipv4` (case-sensitive).
+    pub fn is_kind_valid(&self) -> bool {
+        VALID_KINDS.iter().any(|k| k.as_bytes() == self.kind)
+    }
+
+    /// `isTripleValid`: the architecture is known.
+    pub fn is_triple_valid(&self) -> bool {
+        !self.triple.as_bytes().is_empty() && self.triple.arch() != Arch::Unknown
+    }
+
+    /// `hasHostKind`.
+    pub fn is_host(&self) -> bool {
+        self.kind == b"host"
+    }
+
+    /// The bundler's check of one `-targets` value: `Err` carries LLVM 19's message
+    /// (`invalid target '<raw>', unknown offloading kind '<kind>', unknown target triple
+    /// '<triple4>'`, with only the clauses that apply).
+    pub fn check(&self) -> Result<(), TargetsError> {
+        let kind_ok = self.is_kind_valid();
+        let triple_ok = self.is_triple_valid();
+        if kind_ok && triple_ok {
+            return Ok(());
+        }
+        Err(TargetsError::Invalid {
+            target: self.raw.to_vec(),
+            kind: (!kind_ok).then(|| self.kind.to_vec()),
+            triple: (!triple_ok).then(|| self.triple.as_bytes().to_vec()),
+        })
+    }
+}
+
+/// [`BundleEntryId::parse`] then [`BundleEntryId::standardised`].
+pub fn standardise(id: &[u8]) -> Vec<u8> {
+    BundleEntryId::parse(id).standardised()
+}
+
+/// `isOffloadKindCompatible`: equal kinds, `hip` with `hipv4` either way, and with
+/// `-hip-openmp-compatible` a code-object kind starting with `hip` (any case) for an `openmp`
+/// target or an `openmp` code object for a target kind starting with `hip` (any case).
+pub fn is_kind_compatible(
+    code_object: &[u8],
+    requested: &[u8],
+    hip_openmp_compatible: bool,
+) -> bool {
+    let hip_like = |k: &[u8]| k.get(..3).is_some_and(|p| p.eq_ignore_ascii_case(b"hip"));
+    if code_object == requested
+        || (code_object == b"hip" && requested == b"hipv4")
+        || (code_object == b"hipv4" && requested == b"hip")
+    {
+        return true;
+    }
+    hip_openmp_compatible
+        && ((hip_like(code_object) && requested == b"openmp")
+            || (code_object == b"openmp" && hip_like(requested)))
+}
+
+/// LLVM 19's `isCodeObjectCompatible(code_object, requested)` (bundler.md §2.5).
+///
+/// `requested` must be the parse of the *standardised* target (the bundler parses its targets,
+/// standardises them, and parses the standardised strings again before matching).
+/// 1. Exact: same kind, compatible triples, same target ID (bytes).
+/// 2. Else the kinds must be compatible ([`is_kind_compatible`]) and the triples too; both
+///    target IDs must parse for their triples ([`TargetId::parse`]) with the same canonical
+///    processor; the code object may not have more features than the target, and each of its
+///    features must be in the target with the same sign (a feature it leaves out is "any").
+pub fn is_compatible(
+    code_object: &BundleEntryId<'_>,
+    requested: &BundleEntryId<'_>,
+    hip_openmp_compatible: bool,
+) -> bool {
+    if code_object.kind == requested.kind
+        && code_object.triple.is_compatible_with(&requested.triple)
+        && code_object.target_id == requested.target_id
+    {
+        return true;
+    }
+    if !is_kind_compatible(code_object.kind, requested.kind, hip_openmp_compatible)
+        || !code_object.triple.is_compatible_with(&requested.triple)
+    {
+        return false;
+    }
+    let (Ok(c), Ok(r)) = (
+        TargetId::parse(&code_object.triple, code_object.target_id),
+        TargetId::parse(&requested.triple, requested.target_id),
+    ) else {
+        return false;
+    };
+    c.processor() == r.processor()
+        && c.features().len() <= r.features().len()
+        && c.features().iter().all(|f| {
+            r.features()
+                .iter()
+                .any(|g| g.name == f.name && g.on == f.on)
+        })
+}
+
+/// Why the bundler rejects its `-targets` (bundler.md §1.3 steps 9–11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetsError {
+    /// The same string was given twice: `Duplicate targets are not allowed`.
+    Duplicate,
+    /// `invalid target '<target>'[, unknown offloading kind '<kind>'][, unknown target triple
+    /// '<triple>']`.
+    Invalid {
+        /// The target as given.
+        target: Vec<u8>,
+        /// The kind, if it is not valid.
+        kind: Option<Vec<u8>>,
+        /// The four-component triple, if its architecture is unknown.
+        triple: Option<Vec<u8>>,
+    },
+    /// `Cannot bundle inputs with conflicting targets: '<first>' and '<second>'` (the group
+    /// `<kind>-<triple4>` joined to each target ID with `-`).
+    Conflict {
+        /// The remembered target.
+        first: Vec<u8>,
+        /// The conflicting one.
+        second: Vec<u8>,
+    },
+    /// `expecting exactly one host target but got <n>`.
+    HostCount(usize),
+}
+
+impl TargetsError {
+    /// The message LLVM 19 prints (after `<argv0>: error: `), as bytes.
+    pub fn message(&self) -> Vec<u8> {
+        let mut m = Vec::new();
+        match self {
+            TargetsError::Duplicate => m.extend_from_slice(b"Duplicate targets are not allowed"),
+            TargetsError::Invalid {
+                target,
+                kind,
+                triple,
+            } => {
+                m.extend_from_slice(b"invalid target '");
+                m.extend_from_slice(target);
+                m.push(b'\'');
+                if let Some(k) = kind {
+                    m.extend_from_slice(b", unknown offloading kind '");
+                    m.extend_from_slice(k);
+                    m.push(b'\'');
+                }
+                if let Some(t) = triple {
+                    m.extend_from_slice(b", unknown target triple '");
+                    m.extend_from_slice(t);
+                    m.push(b'\'');
+                }
+            }
+            TargetsError::Conflict { first, second } => {
+                m.extend_from_slice(b"Cannot bundle inputs with conflicting targets: '");
+                m.extend_from_slice(first);
+                m.extend_from_slice(b"' and '");
+                m.extend_from_slice(second);
+                m.push(b'\'');
+            }
+            TargetsError::HostCount(n) => m.extend_from_slice(
+                format!("expecting exactly one host target but got {n}").as_bytes(),
+            ),
+        }
+        m
+    }
+}
+
+impl fmt::Display for TargetsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.message()))
+    }
+}
+
+/// The bundler's targets after validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedTargets {
+    /// The standardised targets, in command-line order (they replace the user's everywhere).
+    pub standardised: Vec<Vec<u8>>,
+    /// The index of the (last) `host` target, if any.
+    pub host_index: Option<usize>,
+    /// Every kind is `hip` or `hipv4` (bundling then needs no host target).
+    pub hip_only: bool,
+}
+
+/// The bundler's checks of `-targets`, in LLVM 19's order (bundler.md §1.3 steps 9–11): per
+/// target, a raw duplicate, then an invalid kind or triple; then the target-ID conflict check
+/// per `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host
+/// count (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
+pub fn check_targets<T: AsRef<[u8]>>(
+    targets: &[T],
+    unbundle: bool,
+) -> Result<CheckedTargets, TargetsError> {
+    let mut seen: BTreeSet<&[u8]> = BTreeSet::new();
+    let mut groups: BTreeMap<Vec<u8>, BTreeSet<&[u8]>> = BTreeMap::new();
+    let mut out = CheckedTargets {
+        standardised: Vec::with_capacity(targets.len()),
+        host_index: None,
+        hip_only: true,
+    };
+    let mut hosts = 0usize;
+    for (index, target) in targets.iter().enumerate() {
+        let target = target.as_ref();
+        if !seen.insert(target) {
+            return Err(TargetsError::Duplicate);
+        }
+        let info = BundleEntryId::parse(target);
+        out.standardised.push(info.standardised());
+        info.check()?;
+        groups
+            .entry(info.group())
+            .or_default()
+            .insert(info.target_id);
+        if info.is_host() {
+            hosts += 1;
+            out.host_index = Some(index);
+        }
+        if info.kind != b"hip" && info.kind != b"hipv4" {
+            out.hip_only = false;
+        }
+    }
+    for (group, ids) in &groups {
+        if let Some((a, b)) = find_conflict(ids.iter().copied()) {
+            let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
+            return Err(TargetsError::Conflict {
+                first: join(a),
+                second: join(b),
+            });
+        }
+    }
+    if (unbundle && hosts > 1) || (!unbundle && hosts != 1 && !out.hip_only) {
+        return Err(TargetsError::HostCount(hosts));
+    }
+    Ok(out)
+}
+
+/// `-check-input-archive` (bundler.md §6.4): the conflict check over the *whole* bundle entry
+/// IDs of one archive member (processor = the ID up to its first `:`). Returns the pair LLVM
+/// reports.
+pub fn check_archive_member<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>
+where
+    I: IntoIterator<Item = &'a [u8]>,
+{
+    find_conflict(ids)
+}
+
+/// `conflicting TargetIDs [<first>, <second>] found in <member> of <archive>`, the message of
+/// `-check-input-archive` (`archive` as given on the command line).
+pub fn archive_conflict_message(
+    first: &[u8],
+    second: &[u8],
+    member: &[u8],
+    archive: &[u8],
+) -> Vec<u8> {
+    [
+        b"conflicting TargetIDs [".as_slice(),
+        first,
+        b", ",
+        second,
+        b"] found in ",
+        member,
+        b" of ",
+        archive,
+    ]
+    .concat()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn std(s: &str) -> String {
+        String::from_utf8(standardise(s.as_bytes())).unwrap()
+    }
+
+    #[test]
+    fn standardisation_table_of_bundler_md() {
+        assert_eq!(
+            std("host-x86_64-unknown-linux-gnu"),
+            "host-x86_64-unknown-linux-gnu-"
+        );
+        assert_eq!(
+            std("hip-amdgcn-amd-amdhsa-gfx906"),
+            "hip-amdgcn-amd-amdhsa--gfx906"
+        );
+        assert_eq!(
+            std("hip-amdgcn-amd-amdhsa--gfx906:xnack+"),
+            "hip-amdgcn-amd-amdhsa--gfx906:xnack+"
+        );
+        assert_eq!(
+            std("hip-amdgcn-amd-amdhsa-unknown-gfx90a:xnack-:sramecc+"),
+            "hip-amdgcn-amd-amdhsa-unknown-gfx90a:xnack-:sramecc+"
+        );
+        assert_eq!(
+            std("openmp-nvptx64-nvidia-cuda"),
+            "openmp-nvptx64-nvidia-cuda--"
+        );
+        assert_eq!(
+            std("openmp-nvptx64-nvidia-cuda-sm_70"),
+            "openmp-nvptx64-nvidia-cuda--sm_70"
+        );
+        assert_eq!(std("openmp-x86_64"), "openmp-x86_64----");
+        assert_eq!(std("openmp-x86_64-pc-linux"), "openmp-x86_64-pc-linux--");
+        assert_eq!(
+            std("host-x86_64-unknown-linux-gnu-"),
+            "host-x86_64-unknown-linux-gnu-host-x86_64-unknown-linux-gnu-"
+        );
+        assert_eq!(
+            std("hip-amdgcn-amd-amdhsa-gfx9-generic"),
+            "hip-amdgcn-amd-amdhsa-gfx9-generic"
+        );
+        assert_eq!(
+            std("hip-amdgcn-amd-amdhsa-gfx950:xnack+"),
+            "hip-amdgcn-amd-amdhsa-gfx950-"
+        );
+        let e = BundleEntryId::parse(b"host").check().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid target 'host', unknown target triple '---'"
+        );
+        let e = BundleEntryId::parse(b"").check().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid target '', unknown offloading kind '', unknown target triple '---'"
+        );
+    }
+
+    #[test]
+    fn compatibility_examples_of_bundler_md() {
+        let ok = |c: &str, t: &str, flag: bool| {
+            let t = standardise(t.as_bytes());
+            is_compatible(
+                &BundleEntryId::parse(c.as_bytes()),
+                &BundleEntryId::parse(&t),
+                flag,
+            )
+        };
+        let h = "hip-amdgcn-amd-amdhsa-";
+        assert!(ok(
+            &format!("{h}-gfx906"),
+            &format!("{h}-gfx906:xnack+"),
+            false
+        ));
+        assert!(!ok(
+            &format!("{h}-gfx906:xnack-"),
+            &format!("{h}-gfx906"),
+            false
+        ));
+        assert!(ok(
+            "hipv4-amdgcn-amd-amdhsa--gfx908:xnack-",
+            &format!("{h}-gfx908:sramecc+:xnack-"),
+            false
+        ));
+        assert!(!ok(
+            "openmp-amdgcn-amd-amdhsa--gfx906",
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            false
+        ));
+        assert!(ok(
+            "openmp-amdgcn-amd-amdhsa--gfx906",
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            true
+        ));
+        assert!(ok(
+            "hip-amdgcn-amd-amdhsa--gfx906",
+            "openmp-amdgcn-amd-amdhsa-gfx906",
+            true
+        ));
+        assert!(!ok(
+            "HIP-amdgcn-amd-amdhsa--gfx906",
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            false
+        ));
+        assert!(ok(
+            "hip-amdgcn-xyz-amdhsa--gfx90a",
+            "hip-amdgcn-unknown-amdhsa-gfx90a",
+            false
+        ));
+        assert!(!ok(
+            "hip-amdgcn-xyz-amdhsa--gfx90a",
+            "hip-amdgcn-amd-amdhsa-gfx90a",
+            false
+        ));
+        assert!(ok(
+            "hip-amdgcn-amd-amdhsa-unknown-gfx906",
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            false
+        ));
+        assert!(!ok(
+            "hip-amdgcn-amd-amdhsa-gnu-gfx906",
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            false
+        ));
+        assert!(!ok(
+            &format!("{h}-gfx90a"),
+            &format!("{h}-gfx90a:foo+"),
+            false
+        ));
+        assert!(!ok(
+            "openmp-nvptx64-nvidia-cuda--sm_70",
+            "openmp-nvptx64-nvidia-cuda-sm_80",
+            false
+        ));
+        // Old (LLVM <= 17) non-GPU IDs are never matched; GPU ones still are.
+        assert!(!ok(
+            "host-x86_64-unknown-linux-gnu",
+            "host-x86_64-unknown-linux-gnu",
+            false
+        ));
+        assert!(ok(
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            "hip-amdgcn-amd-amdhsa-gfx906",
+            false
+        ));
+        assert!(ok(
+            "host-x86_64-unknown-linux-gnu-",
+            "host-x86_64-unknown-linux-gnu",
+            false
+        ));
+    }
+
+    #[test]
+    fn target_checks() {
+        let ts = |v: &[&str], unbundle: bool| check_targets(v, unbundle).map_err(|e| e.to_string());
+        assert_eq!(
+            ts(
+                &[
+                    "hip-amdgcn-amd-amdhsa-gfx906",
+                    "hip-amdgcn-amd-amdhsa-gfx906"
+                ],
+                false
+            ),
+            Err("Duplicate targets are not allowed".into())
+        );
+        assert_eq!(
+            ts(
+                &[
+                    "hip-amdgcn-amd-amdhsa--gfx906",
+                    "hip-amdgcn-amd-amdhsa--gfx906:xnack+"
+                ],
+                false
+            ),
+            Err(
+                "Cannot bundle inputs with conflicting targets: 'hip-amdgcn-amd-amdhsa--gfx906' \
+                 and 'hip-amdgcn-amd-amdhsa--gfx906:xnack+'"
+                    .into()
+            )
+        );
+        assert_eq!(
+            ts(&["openmp-x86_64-pc-linux-gnu"], false),
+            Err("expecting exactly one host target but got 0".into())
+        );
+        let ok = ts(
+            &[
+                "hip-amdgcn-amd-amdhsa-gfx906",
+                "hipv4-amdgcn-amd-amdhsa-gfx908",
+            ],
+            false,
+        )
+        .unwrap();
+        assert!(ok.hip_only);
+        assert_eq!(ok.standardised[0], b"hip-amdgcn-amd-amdhsa--gfx906");
+        let ok = ts(
+            &["openmp-x86_64-pc-linux-gnu", "host-x86_64-pc-linux-gnu"],
+            false,
+        )
+        .unwrap();
+        assert_eq!(ok.host_index, Some(1));
+        assert!(ts(&["openmp-x86_64-pc-linux-gnu"], true).is_ok());
+        assert_eq!(
+            ts(&["host-x86_64-pc-linux-gnu", "host-x86_64-pc-linux"], true),
+            Err("expecting exactly one host target but got 2".into())
+        );
+    }
+
+    #[test]
+    fn archive_member_check() {
+        let ids: [&[u8]; 2] = [
+            b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
+            b"hip-amdgcn-amd-amdhsa--gfx906",
+        ];
+        let (a, b) = check_archive_member(ids).unwrap();
+        assert_eq!(
+            archive_conflict_message(a, b, b"k.o", b"lib.a"),
+            b"conflicting TargetIDs [hip-amdgcn-amd-amdhsa--gfx906, \
+              hip-amdgcn-amd-amdhsa--gfx906:xnack+] found in k.o of lib.a"
+        );
+        let ids: [&[u8]; 2] = [
+            b"hip-amdgcn-amd-amdhsa--gfx906:sramecc+:xnack+",
+            b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
+        ];
+        assert_eq!(check_archive_member(ids), None);
+    }
+}
