@@ -55,6 +55,10 @@ pub enum Error {
         /// Why, and what to do instead.
         why: String,
     },
+    /// `-mllvm` / `--offload-opt=` options LLVM's option parser rejects; the text is what LLVM
+    /// 19's wrapper prints (complete lines, no `error:` prefix).
+    #[error("{0}")]
+    LlvmOptions(String),
     /// `-l<name>` is in none of the search directories.
     #[error("unable to find library -l{0}")]
     LibraryNotFound(String),

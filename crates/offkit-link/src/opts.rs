@@ -413,6 +413,11 @@ pub fn parse(args: &[String]) -> Result<Args, ParseError> {
     let mut i = 0;
     while i < args.len() {
         let s = &args[i];
+        // `OptTable` ignores empty arguments (an option may still take one as its value).
+        if s.is_empty() {
+            i += 1;
+            continue;
+        }
         if s == "-" || !(s.starts_with('-') || s.starts_with('/')) {
             out.push(Arg {
                 opt: Opt::Input,

@@ -77,6 +77,26 @@ pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
     };
     match link::run(session) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(&e.to_string()),
+        Err(offkit_link::Error::LlvmOptions(text)) => {
+            eprint!("{text}");
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            // LLVM's messages are one line; offkit adds the cause when there is one.
+            let mut msg = e.to_string();
+            let mut src = std::error::Error::source(&e);
+            while let Some(c) = src {
+                msg.push_str(": ");
+                msg.push_str(&c.to_string());
+                src = c.source();
+            }
+            if matches!(
+                e,
+                offkit_link::Error::ToolFailed { .. } | offkit_link::Error::Read { .. }
+            ) {
+                msg = e.to_string();
+            }
+            fail(&msg)
+        }
     }
 }
