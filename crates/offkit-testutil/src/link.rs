@@ -48,6 +48,7 @@ pub fn normalize_temps(s: &str) -> String {
 }
 
 /// OpenMP test programs: name, sources (file name, text), expected output.
+#[derive(Debug, Clone, Copy)]
 pub struct Program {
     /// The program's name.
     pub name: &'static str,
