@@ -493,7 +493,7 @@ fn dry_run_prints_and_runs_nothing() {
             &p,
             "--dry-run",
             "-mllvm",
-            "-foo",
+            "-openmp-opt-disable",
             "--device-linker=-bar",
         ],
     );
