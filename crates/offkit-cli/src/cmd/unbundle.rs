@@ -107,6 +107,11 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             wanted.push((id.to_string(), PathBuf::from(file)));
         }
     }
+    if wanted.iter().any(|(_, p)| p.as_os_str() == "-")
+        && std::io::IsTerminal::is_terminal(&std::io::stdout())
+    {
+        bail!("refusing to write binary data to a terminal; redirect stdout or name a file");
+    }
     if is_archive {
         return unbundle_archive(&args, &all, &wanted);
     }
