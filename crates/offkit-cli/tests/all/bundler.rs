@@ -259,6 +259,11 @@ fn check_all(group: &str, cases: &[Case]) {
             failures.push(format!("case {name}: {:?}\n{d}", case.args));
         }
     }
+    eprintln!(
+        "bundler conformance `{group}`: {} of {} cases agree with LLVM 19",
+        cases.len() - failures.len(),
+        cases.len()
+    );
     assert!(
         failures.is_empty(),
         "{} of {} cases differ:\n\n{}",
