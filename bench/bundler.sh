@@ -100,7 +100,7 @@ measure cu_offkit "$OFFKIT" unbundle c_llvm.bc --target hip-amdgcn-amd-amdhsa--g
 cmp cu_llvm cu_dropin && cmp cu_llvm cu_offkit && echo "  decompressed payloads identical"
 
 echo
-echo "| job       | tool                         | median s   | peak MiB  | speed-up vs LLVM 19 (bundle: vs cat) |"
+echo "| job       | tool                         | median ms  | peak MiB  | speed-up vs LLVM 19 (bundle: vs cat) |"
 echo "|-----------|------------------------------|------------|-----------|------|"
 row bundle "cat (reference)" cat cat
 row bundle "LLVM 19" b_llvm cat
