@@ -371,11 +371,11 @@ mod tests {
     use object::write::{Object as WObject, StandardSection};
 
     fn host_object() -> Vec<u8> {
-        let mut o = WObject::new(
-            object::BinaryFormat::Elf,
-            object::Architecture::X86_64,
-            object::Endianness::Little,
-        );
+        elf_object(object::Architecture::X86_64, object::Endianness::Little)
+    }
+
+    fn elf_object(arch: object::Architecture, endian: object::Endianness) -> Vec<u8> {
+        let mut o = WObject::new(object::BinaryFormat::Elf, arch, endian);
         let text = o.section_id(StandardSection::Text);
         o.append_section_data(text, &[0xc3], 1);
         o.write().unwrap()
@@ -404,6 +404,23 @@ mod tests {
         strip_bundle_sections(&fat, &mut stripped).unwrap();
         assert!(bundle_sections(&stripped).unwrap().is_empty());
         assert!(!is_object(b"BC\xc0\xde"));
+        // 32-bit and big-endian objects keep working, whatever their sections.
+        for (arch, endian) in [
+            (object::Architecture::I386, object::Endianness::Little),
+            (object::Architecture::PowerPc64, object::Endianness::Big),
+        ] {
+            let host = elf_object(arch, endian);
+            let mut fat = Vec::new();
+            add_bundle_sections(&host, &[(b"openmp-x86_64-pc-linux-gnu-", b"dev")], &mut fat)
+                .unwrap();
+            let secs = bundle_sections(&fat).unwrap();
+            let (off, len) = secs[0].file_range.unwrap();
+            assert_eq!(&fat[off as usize..(off + len) as usize], b"dev");
+            let mut stripped = Vec::new();
+            strip_bundle_sections(&fat, &mut stripped).unwrap();
+            assert!(bundle_sections(&stripped).unwrap().is_empty());
+            assert!(is_object(&stripped));
+        }
         assert_eq!(bundle_id(MAGIC), None);
     }
 }
