@@ -259,15 +259,10 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
                     blob.data.len() - frame
                 )));
             }
-            let (out, got) = zstd_decompress_hashing(blob.data, n).map_err(bad)?;
-            if out.len() != n {
-                return Err(bad(format!(
-                    "the stream holds {} bytes, the header says {n}",
-                    out.len()
-                )));
-            }
-            check_hash(h, got)?;
-            return Ok(out);
+            let mut out: Vec<u8> = Vec::with_capacity(n);
+            zstd_safe::decompress(&mut out, blob.data)
+                .map_err(|c| bad(zstd_safe::get_error_name(c).into()))?;
+            out
         }
         Method::Zlib => {
             let mut out = vec![0u8; n];
@@ -291,11 +286,7 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
             h.uncompressed_size
         )));
     }
-    check_hash(h, truncated_md5(&out))?;
-    Ok(out)
-}
-
-fn check_hash(h: &Header, got: u64) -> Result<()> {
+    let got = truncated_md5(&out);
     if got != h.hash {
         return Err(Error::Invalid {
             what: "compressed bundle hash",
@@ -306,60 +297,7 @@ fn check_hash(h: &Header, got: u64) -> Result<()> {
             ),
         });
     }
-    Ok(())
-}
-
-/// Decompresses one zstd frame of at most `n` bytes while a second thread hashes (MD5) and
-/// collects the chunks already decompressed, so that checking the hash costs no extra time.
-fn zstd_decompress_hashing(stream: &[u8], n: usize) -> std::result::Result<(Vec<u8>, u64), String> {
-    const CHUNK: usize = 4 << 20;
-    std::thread::scope(|s| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(4);
-        let collector = s.spawn(move || {
-            let mut md5 = Md5::new();
-            let mut out = Vec::with_capacity(n);
-            for chunk in rx {
-                md5.update(&chunk);
-                out.extend_from_slice(&chunk);
-            }
-            let d = md5.finalize();
-            let mut b = [0u8; 8];
-            b.copy_from_slice(&d[..8]);
-            (out, u64::from_le_bytes(b))
-        });
-        let decoded = (|| {
-            let mut dctx = zstd_safe::DCtx::create();
-            let mut input = zstd_safe::InBuffer::around(stream);
-            let mut total = 0usize;
-            loop {
-                let mut chunk: Vec<u8> = Vec::with_capacity(CHUNK.min(n - total).max(1));
-                let mut out = zstd_safe::OutBuffer::around(&mut chunk);
-                let more = dctx
-                    .decompress_stream(&mut out, &mut input)
-                    .map_err(|c| zstd_safe::get_error_name(c).to_string())?;
-                total += chunk.len();
-                if total > n {
-                    return Err(format!(
-                        "the stream holds more than the {n} bytes the header says"
-                    ));
-                }
-                let progressed = !chunk.is_empty();
-                if progressed && tx.send(chunk).is_err() {
-                    return Err("the hashing thread stopped".into());
-                }
-                if more == 0 {
-                    return Ok(());
-                }
-                if !progressed && input.pos() == stream.len() {
-                    return Err("the zstd frame is truncated".into());
-                }
-            }
-        })();
-        drop(tx);
-        // The collector cannot panic on any input.
-        let (out, hash) = collector.join().unwrap_or_default();
-        decoded.map(|()| (out, hash))
-    })
+    Ok(out)
 }
 
 /// Decompresses every concatenated compressed bundle in `data` (strict) and returns each
