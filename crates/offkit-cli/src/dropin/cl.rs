@@ -775,7 +775,11 @@ mod tests {
         assert!(!tool(&["t", "a"]).failed());
         // A suggestion keeps the typed value and counts it in the dashes.
         let p = tool(&["t", "--zz=5"]);
-        assert!(p.errors.ends_with("t: Did you mean '--o=5'?\n"), "{}", p.errors);
+        assert!(
+            p.errors.ends_with("t: Did you mean '--o=5'?\n"),
+            "{}",
+            p.errors
+        );
     }
 
     #[test]
@@ -788,11 +792,17 @@ mod tests {
         assert_eq!(p.positionals, ["@missing"]);
         std::fs::write(&rsp, format!("@{}", rsp.display())).unwrap();
         let p = tool(&["t", &format!("@{}", rsp.display())]);
-        assert!(p.expansion_error.unwrap().starts_with("recursive expansion of: '"));
+        assert!(p
+            .expansion_error
+            .unwrap()
+            .starts_with("recursive expansion of: '"));
         let p = tool(&["t", &format!("@{}", dir.path().display())]);
         assert_eq!(
             p.expansion_error.unwrap(),
-            format!("cannot not open file '{}': Is a directory\n", dir.path().display())
+            format!(
+                "cannot not open file '{}': Is a directory\n",
+                dir.path().display()
+            )
         );
     }
 
