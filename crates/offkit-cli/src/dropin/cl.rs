@@ -522,7 +522,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// against the working directory; a file that does not exist leaves the argument as it is;
 /// one that exists but cannot be read is an error ("cannot not open file", LLVM's wording);
 /// expanding a file from within itself is an error. GNU tokenization.
-fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
+pub fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
     // (absolute path, index one past its last expanded argument)
     let mut stack: Vec<(std::path::PathBuf, usize)> = Vec::new();
     let mut i = 0;
