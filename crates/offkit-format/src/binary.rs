@@ -1,14 +1,26 @@
 //! Offload binaries: the `0x10FF10AD` container of the `.llvm.offloading` section.
 //!
-//! LLVM 19 writes version 1: one image per binary, a 32-byte header, a 40-byte entry, string
-//! entries, an ELF-style string table and the 8-aligned image. Several binaries are concatenated
-//! in one section; each one's `size` is a multiple of 8.
+//! LLVM 19 writes and reads version 1: one image per binary, a 32-byte header, a 40-byte entry,
+//! 16-byte string entries, an ELF-style string table and the 8-aligned image. Newer LLVM writes
+//! version 2 (several entries per binary, 24-byte string entries that carry the value's size, a
+//! header field that counts the entries) and version 3 (a 40-byte header whose `inflated_size`,
+//! when non-zero, says that everything after the header is zlib- or zstd-compressed). Several
+//! binaries are concatenated in one section.
 //!
 //! ```text
-//! header (32) │ entry (40) │ n × {key_off, value_off} │ strtab │ pad8 │ image │ pad8
+//! v1:   header (32) │ entry (40)      │ n × {key, value}       │ strtab │ pad8 │ image   │ pad8
+//! v2:   header (32) │ entries (k × 40) │ Σn × {key, value, len} │ strtab │ pad8 │ images… │ pad8
+//! v3:   header (40) │ the same as v2, or (inflated_size ≠ 0) one zlib/zstd stream of it │ pad8
 //! ```
+//!
+//! Reading follows LLVM: [`parse_all`] walks a section binary by binary (version 1 advances by
+//! `size`, as LLVM 19 does; versions 2 and 3 by `size` rounded up to 8, as newer LLVM does).
+//! Where LLVM would read outside the data (it checks few of the offsets), offkit stops with an
+//! error that names the absolute offset instead.
 
+mod compress;
 mod strtab;
+mod write;
 
 use std::borrow::Cow;
 
@@ -17,7 +29,9 @@ use crate::kind::{ImageKind, OffloadKind};
 use crate::limits;
 use crate::reader::{align_up, Reader};
 
+pub use compress::{Compression, CompressionFormat};
 pub use strtab::StringTable;
+pub use write::{layout_v1, write, write_v1, Image, ImageSpec, Layout};
 
 /// The magic bytes every offload binary starts with.
 pub const MAGIC: [u8; 4] = [0x10, 0xFF, 0x10, 0xAD];
@@ -25,9 +39,56 @@ pub const MAGIC: [u8; 4] = [0x10, 0xFF, 0x10, 0xAD];
 /// Offload binaries are 8-aligned and their sizes are multiples of 8.
 pub const ALIGN: u64 = 8;
 
+/// The header of versions 1 and 2.
 const HEADER_V1: u64 = 32;
+/// The header of version 3 (adds `inflated_size`).
+const HEADER_V3: u64 = 40;
+/// One entry (every version).
 const ENTRY_SIZE: u64 = 40;
+/// A version-1 string entry: key offset, value offset.
 const STRING_ENTRY_V1: u64 = 16;
+/// A version-2/3 string entry: key offset, value offset, value size.
+const STRING_ENTRY_V2: u64 = 24;
+
+/// A format version of offload binaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Version {
+    /// Version 1: what LLVM 19 writes and the only one it reads.
+    V1,
+    /// Version 2 (LLVM 22+): several entries per binary, sized string values.
+    V2,
+    /// Version 3: version 2 with a 40-byte header and optional compression.
+    V3,
+}
+
+impl Version {
+    /// The version with number `v`, if known.
+    pub fn from_raw(v: u32) -> Option<Version> {
+        match v {
+            1 => Some(Version::V1),
+            2 => Some(Version::V2),
+            3 => Some(Version::V3),
+            _ => None,
+        }
+    }
+
+    /// The version number.
+    pub fn to_raw(self) -> u32 {
+        match self {
+            Version::V1 => 1,
+            Version::V2 => 2,
+            Version::V3 => 3,
+        }
+    }
+
+    /// The size of this version's header.
+    pub fn header_size(self) -> u64 {
+        match self {
+            Version::V1 | Version::V2 => HEADER_V1,
+            Version::V3 => HEADER_V3,
+        }
+    }
+}
 
 /// One key/value string of an entry.
 pub type StringPair<'d> = (Cow<'d, [u8]>, Cow<'d, [u8]>);
@@ -37,7 +98,8 @@ pub type StringPair<'d> = (Cow<'d, [u8]>, Cow<'d, [u8]>);
 pub struct Entry<'d> {
     /// What the image holds.
     pub image_kind: ImageKind,
-    /// Which programming model produced it.
+    /// Which programming model produced it (decoded with the binary's version: LLVM 19 numbers
+    /// them 0–3, version 2 and later use bit flags).
     pub offload_kind: OffloadKind,
     /// The entry's flags (0 in LLVM 19).
     pub flags: u32,
@@ -70,6 +132,28 @@ impl Entry<'_> {
         String::from_utf8_lossy(self.string("arch").unwrap_or_default())
     }
 
+    /// Everything but the image, as the writers take it.
+    pub fn spec(&self) -> ImageSpec<'_> {
+        ImageSpec {
+            image_kind: self.image_kind,
+            offload_kind: self.offload_kind,
+            flags: self.flags,
+            strings: self
+                .strings
+                .iter()
+                .map(|(k, v)| (k.as_ref(), v.as_ref()))
+                .collect(),
+        }
+    }
+
+    /// The entry as the writers take it (metadata and image).
+    pub fn as_image(&self) -> Image<'_> {
+        Image {
+            spec: self.spec(),
+            data: &self.image,
+        }
+    }
+
     /// A copy that owns its data.
     pub fn into_owned(self) -> Entry<'static> {
         Entry {
@@ -87,6 +171,18 @@ impl Entry<'_> {
     }
 }
 
+/// How a version-3 binary was compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compressed {
+    /// The method (zstd when the data starts with the zstd magic, zlib otherwise, as LLVM
+    /// decides).
+    pub format: CompressionFormat,
+    /// The compressed bytes after the header.
+    pub compressed_size: u64,
+    /// The size of the whole binary once decompressed, header included (`inflated_size`).
+    pub inflated_size: u64,
+}
+
 /// One offload binary: a header and its entries.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binary<'d> {
@@ -94,8 +190,11 @@ pub struct Binary<'d> {
     pub offset: u64,
     /// The format version (1 for LLVM 19).
     pub version: u32,
-    /// The `size` field: the binary's total size including padding.
+    /// The `size` field: the binary's size (for a compressed binary, header plus compressed
+    /// data, without the padding that follows).
     pub size: u64,
+    /// Set when the binary is compressed (version 3 only).
+    pub compression: Option<Compressed>,
     /// The images (exactly one in version 1).
     pub entries: Vec<Entry<'d>>,
 }
@@ -138,8 +237,20 @@ impl<'d> Iterator for BinaryIter<'d> {
         let offset = self.base + self.pos as u64;
         match parse_one(rest, offset) {
             Ok(b) => {
-                // `size` was checked to be within `rest` and non-zero.
-                self.pos += b.size as usize;
+                // `size` was checked to be non-zero and within `rest`.
+                let end = self.pos as u64 + b.size;
+                let next = if b.version == 1 {
+                    // LLVM 19 steps by `size` exactly.
+                    Some(end)
+                } else {
+                    // Newer LLVM rounds up to the alignment (a compressed binary's size is not a
+                    // multiple of 8).
+                    align_up(end, ALIGN)
+                };
+                match next.and_then(|n| usize::try_from(n).ok()) {
+                    Some(n) => self.pos = n,
+                    None => self.done = true,
+                }
                 Some(Ok(b))
             }
             Err(e) => {
@@ -160,62 +271,123 @@ pub fn parse_one(data: &[u8], base: u64) -> Result<Binary<'_>> {
             offset: base,
         });
     }
-    let version = r.u32_le("offload binary header")?;
+    let raw_version = r.u32_le("offload binary header")?;
+    let Some(version) = Version::from_raw(raw_version) else {
+        return Err(Error::UnsupportedVersion {
+            what: "offload binary",
+            offset: base,
+            version: raw_version.into(),
+            known: "1, 2, 3",
+        });
+    };
     let size = r.u64_le("offload binary header")?;
-    match version {
-        1 => {}
-        v => {
-            return Err(Error::UnsupportedVersion {
-                what: "offload binary",
-                offset: base,
-                version: v.into(),
-                known: "1",
-            })
-        }
-    }
-    if size < HEADER_V1 + ENTRY_SIZE || size > data.len() as u64 {
+    // LLVM 19 needs room for the header and the one entry; newer LLVM for the 40-byte header.
+    let min = match version {
+        Version::V1 => HEADER_V1 + ENTRY_SIZE,
+        Version::V2 | Version::V3 => HEADER_V3,
+    };
+    if size < min || size > data.len() as u64 {
         return Err(Error::Invalid {
             what: "offload binary size",
             offset: base + 8,
             reason: format!(
-                "size {size} is outside the {} bytes available (the header and entry need {})",
-                data.len(),
-                HEADER_V1 + ENTRY_SIZE
+                "size {size} is outside the {} bytes available (a version {raw_version} binary \
+                 needs at least {min})",
+                data.len()
             ),
         });
     }
     // From here on everything must lie within this binary's `size`.
     let bin = Reader::new(data.get(..size as usize).unwrap_or_default(), base);
+    match version {
+        Version::V1 => parse_v1(&bin, size),
+        Version::V2 | Version::V3 => {
+            let mut r = bin.clone();
+            r.seek(24, "offload binary header")?;
+            let _count = r.u64_le("offload binary header")?;
+            let inflated = if version == Version::V3 {
+                r.u64_le("offload binary header")?
+            } else {
+                0
+            };
+            if inflated != 0 {
+                return compress::parse_compressed(&bin, inflated);
+            }
+            let entries = parse_entries_v2(&bin, version)?;
+            Ok(Binary {
+                offset: base,
+                version: raw_version,
+                size,
+                compression: None,
+                entries,
+            })
+        }
+    }
+}
+
+fn parse_v1<'d>(bin: &Reader<'d>, size: u64) -> Result<Binary<'d>> {
     let mut r = bin.clone();
     r.seek(16, "offload binary header")?;
     let entry_offset = r.u64_le("offload binary header")?;
     let entry_size = r.u64_le("offload binary header")?;
-    if entry_size < ENTRY_SIZE {
+    // LLVM 19 checks `entry_size <= size - 32` and otherwise ignores the field.
+    if entry_size > size - HEADER_V1 {
         return Err(Error::Invalid {
             what: "offload binary entry size",
-            offset: base + 24,
-            reason: format!("entry size {entry_size} is smaller than the {ENTRY_SIZE}-byte entry"),
+            offset: bin.base() + 24,
+            reason: format!("entry size {entry_size} does not fit in the binary of {size} bytes"),
         });
     }
     let mut er = bin.sub(entry_offset, ENTRY_SIZE, "offload binary entry")?;
-    let entry = parse_entry_v1(&bin, &mut er, version)?;
+    let entry = parse_entry(bin, &mut er, Version::V1)?;
     Ok(Binary {
-        offset: base,
-        version,
+        offset: bin.base(),
+        version: 1,
         size,
+        compression: None,
         entries: vec![entry],
     })
 }
 
-fn parse_entry_v1<'d>(bin: &Reader<'d>, er: &mut Reader<'d>, version: u32) -> Result<Entry<'d>> {
+/// The entries of an uncompressed version-2/3 binary.
+fn parse_entries_v2<'d>(bin: &Reader<'d>, version: Version) -> Result<Vec<Entry<'d>>> {
+    let mut r = bin.clone();
+    r.seek(16, "offload binary header")?;
+    let entries_offset = r.u64_le("offload binary header")?;
+    let count_at = r.offset();
+    let count = r.u64_le("offload binary header")?;
+    if count > limits::MAX_BINARY_ENTRIES {
+        return Err(Error::LimitExceeded {
+            what: "offload binary entry count",
+            offset: count_at,
+            value: count,
+            limit: limits::MAX_BINARY_ENTRIES,
+            name: "MAX_BINARY_ENTRIES",
+        });
+    }
+    // The table must lie within the binary before anything is allocated for it.
+    let table = bin.sub(entries_offset, count * ENTRY_SIZE, "offload binary entries")?;
+    let mut out = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let mut er = table.sub(i * ENTRY_SIZE, ENTRY_SIZE, "offload binary entry")?;
+        out.push(parse_entry(bin, &mut er, version)?);
+    }
+    Ok(out)
+}
+
+fn parse_entry<'d>(bin: &Reader<'d>, er: &mut Reader<'d>, version: Version) -> Result<Entry<'d>> {
     let image_kind = ImageKind::from_raw(er.u16_le("offload binary entry")?);
-    let offload_kind = OffloadKind::from_raw(version, er.u16_le("offload binary entry")?);
+    let offload_kind = OffloadKind::from_raw(version.to_raw(), er.u16_le("offload binary entry")?);
     let flags = er.u32_le("offload binary entry")?;
     let string_offset = er.u64_le("offload binary entry")?;
     let num_strings_at = er.offset();
     let num_strings = er.u64_le("offload binary entry")?;
     let image_offset = er.u64_le("offload binary entry")?;
     let image_size = er.u64_le("offload binary entry")?;
+    let entry_len = match version {
+        Version::V1 => STRING_ENTRY_V1,
+        Version::V2 | Version::V3 => STRING_ENTRY_V2,
+    };
     if num_strings > limits::MAX_STRINGS {
         return Err(Error::LimitExceeded {
             what: "string count",
@@ -225,14 +397,24 @@ fn parse_entry_v1<'d>(bin: &Reader<'d>, er: &mut Reader<'d>, version: u32) -> Re
             name: "MAX_STRINGS",
         });
     }
-    let table_len = num_strings * STRING_ENTRY_V1;
-    let mut sr = bin.sub(string_offset, table_len, "offload binary string entries")?;
+    // The string entries must lie within the binary before anything is allocated for them.
+    let mut sr = bin.sub(
+        string_offset,
+        num_strings * entry_len,
+        "offload binary string entries",
+    )?;
     let mut strings = Vec::with_capacity(num_strings as usize);
     for _ in 0..num_strings {
         let key = sr.u64_le("offload binary string entry")?;
         let value = sr.u64_le("offload binary string entry")?;
-        let k = bin.cstr_at(key, "offload binary string key")?;
-        let v = bin.cstr_at(value, "offload binary string value")?;
+        let k = c_string(bin, key, "offload binary string key")?;
+        let v = match version {
+            Version::V1 => c_string(bin, value, "offload binary string value")?,
+            Version::V2 | Version::V3 => {
+                let len = sr.u64_le("offload binary string entry")?;
+                bin.sub(value, len, "offload binary string value")?.data()
+            }
+        };
         strings.push((Cow::Borrowed(k), Cow::Borrowed(v)));
     }
     let image = bin.sub(image_offset, image_size, "offload binary image")?;
@@ -246,108 +428,23 @@ fn parse_entry_v1<'d>(bin: &Reader<'d>, er: &mut Reader<'d>, version: u32) -> Re
     })
 }
 
-/// What to write around one image: everything but the image bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageSpec<'a> {
-    /// The image kind.
-    pub image_kind: ImageKind,
-    /// The offload kind.
-    pub offload_kind: OffloadKind,
-    /// The flags (0 for LLVM 19).
-    pub flags: u32,
-    /// The strings, in the order they are written (LLVM 19's packager uses its `DenseMap`
-    /// order, the linker wrapper `triple` then `arch`).
-    pub strings: Vec<(&'a [u8], &'a [u8])>,
-}
-
-/// The layout of a version-1 binary: the bytes before the image, and the sizes after it.
-/// Writing `head`, then the image, then `tail_padding()` zero bytes gives the binary; this lets a
-/// caller stream a large image instead of holding it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layout {
-    /// Header, entry, string entries, string table and padding: everything before the image.
-    pub head: Vec<u8>,
-    /// The image size.
-    pub image_size: u64,
-    /// The binary's total size.
-    pub size: u64,
-}
-
-impl Layout {
-    /// Where the image starts, relative to the binary.
-    pub fn image_offset(&self) -> u64 {
-        self.head.len() as u64
-    }
-
-    /// How many zero bytes follow the image.
-    pub fn tail_padding(&self) -> u64 {
-        self.size - self.image_offset() - self.image_size
-    }
-}
-
-/// Lays out a version-1 binary (LLVM 19's `OffloadBinary::write`) for an image of `image_size`
-/// bytes.
-pub fn layout_v1(spec: &ImageSpec<'_>, image_size: u64) -> Result<Layout> {
-    let offload_kind = spec
-        .offload_kind
-        .to_raw(1)
-        .ok_or_else(|| Error::Unrepresentable {
-            what: "offload binary version 1",
-            reason: format!(
-                "offload kind {} did not exist in version 1",
-                spec.offload_kind
-            ),
+/// A NUL-terminated string at `pos` of the binary. LLVM reads these from a copy of the binary
+/// that its `MemoryBuffer` NUL-terminates, so a string that runs into the binary's end ends
+/// there.
+fn c_string<'d>(bin: &Reader<'d>, pos: u64, what: &'static str) -> Result<&'d [u8]> {
+    let data = bin.data();
+    let start = usize::try_from(pos)
+        .ok()
+        .filter(|&p| p <= data.len())
+        .ok_or(Error::Truncated {
+            what,
+            offset: bin.base(),
+            needed: pos.saturating_add(1),
+            left: data.len() as u64,
         })?;
-    let table = StringTable::build(spec.strings.iter().flat_map(|(k, v)| [*k, *v]));
-    let n = spec.strings.len() as u64;
-    let strtab_off = HEADER_V1 + ENTRY_SIZE + STRING_ENTRY_V1 * n;
-    let too_big = || Error::Unrepresentable {
-        what: "offload binary",
-        reason: format!("an image of {image_size} bytes does not fit in 64-bit offsets"),
-    };
-    let image_offset =
-        align_up(strtab_off + table.bytes().len() as u64, ALIGN).ok_or_else(too_big)?;
-    let size = image_offset
-        .checked_add(image_size)
-        .and_then(|e| align_up(e, ALIGN))
-        .ok_or_else(too_big)?;
-    let mut head = Vec::with_capacity(image_offset as usize);
-    head.extend_from_slice(&MAGIC);
-    head.extend_from_slice(&1u32.to_le_bytes());
-    head.extend_from_slice(&size.to_le_bytes());
-    head.extend_from_slice(&HEADER_V1.to_le_bytes());
-    head.extend_from_slice(&ENTRY_SIZE.to_le_bytes());
-    head.extend_from_slice(&spec.image_kind.to_raw().to_le_bytes());
-    head.extend_from_slice(&offload_kind.to_le_bytes());
-    head.extend_from_slice(&spec.flags.to_le_bytes());
-    head.extend_from_slice(&(HEADER_V1 + ENTRY_SIZE).to_le_bytes());
-    head.extend_from_slice(&n.to_le_bytes());
-    head.extend_from_slice(&image_offset.to_le_bytes());
-    head.extend_from_slice(&image_size.to_le_bytes());
-    for (k, v) in &spec.strings {
-        // Both were given to the table builder, so both have offsets.
-        let ko = table.offset(k).unwrap_or_default();
-        let vo = table.offset(v).unwrap_or_default();
-        head.extend_from_slice(&(strtab_off + ko).to_le_bytes());
-        head.extend_from_slice(&(strtab_off + vo).to_le_bytes());
-    }
-    head.extend_from_slice(table.bytes());
-    head.resize(image_offset as usize, 0);
-    Ok(Layout {
-        head,
-        image_size,
-        size,
-    })
-}
-
-/// Writes a complete version-1 binary around `image`.
-pub fn write_v1(spec: &ImageSpec<'_>, image: &[u8]) -> Result<Vec<u8>> {
-    let layout = layout_v1(spec, image.len() as u64)?;
-    let mut out = layout.head.clone();
-    out.reserve_exact((layout.size - layout.image_offset()) as usize);
-    out.extend_from_slice(image);
-    out.resize(layout.size as usize, 0);
-    Ok(out)
+    let tail = data.get(start..).unwrap_or_default();
+    let len = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
+    Ok(tail.get(..len).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -406,9 +503,29 @@ mod tests {
         }
         let mut bad = two.clone();
         bad[4] = 9;
-        assert!(matches!(
-            parse_all(&bad, 0).next(),
-            Some(Err(Error::UnsupportedVersion { version: 9, .. }))
-        ));
+        match parse_all(&bad, 0x40).next() {
+            Some(Err(e @ Error::UnsupportedVersion { version: 9, .. })) => assert_eq!(
+                e.to_string(),
+                "offload binary at offset 0x40 has version 9, which offkit does not know \
+                 (known: 1, 2, 3)"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn v1_ignores_a_small_entry_size_like_llvm_19() {
+        let spec = ImageSpec {
+            image_kind: ImageKind::Object,
+            offload_kind: OffloadKind::OpenMp,
+            flags: 0,
+            strings: vec![(b"triple", b"t")],
+        };
+        let mut b = write_v1(&spec, b"img").unwrap();
+        b[24] = 0;
+        assert_eq!(parse_one(&b, 0).unwrap().entries[0].image.as_ref(), b"img");
+        let len = b.len() as u64;
+        b[24..32].copy_from_slice(&len.to_le_bytes());
+        assert!(parse_one(&b, 0).is_err());
     }
 }

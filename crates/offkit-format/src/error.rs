@@ -49,6 +49,17 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// Valid input that offkit does not handle (where LLVM would take a path offkit does not
+    /// implement, such as rebuilding a bitcode symbol table from the module).
+    #[error("{what} at offset {offset:#x} is not supported: {reason}")]
+    Unsupported {
+        /// The structure.
+        what: &'static str,
+        /// Where it starts.
+        offset: u64,
+        /// What offkit does not do.
+        reason: String,
+    },
     /// A count or size is above one of the named limits of [`crate::limits`].
     #[error("{what} at offset {offset:#x} is {value}, above the limit of {limit} ({name})")]
     LimitExceeded {
@@ -83,6 +94,17 @@ pub enum Error {
         /// The object crate's error.
         #[source]
         source: object::read::Error,
+    },
+    /// An error inside a nested container, with where that container is (an archive member, a
+    /// section, a bundle entry, inflated data), so that a message names the member as well as
+    /// the offset.
+    #[error("in {location}")]
+    Within {
+        /// Where the inner container is, e.g. ``archive member `k.o`, section `.llvm.offloading` ``.
+        location: String,
+        /// The error inside it.
+        #[source]
+        source: Box<Error>,
     },
     /// A value given to a writer that the format cannot represent.
     #[error("cannot write {what}: {reason}")]

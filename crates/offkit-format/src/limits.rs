@@ -26,3 +26,10 @@ pub const MAX_BUNDLE_ENTRIES: u64 = 1 << 16;
 
 /// The longest bundle entry ID.
 pub const MAX_BUNDLE_ID_LEN: u64 = 1 << 16;
+
+/// How deep bitcode blocks may nest (LLVM 19 writes at most 3 levels: module → function →
+/// constants/metadata).
+pub const MAX_BITCODE_BLOCK_DEPTH: usize = 32;
+
+/// The most abbreviations one bitcode block (or one block ID in `BLOCKINFO`) may define.
+pub const MAX_BITCODE_ABBREVS: usize = 1 << 12;

@@ -1,19 +1,173 @@
-//! `offkit extract`: write the selected device images of objects, archives, executables and bundles to a directory.
-//!
-//! Not landed yet (issue 2).
+//! `offkit extract`: write the selected device images of objects, archives, executables and
+//! bundles to a directory.
 
-use anyhow::Result;
+mod naming;
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use offkit_format::scan::{Event, ImageInfo, Source};
 use offkit_tools::Env;
 
-/// Write the selected device images of objects, archives, executables and bundles to a directory.
+use super::inspect::walk_file;
+use crate::output::write_atomic;
+
+/// Write the selected device images of objects, archives, executables and bundles to a
+/// directory.
+///
+/// Every device image `offkit inspect` lists (offload binary images, bundle entries, bundled
+/// object sections, `.nv_fatbin` contents) is a candidate; `--triple`, `--arch` and `--kind`
+/// narrow the choice. Files are named after where the image was found and what it is —
+/// `<file>[-<member>]-<kind>-<triple>[-<target id>].<ext>` — with anything but letters, digits
+/// and `._+-` replaced by `_`, so that no name can leave DIR; a name already used gets `.1`,
+/// `.2`, … before its extension, in input order. Each file is written atomically; on any error
+/// nothing is left behind.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  offkit extract a.out -o images\n  \
+                        offkit extract libk.a --kind hip --arch gfx90a -o images")]
 pub struct Args {
-    #[command(flatten)]
-    pending: super::Pending,
+    /// The files to extract from (as for `offkit inspect`).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The directory to write the images to (created if missing).
+    #[arg(short = 'o', long = "output", value_name = "DIR")]
+    dir: PathBuf,
+    /// Only images for this target triple (exact match, e.g. `amdgcn-amd-amdhsa`).
+    #[arg(long, value_name = "T")]
+    triple: Option<String>,
+    /// Only images for this target ID: an exact match, or a processor without features
+    /// (`gfx90a`) matching that processor with any features.
+    #[arg(long, value_name = "A")]
+    arch: Option<String>,
+    /// Only images of this offload kind (`openmp`, `cuda`, `hip`, or a bundle kind such as
+    /// `host`).
+    #[arg(long, value_name = "K")]
+    kind: Option<String>,
+}
+
+impl Args {
+    fn selects(&self, i: &ImageInfo) -> bool {
+        if matches!(
+            i.source,
+            Source::BundleSection {
+                host_placeholder: true,
+                ..
+            }
+        ) {
+            // One `\0` byte standing for the host object: not an image.
+            return false;
+        }
+        if self.triple.as_ref().is_some_and(|t| *t != i.triple) {
+            return false;
+        }
+        if let Some(a) = &self.arch {
+            let processor = i.target_id.split(':').next().unwrap_or_default();
+            if *a != i.target_id && (a.contains(':') || *a != processor) {
+                return false;
+            }
+        }
+        if self.kind.as_ref().is_some_and(|k| *k != i.offload_kind) {
+            return false;
+        }
+        true
+    }
+}
+
+/// One image to write: which input, which image of its walk, where to.
+struct Planned {
+    file: usize,
+    ordinal: usize,
+    path: PathBuf,
+    location: String,
+    size: u64,
 }
 
 /// Runs `offkit extract`.
-pub fn run(_args: Args, _env: &Env) -> Result<()> {
-    super::pending("extract", 2)
+pub fn run(args: Args, _env: &Env) -> Result<()> {
+    // Pass 1: read everything and decide every name; a bad input stops here, before any write.
+    let mut names = naming::Names::default();
+    let mut plan = Vec::new();
+    for (file, path) in args.files.iter().enumerate() {
+        let mut ordinal = 0usize;
+        walk_file(path, false, &mut |ev| {
+            if let Event::Image(img) = ev {
+                if args.selects(img.info) {
+                    let name = names.unique(naming::describe(img.info));
+                    plan.push(Planned {
+                        file,
+                        ordinal,
+                        path: args.dir.join(name),
+                        location: img.info.location.to_string(),
+                        size: img.info.size,
+                    });
+                }
+                ordinal += 1;
+            }
+            Ok(())
+        })?;
+    }
+    if plan.is_empty() {
+        bail!("no device image in the inputs matches the selection");
+    }
+    // Pass 2: walk again and write the planned images; undo everything on failure.
+    let created_dir = !args.dir.exists();
+    std::fs::create_dir_all(&args.dir)
+        .with_context(|| format!("failed to create `{}`", args.dir.display()))?;
+    let mut written: Vec<&Path> = Vec::new();
+    let result = write_planned(&args, &plan, &mut written);
+    if result.is_err() {
+        for p in &written {
+            let _ = std::fs::remove_file(p);
+        }
+        if created_dir {
+            let _ = std::fs::remove_dir(&args.dir);
+        }
+    }
+    result?;
+    for p in &plan {
+        println!("{}\t{} bytes\t{}", p.path.display(), p.size, p.location);
+    }
+    Ok(())
+}
+
+fn write_planned<'p>(args: &Args, plan: &'p [Planned], written: &mut Vec<&'p Path>) -> Result<()> {
+    let mut by_file: BTreeMap<usize, BTreeMap<usize, &Planned>> = BTreeMap::new();
+    for p in plan {
+        by_file.entry(p.file).or_default().insert(p.ordinal, p);
+    }
+    for (file, wanted) in by_file {
+        let path = &args.files[file];
+        let mut ordinal = 0usize;
+        walk_file(path, false, &mut |ev| {
+            if let Event::Image(img) = ev {
+                if let Some(p) = wanted.get(&ordinal) {
+                    if img.info.location.to_string() != p.location || img.info.size != p.size {
+                        bail!("`{}` changed while it was being read", path.display());
+                    }
+                    write_atomic(&p.path, img.bytes)?;
+                    written.push(&p.path);
+                    // The temporary file behind `write_atomic` is created 0600; an extracted
+                    // image is an ordinary file.
+                    set_readable(&p.path)?;
+                }
+                ordinal += 1;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(unix)]
+fn set_readable(path: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
+        .with_context(|| format!("failed to set the permissions of `{}`", path.display()))
+}
+
+#[cfg(not(unix))]
+fn set_readable(_path: &Path) -> Result<()> {
+    Ok(())
 }

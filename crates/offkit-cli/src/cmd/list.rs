@@ -1,19 +1,166 @@
-//! `offkit list`: list the entry IDs of an offload bundle.
-//!
-//! Not landed yet (issue 3).
+//! `offkit list`: list the entries of an offload bundle (binary, text, compressed, fat object,
+//! or an archive of them), strictly checked.
 
-use anyhow::Result;
+use std::path::PathBuf;
 
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use offkit_bundle::archive;
+use offkit_bundle::io::Input;
+use offkit_bundle::read::{self, Bundle, Kind};
+use offkit_bundle::types::FileType;
+use offkit_format::limits::MAX_INFLATED_SIZE;
 use offkit_tools::Env;
 
-/// List the entry IDs of an offload bundle.
+/// List the entries of an offload bundle.
+///
+/// Prints one line per entry: its offset and size in the (decompressed) bundle, and its ID, in
+/// file order. A compressed bundle is decompressed and its hash checked; concatenated
+/// compressed bundles are listed one after another. For an archive, each member that holds a
+/// bundle is listed as `lib.a(member)`. Malformed bundles are errors that name the offset.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  offkit list fat.bc\n  offkit list --json libdev.a")]
 pub struct Args {
-    #[command(flatten)]
-    pending: super::Pending,
+    /// The bundle (`-` is stdin).
+    input: PathBuf,
+    /// The container type, if not detected: bc/binary, i/ii/cui/hipi/d/s/ll (text), o/object,
+    /// a/archive.
+    #[arg(long = "type", value_name = "TYPE")]
+    ty: Option<String>,
+    /// Print JSON (`schema_version` 1; offsets are integers).
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct JsonEntry {
+    member: Option<String>,
+    id: String,
+    kind: &'static str,
+    offset: u64,
+    size: u64,
+    host_marker: bool,
+    compressed: Option<JsonCompressed>,
+}
+
+#[derive(Serialize)]
+struct JsonCompressed {
+    offset: u64,
+    version: u16,
+    method: &'static str,
+    uncompressed_size: u64,
+}
+
+#[derive(Serialize)]
+struct JsonList {
+    schema_version: u32,
+    file: String,
+    entries: Vec<JsonEntry>,
+}
+
+/// Opens `input` as a bundle or an archive of bundles: `(member name, bundle)` pairs.
+pub fn open_all(
+    input: &std::path::Path,
+    ty: Option<&str>,
+) -> Result<Vec<(Option<String>, Bundle)>> {
+    let ty = match ty {
+        Some(t) => Some(FileType::parse(t).with_context(|| {
+            format!(
+                "unknown bundle type `{t}` (known: {})",
+                offkit_bundle::types::NAMES
+            )
+        })?),
+        None => None,
+    };
+    let file =
+        Input::open(input).with_context(|| format!("failed to read `{}`", input.display()))?;
+    let is_archive = match ty {
+        Some(FileType::Archive) => true,
+        Some(_) => false,
+        None => archive::is_archive(file.bytes()),
+    };
+    let kind = match ty {
+        Some(FileType::Binary) => Some(Kind::Binary),
+        Some(FileType::Text(c)) => Some(Kind::Text(c)),
+        Some(FileType::Object) => Some(Kind::Object),
+        _ => None,
+    };
+    if !is_archive {
+        return Ok(vec![(
+            None,
+            read::open_input(file, kind, MAX_INFLATED_SIZE)?,
+        )]);
+    }
+    let members = archive::read_members(file.bytes())
+        .with_context(|| format!("`{}` is not a valid archive", input.display()))?;
+    let mut out = Vec::new();
+    for (name, data) in members {
+        let name = String::from_utf8_lossy(&name).into_owned();
+        let label = format!("{}({name})", input.display());
+        let member = Input::from_bytes(&label, data.to_vec());
+        if read::detect(data).is_none() && !data.starts_with(b"CCOB") {
+            continue; // members without bundles are skipped, as LLVM does
+        }
+        let b = read::open_input(member, None, MAX_INFLATED_SIZE)?;
+        out.push((Some(name), b));
+    }
+    Ok(out)
 }
 
 /// Runs `offkit list`.
-pub fn run(_args: Args, _env: &Env) -> Result<()> {
-    super::pending("list", 3)
+pub fn run(args: Args, _env: &Env) -> Result<()> {
+    let all = open_all(&args.input, args.ty.as_deref())?;
+    let mut rows = Vec::new();
+    for (member, b) in &all {
+        for e in &b.entries {
+            let part = &b.parts[e.part];
+            rows.push(JsonEntry {
+                member: member.clone(),
+                id: e.id_str(),
+                kind: part.kind.name(),
+                offset: e.offset,
+                size: e.size,
+                host_marker: e.host_marker,
+                compressed: part.compressed.as_ref().map(|h| JsonCompressed {
+                    offset: h.offset,
+                    version: h.version,
+                    method: h.method.name(),
+                    uncompressed_size: h.uncompressed_size,
+                }),
+            });
+        }
+    }
+    let mut out = String::new();
+    if args.json {
+        let doc = JsonList {
+            schema_version: 1,
+            file: args.input.display().to_string(),
+            entries: rows,
+        };
+        out = serde_json::to_string_pretty(&doc)?;
+        out.push('\n');
+    } else {
+        for r in &rows {
+            let place = match &r.compressed {
+                Some(c) => format!("ccob@{:#x}+", c.offset),
+                None => String::new(),
+            };
+            let member = r
+                .member
+                .as_deref()
+                .map(|m| format!("{m}: "))
+                .unwrap_or_default();
+            let host = if r.host_marker { " (host object)" } else { "" };
+            out.push_str(&format!(
+                "{place}{:#010x} {:>12}  {member}{}{host}\n",
+                r.offset, r.size, r.id
+            ));
+        }
+    }
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
 }

@@ -111,6 +111,9 @@ pub struct Parsed {
     pub immediate: Option<&'static str>,
     /// The messages printed so far (each ends in `\n`); the tool writes them to stderr.
     pub errors: String,
+    /// Set when a response file could not be read: LLVM prints this message and parses
+    /// nothing else, *without* failing (the tool runs as if given no arguments).
+    pub expansion_error: Option<String>,
 }
 
 impl Parsed {
@@ -202,9 +205,38 @@ pub fn parse_llvm_i64(s: &str) -> Option<i64> {
     }
 }
 
+/// How a tool's command line is parsed, beyond its option table.
+#[derive(Debug, Clone, Copy)]
+pub struct Config<'a> {
+    /// The options.
+    pub specs: &'a [Spec],
+    /// How many positional arguments the tool takes: `None` for any number, `Some(0)` when it
+    /// has no positional option (a stray word is then an unknown argument), `Some(n)` for `n`
+    /// optional positionals (`cl::opt<…> X(cl::Positional)`; more give "Too many positional
+    /// arguments specified!").
+    pub max_positionals: Option<usize>,
+    /// The order in which "Did you mean" considers the options: LLVM walks its global
+    /// `StringMap` of options, whose order depends on every option registered in the binary.
+    /// Options not listed come after, in table order. Empty: table order.
+    pub suggest_order: &'a [&'a str],
+}
+
 /// Parses `args` (with `args[0]` the program) against `specs`. `positional` says whether the
 /// tool has positional arguments (otherwise a stray word is an unknown argument).
 pub fn parse(args: &[OsString], specs: &[Spec], positional: bool) -> Parsed {
+    parse_config(
+        args,
+        &Config {
+            specs,
+            max_positionals: if positional { None } else { Some(0) },
+            suggest_order: &[],
+        },
+    )
+}
+
+/// Parses `args` (with `args[0]` the program) as `cl::ParseCommandLineOptions` does.
+pub fn parse_config(args: &[OsString], config: &Config<'_>) -> Parsed {
+    let specs = config.specs;
     let argv0 = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())
@@ -226,18 +258,20 @@ pub fn parse(args: &[OsString], specs: &[Spec], positional: bool) -> Parsed {
     let argv = match expand_response_files(raw) {
         Ok(v) => v,
         Err(msg) => {
-            p.errors.push_str(&msg);
-            p.errors.push('\n');
+            // LLVM prints the message and returns without parsing anything (and without
+            // exiting): the tool then runs as if it had no arguments.
+            p.expansion_error = Some(format!("{msg}\n"));
             return p;
         }
     };
+    let accepts_positionals = config.max_positionals != Some(0);
     let mut dash_dash = false;
     let mut i = 0;
     while i < argv.len() {
         let arg = &argv[i];
         let position = i + 1;
         if !arg.starts_with('-') || arg == "-" || dash_dash {
-            if positional {
+            if accepts_positionals {
                 p.positionals.push(arg.clone());
             } else {
                 p.errors.push_str(&format!(
@@ -253,101 +287,221 @@ pub fn parse(args: &[OsString], specs: &[Spec], positional: bool) -> Parsed {
             i += 1;
             continue;
         }
-        let body = arg.strip_prefix("--").unwrap_or(&arg[1..]);
-        let (name, value) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (body, None),
-        };
-        let Some(spec) = (!name.is_empty())
-            .then(|| specs.iter().find(|s| s.name == name))
-            .flatten()
-        else {
+        let mut name = arg.strip_prefix("--").unwrap_or(&arg[1..]).to_string();
+        let mut value: Option<String> = None;
+        let mut handler = lookup(specs, &mut name, &mut value);
+        if handler.is_none() {
+            handler = grouped(specs, &mut name, &mut value, &mut p, position);
+            if p.immediate.is_some() {
+                return p;
+            }
+        }
+        let Some(spec) = handler else {
             p.errors.push_str(&format!(
                 "{}: Unknown command line argument '{arg}'.  Try: '{} --help'\n",
                 p.prog, p.argv0
             ));
-            if let Some(near) = nearest(body, specs) {
+            if let Some(near) = nearest(&name, config) {
                 p.errors
                     .push_str(&format!("{}: Did you mean '{near}'?\n", p.prog));
             }
             i += 1;
             continue;
         };
-        match spec.kind {
-            Kind::Flag | Kind::Immediate => {
-                if let Some(v) = &value {
-                    if parse_bool(v).is_none() {
-                        p.option_error(
-                            spec.name,
-                            &format!("'{v}' is invalid value for boolean argument! Try 0 or 1"),
-                        );
-                    }
-                }
-                let on = value.as_deref().is_none_or(|v| parse_bool(v) == Some(true));
-                p.occurrences.push(Occurrence {
-                    name: spec.name,
-                    value,
-                    position,
-                });
-                if spec.kind == Kind::Immediate && on {
-                    p.immediate = Some(spec.name);
-                    return p;
-                }
-            }
-            Kind::Value => {
-                let value = match value {
-                    Some(v) => v,
-                    None if i + 1 < argv.len() => {
-                        i += 1;
-                        argv[i].clone()
-                    }
-                    None => {
-                        p.option_error(spec.name, "requires a value!");
-                        i += 1;
-                        continue;
-                    }
-                };
-                let pieces: Vec<String> = if spec.comma_separated {
-                    value.split(',').map(str::to_string).collect()
-                } else {
-                    vec![value]
-                };
-                for v in pieces {
-                    p.occurrences.push(Occurrence {
-                        name: spec.name,
-                        value: Some(v),
-                        position,
-                    });
-                }
-            }
+        provide(&mut p, spec, value, &argv, &mut i, position);
+        if p.immediate.is_some() {
+            return p;
         }
         i += 1;
+    }
+    if let Some(max) = config.max_positionals.filter(|&m| m > 0) {
+        if p.positionals.len() > max {
+            p.errors.push_str(&format!(
+                "{}: Too many positional arguments specified!\nCan specify at most {max} \
+                 positional arguments: See: {} --help\n",
+                p.prog, p.argv0
+            ));
+        }
     }
     p
 }
 
-/// `LookupNearestOption`: the option name closest (Levenshtein) to what was typed, rendered
-/// with its dashes (and `=value` when the option takes one). Ties go to the earlier spec.
-fn nearest(body: &str, specs: &[Spec]) -> Option<String> {
-    let (lhs, rhs) = match body.split_once('=') {
-        Some((l, r)) => (l, Some(r)),
-        None => (body, None),
-    };
+/// `LookupOption`: the option named `name`, or, when `name` has an `=`, the option named by
+/// what precedes it (then `name` and `value` are split there).
+fn lookup(specs: &[Spec], name: &mut String, value: &mut Option<String>) -> Option<Spec> {
+    if name.is_empty() {
+        return None;
+    }
+    match name.split_once('=') {
+        None => specs.iter().find(|s| s.name == name.as_str()).copied(),
+        Some((n, v)) => {
+            let s = *specs.iter().find(|s| s.name == n)?;
+            *value = Some(v.to_string());
+            *name = n.to_string();
+            Some(s)
+        }
+    }
+}
+
+/// `cl` gives every one-letter option the `Grouping` flag.
+fn is_grouping(s: &Spec) -> bool {
+    s.name.len() == 1
+}
+
+/// `getOptionPred` with `isGrouping`: the longest prefix of `name` (down to one character) that
+/// names a grouping option.
+fn grouping_prefix(specs: &[Spec], name: &str) -> Option<(Spec, usize)> {
+    (1..=name.len()).rev().find_map(|len| {
+        let prefix = name.get(..len)?;
+        specs
+            .iter()
+            .find(|s| s.name == prefix && is_grouping(s))
+            .map(|s| (*s, len))
+    })
+}
+
+/// `HandlePrefixedOrGroupedOption`: `-abc` as `-a -b -c` for one-letter options, the last of
+/// which may take a value (`-ho file`, `-o=file`). Options handled inside the group are
+/// recorded here; an option that needs a value inside a group is an error.
+fn grouped(
+    specs: &[Spec],
+    name: &mut String,
+    value: &mut Option<String>,
+    p: &mut Parsed,
+    position: usize,
+) -> Option<Spec> {
+    if name.len() <= 1 {
+        return None;
+    }
+    let (mut spec, mut len) = grouping_prefix(specs, name)?;
+    loop {
+        let rest = name.get(len..).unwrap_or_default().to_string();
+        name.truncate(len);
+        if rest.is_empty() {
+            return Some(spec);
+        }
+        if let Some(v) = rest.strip_prefix('=') {
+            *value = Some(v.to_string());
+            return Some(spec);
+        }
+        if spec.kind == Kind::Value {
+            p.option_error(spec.name, "may not occur within a group!");
+            return None;
+        }
+        let mut dummy = 0;
+        provide(p, spec, None, &[], &mut dummy, position);
+        if p.immediate.is_some() {
+            return None;
+        }
+        *name = rest;
+        (spec, len) = grouping_prefix(specs, name)?;
+    }
+}
+
+/// `ProvideOption`: checks the value against what the option expects and records it.
+fn provide(
+    p: &mut Parsed,
+    spec: Spec,
+    value: Option<String>,
+    argv: &[String],
+    i: &mut usize,
+    position: usize,
+) {
+    match spec.kind {
+        Kind::Value => {
+            let value = match value {
+                Some(v) => v,
+                None if *i + 1 < argv.len() => {
+                    *i += 1;
+                    argv[*i].clone()
+                }
+                None => {
+                    p.option_error(spec.name, "requires a value!");
+                    return;
+                }
+            };
+            let pieces: Vec<String> = if spec.comma_separated {
+                value.split(',').map(str::to_string).collect()
+            } else {
+                vec![value]
+            };
+            for v in pieces {
+                p.occurrences.push(Occurrence {
+                    name: spec.name,
+                    value: Some(v),
+                    position,
+                });
+            }
+        }
+        Kind::Flag => {
+            if let Some(v) = &value {
+                if parse_bool(v).is_none() {
+                    p.option_error(
+                        spec.name,
+                        &format!("'{v}' is invalid value for boolean argument! Try 0 or 1"),
+                    );
+                    return;
+                }
+            }
+            p.occurrences.push(Occurrence {
+                name: spec.name,
+                value,
+                position,
+            });
+        }
+        Kind::Immediate => {
+            // `--help` and `--version` are `cl::ValueDisallowed`.
+            if let Some(v) = &value {
+                p.option_error(
+                    spec.name,
+                    &format!("does not allow a value! '{v}' specified."),
+                );
+                return;
+            }
+            p.occurrences.push(Occurrence {
+                name: spec.name,
+                value: None,
+                position,
+            });
+            p.immediate = Some(spec.name);
+        }
+    }
+}
+
+/// `LookupNearestOption`: the option closest (Levenshtein) to what was typed, rendered with its
+/// dashes (and `=value` when the option takes one). Ties go to the option LLVM meets first.
+fn nearest(body: &str, config: &Config<'_>) -> Option<String> {
+    if body.is_empty() {
+        return None;
+    }
+    let (lhs, rhs) = body.split_once('=').unwrap_or((body, ""));
+    let listed = config
+        .suggest_order
+        .iter()
+        .filter_map(|n| config.specs.iter().find(|s| s.name == *n));
+    let rest = config
+        .specs
+        .iter()
+        .filter(|s| !config.suggest_order.contains(&s.name));
     let mut best: Option<(usize, String)> = None;
-    for s in specs.iter().filter(|s| !s.really_hidden) {
-        let permit_value = s.kind == Kind::Value || s.kind == Kind::Flag;
+    for s in listed.chain(rest).filter(|s| !s.really_hidden) {
+        let permit_value = s.kind != Kind::Immediate;
         let flag = if permit_value { lhs } else { body };
         let d = edit_distance(s.name, flag);
         if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-            let dashes = if s.name.len() == 1 { "-" } else { "--" };
-            let shown = match rhs {
-                Some(r) if permit_value && !r.is_empty() => format!("{dashes}{}={r}", s.name),
-                _ => format!("{dashes}{}", s.name),
+            let shown = if rhs.is_empty() || !permit_value {
+                s.name.to_string()
+            } else {
+                format!("{}={rhs}", s.name)
             };
             best = Some((d, shown));
         }
     }
-    best.map(|(_, s)| s)
+    // `PrintArg`: one dash for a one-character string, two otherwise (counting any `=value`).
+    best.map(|(_, s)| {
+        let dashes = if s.len() == 1 { "-" } else { "--" };
+        format!("{dashes}{s}")
+    })
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -364,30 +518,87 @@ fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// Expands `@file` arguments (recursively; GNU tokenization). A file that does not exist
-/// leaves the argument unexpanded, as LLVM does.
-fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
+/// Expands `@file` arguments as `ExpansionContext::expandResponseFiles` does: relative names
+/// against the working directory; a file that does not exist leaves the argument as it is;
+/// one that exists but cannot be read is an error ("cannot not open file", LLVM's wording);
+/// expanding a file from within itself is an error. GNU tokenization.
+pub fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
+    // (absolute path, index one past its last expanded argument)
+    let mut stack: Vec<(std::path::PathBuf, usize)> = Vec::new();
     let mut i = 0;
-    let mut expansions = 0usize;
     while i < argv.len() {
+        while stack.last().is_some_and(|(_, end)| *end <= i) {
+            stack.pop();
+        }
         let Some(name) = argv[i].strip_prefix('@') else {
             i += 1;
             continue;
         };
-        let path = Path::new(name).to_path_buf();
-        let Ok(bytes) = std::fs::read(&path) else {
-            i += 1;
-            continue;
+        let path = Path::new(name);
+        let path = if path.is_relative() {
+            std::env::current_dir()
+                .map_err(|e| format!("cannot get absolute path for: {name}: {e}"))?
+                .join(path)
+        } else {
+            path.to_path_buf()
         };
-        expansions += 1;
-        if expansions > 1000 {
-            return Err(format!("recursive expansion of: '{}'", path.display()));
+        match std::fs::metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                i += 1;
+                continue;
+            }
+            Err(e) => {
+                return Err(format!(
+                    "cannot not open file '{}': {}",
+                    path.display(),
+                    os_message(&e)
+                ))
+            }
+            Ok(_) => {}
         }
-        let text = String::from_utf8_lossy(&bytes);
-        let tokens = tokenize_gnu(&text);
+        for (open, _) in &stack {
+            if same_file(open, &path) {
+                return Err(format!("recursive expansion of: '{}'", open.display()));
+            }
+        }
+        let bytes = std::fs::read(&path).map_err(|e| {
+            format!(
+                "cannot not open file '{}': {}",
+                path.display(),
+                os_message(&e)
+            )
+        })?;
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+        let tokens = tokenize_gnu(&String::from_utf8_lossy(bytes));
+        let added = tokens.len();
+        for (_, end) in &mut stack {
+            *end = *end + added - 1;
+        }
+        stack.push((path, i + added));
         argv.splice(i..=i, tokens);
     }
     Ok(argv)
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+/// An OS error as LLVM prints `std::error_code::message()`: the C library's text, without
+/// Rust's " (os error N)" suffix.
+pub fn os_message(e: &std::io::Error) -> String {
+    let text = match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
+        None => e.to_string(),
+    };
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_string(),
+        _ => text,
+    }
 }
 
 /// `cl::TokenizeGNUCommandLine`.

@@ -1,0 +1,69 @@
+//! Opening inputs for `inspect` and `extract`: memory-mapped files, and the resolver that reads
+//! thin archive members from their own files (the format library does no I/O).
+
+use std::path::{Path, PathBuf};
+
+use offkit_format::scan::{Location, Resolver, Step};
+use offkit_tools::MappedFile;
+
+/// A mapped file as the scanner's resolver returns it.
+struct Mapped(MappedFile);
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Reads thin archive members relative to the directory of the archive that names them, as
+/// `ar` and the linkers do.
+#[derive(Debug, Default)]
+pub struct ThinResolver;
+
+/// The path of thin member `member` of the archive at `archive`: relative names are taken
+/// from the archive's directory (a thin member that is itself a thin archive nests the
+/// directories).
+pub fn thin_member_path(archive: &Location, member: &str) -> PathBuf {
+    let mut dir = PathBuf::new();
+    for step in &archive.steps {
+        match step {
+            Step::File(f) => dir = parent(Path::new(f)),
+            Step::ThinMember(m) => dir = parent(&dir.join(m)),
+            _ => {}
+        }
+    }
+    dir.join(member)
+}
+
+fn parent(p: &Path) -> PathBuf {
+    p.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+impl Resolver for ThinResolver {
+    fn thin_member(
+        &mut self,
+        archive: &Location,
+        member: &str,
+    ) -> Result<Box<dyn AsRef<[u8]>>, String> {
+        let path = thin_member_path(archive, member);
+        MappedFile::open(&path)
+            .map(|m| Box::new(Mapped(m)) as Box<dyn AsRef<[u8]>>)
+            .map_err(|e| format!("`{}`: {e}", path.display()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thin_paths() {
+        let l = Location::file("lib/libk.a");
+        assert_eq!(thin_member_path(&l, "k.o"), Path::new("lib/k.o"));
+        assert_eq!(thin_member_path(&l, "/abs/k.o"), Path::new("/abs/k.o"));
+        let l = Location::file("libk.a");
+        assert_eq!(thin_member_path(&l, "sub/k.o"), Path::new("sub/k.o"));
+        let l = Location::file("a/libk.a").with(Step::ThinMember("b/inner.a".into()));
+        assert_eq!(thin_member_path(&l, "k.o"), Path::new("a/b/k.o"));
+    }
+}

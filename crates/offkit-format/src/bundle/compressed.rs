@@ -1,0 +1,715 @@
+//! Compressed offload bundles (`CCOB`): a small header and one zstd or zlib stream holding a
+//! whole bundle (binary or text).
+//!
+//! | version | layout after `"CCOB"` | header size |
+//! |---|---|---|
+//! | 1 | u16 version, u16 method, u32 uncompressed size, u64 hash | 20 |
+//! | 2 (LLVM 19 writes) | u16 version, u16 method, u32 total size, u32 uncompressed size, u64 hash | 24 |
+//! | 3 (LLVM 20+) | u16 version, u16 method, u64 total size, u64 uncompressed size, u64 hash | 32 |
+//!
+//! The hash is the first 8 bytes of the MD5 digest of the uncompressed bundle. LLVM 19 writes
+//! version 2 with zstd at level 3 and long-distance matching; byte identity needs the same
+//! libzstd, which the `zstd` crate links from the system.
+
+use std::borrow::Cow;
+
+use md5::{Digest, Md5};
+use zstd::zstd_safe;
+
+use crate::error::{Error, Result};
+use crate::limits;
+use crate::reader::Reader;
+
+/// The magic bytes of a compressed bundle.
+pub const MAGIC: [u8; 4] = *b"CCOB";
+
+/// The smallest buffer LLVM 19 considers compressed (a version-1 header).
+pub const MIN_SIZE: usize = 20;
+
+/// The compression method field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// zlib (`0`).
+    Zlib,
+    /// zstd (`1`).
+    Zstd,
+}
+
+impl Method {
+    /// The method's field value.
+    pub fn to_raw(self) -> u16 {
+        match self {
+            Method::Zlib => 0,
+            Method::Zstd => 1,
+        }
+    }
+
+    /// The method for a field value.
+    pub fn from_raw(v: u16) -> Option<Method> {
+        match v {
+            0 => Some(Method::Zlib),
+            1 => Some(Method::Zstd),
+            _ => None,
+        }
+    }
+
+    /// `zlib` or `zstd`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Zlib => "zlib",
+            Method::Zstd => "zstd",
+        }
+    }
+}
+
+/// A compressed bundle header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    /// The absolute offset of the magic.
+    pub offset: u64,
+    /// The format version (1, 2 or 3).
+    pub version: u16,
+    /// The compression method.
+    pub method: Method,
+    /// The total size field (versions 2 and 3): header plus compressed stream.
+    pub total_size: Option<u64>,
+    /// The uncompressed size field.
+    pub uncompressed_size: u64,
+    /// The stored hash (MD5 digest bytes 0..8, read as little-endian).
+    pub hash: u64,
+    /// The header's size (20, 24 or 32).
+    pub header_size: u64,
+}
+
+/// The header size of a version.
+pub fn header_size(version: u16) -> Option<u64> {
+    match version {
+        1 => Some(20),
+        2 => Some(24),
+        3 => Some(32),
+        _ => None,
+    }
+}
+
+/// Whether LLVM 19 treats `data` as compressed: the magic and at least 20 bytes.
+pub fn is_compressed(data: &[u8]) -> bool {
+    data.len() >= MIN_SIZE && data.starts_with(&MAGIC)
+}
+
+/// The truncated MD5 hash LLVM stores: the digest's first 8 bytes as a little-endian `u64`.
+pub fn truncated_md5(data: &[u8]) -> u64 {
+    let d = Md5::digest(data);
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&d[..8]);
+    u64::from_le_bytes(b)
+}
+
+/// Reads a header with offkit's strict rules (known version and method, a total size that
+/// covers at least the header). `base` is the absolute offset of `data[0]`.
+pub fn parse_header(data: &[u8], base: u64) -> Result<Header> {
+    let mut r = Reader::new(data, base);
+    let magic: [u8; 4] = r.array("compressed bundle header")?;
+    if magic != MAGIC {
+        return Err(Error::BadMagic {
+            what: "compressed bundle",
+            offset: base,
+        });
+    }
+    let version = r.u16_le("compressed bundle header")?;
+    let hsize = header_size(version).ok_or(Error::UnsupportedVersion {
+        what: "compressed bundle",
+        offset: base,
+        version: version.into(),
+        known: "1, 2, 3",
+    })?;
+    let method_at = r.offset();
+    let raw_method = r.u16_le("compressed bundle header")?;
+    let method = Method::from_raw(raw_method).ok_or_else(|| Error::Invalid {
+        what: "compressed bundle method",
+        offset: method_at,
+        reason: format!("unknown compression method {raw_method} (0 is zlib, 1 is zstd)"),
+    })?;
+    let size_at = r.offset();
+    let (total_size, uncompressed_size) = match version {
+        1 => (None, u64::from(r.u32_le("compressed bundle header")?)),
+        2 => (
+            Some(u64::from(r.u32_le("compressed bundle header")?)),
+            u64::from(r.u32_le("compressed bundle header")?),
+        ),
+        _ => (
+            Some(r.u64_le("compressed bundle header")?),
+            r.u64_le("compressed bundle header")?,
+        ),
+    };
+    let hash = r.u64_le("compressed bundle header")?;
+    if let Some(t) = total_size {
+        if t < hsize {
+            return Err(Error::Invalid {
+                what: "compressed bundle total size",
+                offset: size_at,
+                reason: format!("total size {t} is smaller than the {hsize}-byte header"),
+            });
+        }
+    }
+    Ok(Header {
+        offset: base,
+        version,
+        method,
+        total_size,
+        uncompressed_size,
+        hash,
+        header_size: hsize,
+    })
+}
+
+/// One compressed bundle within a buffer: its header and its compressed stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blob<'d> {
+    /// The header.
+    pub header: Header,
+    /// The compressed stream.
+    pub data: &'d [u8],
+}
+
+/// Splits `data` into its concatenated compressed bundles (strict): versions 2 and 3 end where
+/// their total size says; a version-1 bundle (which has no total size) runs to the end.
+pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let rest = data.get(pos..).unwrap_or_default();
+        let at = base + pos as u64;
+        let header = parse_header(rest, at)?;
+        let end =
+            match header.total_size {
+                Some(t) => usize::try_from(t).ok().filter(|&t| t <= rest.len()).ok_or(
+                    Error::Truncated {
+                        what: "compressed bundle",
+                        offset: at,
+                        needed: t,
+                        left: rest.len() as u64,
+                    },
+                )?,
+                None => rest.len(),
+            };
+        let stream = rest
+            .get(header.header_size as usize..end)
+            .unwrap_or_default();
+        out.push(Blob {
+            header,
+            data: stream,
+        });
+        if out.len() > limits::MAX_ROWS {
+            return Err(Error::LimitExceeded {
+                what: "compressed bundle count",
+                offset: at,
+                value: out.len() as u64,
+                limit: limits::MAX_ROWS as u64,
+                name: "MAX_ROWS",
+            });
+        }
+        pos += end;
+    }
+    Ok(out)
+}
+
+/// Decompresses one blob with offkit's strict rules: the uncompressed size must be within
+/// [`limits::MAX_INFLATED_SIZE`] and `limit`, the stream must produce exactly that many bytes,
+/// and the hash must match.
+pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
+    let h = &blob.header;
+    let data_at = h.offset + h.header_size;
+    let size_at = h.offset + if h.version == 1 { 8 } else { 12 };
+    let max = limit.min(limits::MAX_INFLATED_SIZE);
+    if h.uncompressed_size > max {
+        return Err(Error::LimitExceeded {
+            what: "compressed bundle uncompressed size",
+            offset: size_at,
+            value: h.uncompressed_size,
+            limit: max,
+            name: "MAX_INFLATED_SIZE",
+        });
+    }
+    let bad = |reason: String| Error::Decompress {
+        what: "compressed bundle",
+        offset: data_at,
+        reason,
+    };
+    let n = usize::try_from(h.uncompressed_size).map_err(|_| bad("too large".into()))?;
+    let out = match h.method {
+        Method::Zstd => {
+            // A frame that declares its size must agree with the header before anything is
+            // reserved (a decompression bomb cannot make us allocate more than the header says,
+            // and the header is bounded above).
+            match zstd_safe::get_frame_content_size(blob.data) {
+                Ok(Some(fcs)) if fcs != h.uncompressed_size => {
+                    return Err(bad(format!(
+                        "the zstd frame holds {fcs} bytes, the header says {}",
+                        h.uncompressed_size
+                    )))
+                }
+                Err(_) => return Err(bad("not a zstd frame".into())),
+                _ => {}
+            }
+            let frame = zstd_safe::find_frame_compressed_size(blob.data)
+                .map_err(|c| bad(zstd_safe::get_error_name(c).into()))?;
+            if frame != blob.data.len() {
+                return Err(bad(format!(
+                    "{} bytes follow the zstd frame",
+                    blob.data.len() - frame
+                )));
+            }
+            let mut out: Vec<u8> = Vec::with_capacity(n);
+            zstd_safe::decompress(&mut out, blob.data)
+                .map_err(|c| bad(zstd_safe::get_error_name(c).into()))?;
+            out
+        }
+        Method::Zlib => {
+            let mut out = vec![0u8; n];
+            let mut d = flate2::Decompress::new(true);
+            let st = d
+                .decompress(blob.data, &mut out, flate2::FlushDecompress::Finish)
+                .map_err(|e| bad(format!("zlib: {e}")))?;
+            if st != flate2::Status::StreamEnd {
+                return Err(bad(format!(
+                    "the zlib stream does not end within the {n} bytes the header gives"
+                )));
+            }
+            out.truncate(d.total_out() as usize);
+            out
+        }
+    };
+    if out.len() as u64 != h.uncompressed_size {
+        return Err(bad(format!(
+            "the stream holds {} bytes, the header says {}",
+            out.len(),
+            h.uncompressed_size
+        )));
+    }
+    let got = truncated_md5(&out);
+    if got != h.hash {
+        return Err(Error::Invalid {
+            what: "compressed bundle hash",
+            offset: h.offset + h.header_size - 8,
+            reason: format!(
+                "stored hash {:#018x}, the uncompressed data hashes to {got:#018x}",
+                h.hash
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// Decompresses every concatenated compressed bundle in `data` (strict) and returns each
+/// uncompressed bundle with the header it came from.
+pub fn decompress_all(data: &[u8], base: u64, limit: u64) -> Result<Vec<(Header, Vec<u8>)>> {
+    let mut out = Vec::new();
+    let mut total = 0u64;
+    for b in blobs(data, base)? {
+        let room = limit.saturating_sub(total);
+        let d = decompress_blob(&b, room)?;
+        total += d.len() as u64;
+        out.push((b.header, d));
+    }
+    Ok(out)
+}
+
+/// What LLVM 19's `CompressedOffloadBundle::decompress` makes of a buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Llvm19Decompressed<'d> {
+    /// The header LLVM 19 read (`None`: not compressed, the data is used as is).
+    pub header: Option<Llvm19Header>,
+    /// The data: the input itself, or what the stream decompressed to.
+    pub data: Cow<'d, [u8]>,
+}
+
+/// A header as LLVM 19 reads it (any version of 2 or more is read with the version-2 layout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Llvm19Header {
+    /// The version field as stored.
+    pub version: u16,
+    /// The method.
+    pub method: Method,
+    /// The total size field (versions ≥ 2).
+    pub total_size: Option<u32>,
+    /// The uncompressed size field.
+    pub uncompressed_size: u32,
+    /// The stored hash.
+    pub hash: u64,
+    /// The header size LLVM 19 used (20 or 24).
+    pub header_size: usize,
+}
+
+/// Decompresses `data` as LLVM 19 does. The error is LLVM 19's message (without the
+/// `Failed to decompress input: ` prefix the callers add).
+///
+/// Rules: under 20 bytes or no `CCOB` → not compressed; version ≥ 2 uses the version-2 layout
+/// (so version 3 fails in the stream); the stream runs to the end of the buffer; the sizes and
+/// the hash are not checked; the uncompressed size field is the output capacity.
+pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<'_>, String> {
+    if !is_compressed(data) {
+        return Ok(Llvm19Decompressed {
+            header: None,
+            data: Cow::Borrowed(data),
+        });
+    }
+    // `is_compressed` guarantees 20 bytes: the version-1 header is readable.
+    let mut r = Reader::new(data, 0);
+    let field = "compressed bundle header";
+    let (version, raw_method) = match (r.seek(4, field), r.u16_le(field), r.u16_le(field)) {
+        (Ok(()), Ok(v), Ok(m)) => (v, m),
+        _ => return Err("Compressed bundle header size too small".into()),
+    };
+    let too_small = |_| String::from("Compressed bundle header size too small");
+    let header = if version >= 2 {
+        Llvm19Header {
+            version,
+            method: Method::Zstd,
+            total_size: Some(r.u32_le(field).map_err(too_small)?),
+            uncompressed_size: r.u32_le(field).map_err(too_small)?,
+            hash: r.u64_le(field).map_err(too_small)?,
+            header_size: 24,
+        }
+    } else {
+        Llvm19Header {
+            version,
+            method: Method::Zstd,
+            total_size: None,
+            uncompressed_size: r.u32_le(field).map_err(too_small)?,
+            hash: r.u64_le(field).map_err(too_small)?,
+            header_size: 20,
+        }
+    };
+    let method = Method::from_raw(raw_method).ok_or("Unknown compressing method")?;
+    let header = Llvm19Header { method, ..header };
+    let stream = r.rest();
+    let cap = header.uncompressed_size as usize;
+    let out = match method {
+        Method::Zstd => {
+            let mut out: Vec<u8> = Vec::with_capacity(cap);
+            zstd_safe::decompress(&mut out, stream).map_err(|c| {
+                format!(
+                    "Could not decompress embedded file contents: {}",
+                    zstd_safe::get_error_name(c)
+                )
+            })?;
+            out
+        }
+        Method::Zlib => zlib_uncompress(stream, cap)
+            .map_err(|e| format!("Could not decompress embedded file contents: zlib error: {e}"))?,
+    };
+    Ok(Llvm19Decompressed {
+        header: Some(header),
+        data: Cow::Owned(out),
+    })
+}
+
+/// zlib's `uncompress()` with a capacity of `cap` bytes, returning zlib's error names.
+fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'static str> {
+    // `uncompress` uses a one-byte scratch buffer when the capacity is zero.
+    let scratch = cap == 0;
+    let mut out = vec![0u8; cap.max(1)];
+    let mut d = flate2::Decompress::new(true);
+    let mut err: Option<&'static str>;
+    loop {
+        let (i, o) = (d.total_in() as usize, d.total_out() as usize);
+        let res = d.decompress(
+            src.get(i..).unwrap_or_default(),
+            out.get_mut(o..).unwrap_or_default(),
+            flate2::FlushDecompress::None,
+        );
+        match res {
+            Ok(flate2::Status::StreamEnd) => {
+                err = None;
+                break;
+            }
+            Ok(flate2::Status::Ok) => {
+                if d.total_in() as usize == i && d.total_out() as usize == o {
+                    err = Some("Z_BUF_ERROR");
+                    break;
+                }
+            }
+            Ok(flate2::Status::BufError) => {
+                err = Some("Z_BUF_ERROR");
+                break;
+            }
+            Err(_) => {
+                err = Some("Z_DATA_ERROR");
+                break;
+            }
+        }
+    }
+    let produced = d.total_out() as usize;
+    if err == Some("Z_BUF_ERROR") {
+        // `uncompress` turns a buffer error with output space left into a data error.
+        let space_left = scratch || produced < cap;
+        if space_left {
+            err = Some("Z_DATA_ERROR");
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => {
+            out.truncate(if scratch { 0 } else { produced });
+            Ok(out)
+        }
+    }
+}
+
+/// How to compress a bundle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// The header version to write: 2 (LLVM 19) or 3 (LLVM 20+); 1 is also accepted.
+    pub version: u16,
+    /// The method.
+    pub method: Method,
+    /// The level (zstd: clamped by the library, 0 means its default; zlib: -1 means 6).
+    pub level: i32,
+    /// zstd worker threads (0: single-threaded, LLVM's bytes; more: faster, different bytes).
+    pub threads: u32,
+    /// Whether sizes that do not fit the version's fields are silently truncated, as LLVM 19
+    /// does for version 2 (otherwise they are an error).
+    pub wrap_sizes: bool,
+}
+
+impl Default for Options {
+    /// What LLVM 19 writes: version 2, zstd, level 3, one thread.
+    fn default() -> Self {
+        Options {
+            version: 2,
+            method: Method::Zstd,
+            level: 3,
+            threads: 0,
+            wrap_sizes: false,
+        }
+    }
+}
+
+/// A compressed bundle and the numbers LLVM's verbose mode prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compressed {
+    /// The whole compressed bundle (header and stream).
+    pub bytes: Vec<u8>,
+    /// The truncated MD5 hash of the input.
+    pub hash: u64,
+    /// The compressed stream's size.
+    pub stream_size: u64,
+}
+
+/// Compresses `data` (a whole bundle) into a compressed bundle. The MD5 hash is computed on a
+/// second thread while the main thread compresses.
+pub fn compress(data: &[u8], opts: &Options) -> Result<Compressed> {
+    let hsize = header_size(opts.version).ok_or_else(|| Error::Unrepresentable {
+        what: "compressed bundle",
+        reason: format!("version {} does not exist (1, 2 or 3)", opts.version),
+    })?;
+    let (hash, stream) = std::thread::scope(|s| {
+        let hasher = s.spawn(|| truncated_md5(data));
+        let stream = compress_stream(data, opts);
+        // The hashing thread cannot panic on any input.
+        let hash = hasher.join().unwrap_or_default();
+        (hash, stream)
+    });
+    let stream = stream?;
+    let uncompressed = data.len() as u64;
+    let total = hsize + stream.len() as u64;
+    let mut bytes = Vec::with_capacity(total as usize);
+    bytes.extend_from_slice(&MAGIC);
+    bytes.extend_from_slice(&opts.version.to_le_bytes());
+    bytes.extend_from_slice(&opts.method.to_raw().to_le_bytes());
+    let fits32 = |v: u64, what: &str| -> Result<u32> {
+        match u32::try_from(v) {
+            Ok(v) => Ok(v),
+            Err(_) if opts.wrap_sizes => Ok(v as u32),
+            Err(_) => Err(Error::Unrepresentable {
+                what: "compressed bundle",
+                reason: format!(
+                    "the {what} {v} does not fit version {}'s 32-bit field (use version 3)",
+                    opts.version
+                ),
+            }),
+        }
+    };
+    match opts.version {
+        1 => bytes.extend_from_slice(&fits32(uncompressed, "uncompressed size")?.to_le_bytes()),
+        2 => {
+            bytes.extend_from_slice(&fits32(total, "total size")?.to_le_bytes());
+            bytes.extend_from_slice(&fits32(uncompressed, "uncompressed size")?.to_le_bytes());
+        }
+        _ => {
+            bytes.extend_from_slice(&total.to_le_bytes());
+            bytes.extend_from_slice(&uncompressed.to_le_bytes());
+        }
+    }
+    bytes.extend_from_slice(&hash.to_le_bytes());
+    bytes.extend_from_slice(&stream);
+    Ok(Compressed {
+        bytes,
+        hash,
+        stream_size: stream.len() as u64,
+    })
+}
+
+/// The compressed stream alone: zstd as LLVM calls it (a fresh context, long-distance matching
+/// on, the level, `ZSTD_compress2` into a `ZSTD_compressBound` buffer), or zlib's `compress2`.
+pub fn compress_stream(data: &[u8], opts: &Options) -> Result<Vec<u8>> {
+    let fail = |reason: String| Error::Unrepresentable {
+        what: "compressed bundle",
+        reason,
+    };
+    match opts.method {
+        Method::Zstd => {
+            let mut cctx = zstd_safe::CCtx::create();
+            let set = |cctx: &mut zstd_safe::CCtx<'_>, p| {
+                cctx.set_parameter(p)
+                    .map(|_| ())
+                    .map_err(|c| fail(zstd_safe::get_error_name(c).into()))
+            };
+            set(
+                &mut cctx,
+                zstd_safe::CParameter::EnableLongDistanceMatching(true),
+            )?;
+            set(
+                &mut cctx,
+                zstd_safe::CParameter::CompressionLevel(opts.level),
+            )?;
+            if opts.threads > 0 {
+                set(&mut cctx, zstd_safe::CParameter::NbWorkers(opts.threads))?;
+            }
+            let mut out: Vec<u8> = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
+            cctx.compress2(&mut out, data)
+                .map_err(|c| fail(zstd_safe::get_error_name(c).into()))?;
+            Ok(out)
+        }
+        Method::Zlib => {
+            let level = if opts.level < 0 {
+                flate2::Compression::default()
+            } else {
+                flate2::Compression::new(opts.level.clamp(0, 9) as u32)
+            };
+            let mut c = flate2::Compress::new(level, true);
+            // `compressBound` of zlib, so one call finishes the stream.
+            let bound =
+                data.len() + (data.len() >> 12) + (data.len() >> 14) + (data.len() >> 25) + 13;
+            let mut out: Vec<u8> = Vec::with_capacity(bound);
+            loop {
+                let st = c
+                    .compress_vec(
+                        data.get(c.total_in() as usize..).unwrap_or_default(),
+                        &mut out,
+                        flate2::FlushCompress::Finish,
+                    )
+                    .map_err(|e| fail(format!("zlib: {e}")))?;
+                if st == flate2::Status::StreamEnd {
+                    break;
+                }
+                out.reserve(out.capacity().max(64));
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// Formats `v` with `,` thousands separators, as LLVM's verbose output does.
+pub fn with_commas(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_every_version_and_method() {
+        let data: Vec<u8> = (0..10_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for version in [1, 2, 3] {
+            for method in [Method::Zstd, Method::Zlib] {
+                let opts = Options {
+                    version,
+                    method,
+                    level: if method == Method::Zstd { 3 } else { -1 },
+                    ..Options::default()
+                };
+                let c = compress(&data, &opts).unwrap();
+                let all = decompress_all(&c.bytes, 0x100, u64::MAX).unwrap();
+                assert_eq!(all.len(), 1);
+                assert_eq!(all[0].0.version, version);
+                assert_eq!(all[0].1, data);
+                if version < 3 {
+                    let l = decompress_llvm19(&c.bytes).unwrap();
+                    assert_eq!(l.data.as_ref(), &data[..]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn concatenated_and_hostile() {
+        let a = compress(b"first bundle", &Options::default())
+            .unwrap()
+            .bytes;
+        let b = compress(
+            b"second",
+            &Options {
+                version: 3,
+                ..Options::default()
+            },
+        )
+        .unwrap()
+        .bytes;
+        let mut both = a.clone();
+        both.extend_from_slice(&b);
+        let all = decompress_all(&both, 0, u64::MAX).unwrap();
+        assert_eq!(all[1].1, b"second");
+        // LLVM 19 fails on two concatenated bundles.
+        assert_eq!(
+            decompress_llvm19(&both).unwrap_err(),
+            "Could not decompress embedded file contents: Src size is incorrect"
+        );
+        // LLVM 19 reads version 3 as version 2.
+        assert!(decompress_llvm19(&b).is_err());
+        // Wrong hash.
+        let mut h = a.clone();
+        h[16] ^= 1;
+        assert!(matches!(
+            decompress_all(&h, 0, u64::MAX),
+            Err(Error::Invalid { offset: 16, .. })
+        ));
+        assert!(decompress_llvm19(&h).is_ok());
+        // A bomb: the header claims 16 GiB + 1.
+        let mut bomb = a.clone();
+        bomb[4..6].copy_from_slice(&3u16.to_le_bytes());
+        assert!(decompress_all(&bomb, 0, u64::MAX).is_err());
+        let mut m = a.clone();
+        m[6] = 7;
+        assert_eq!(
+            decompress_llvm19(&m).unwrap_err(),
+            "Unknown compressing method"
+        );
+        assert_eq!(
+            decompress_llvm19(&a[..21]).unwrap_err(),
+            "Compressed bundle header size too small"
+        );
+        for cut in 0..a.len() {
+            let _ = decompress_all(&a[..cut], 0, u64::MAX);
+            let _ = decompress_llvm19(&a[..cut]);
+        }
+    }
+
+    #[test]
+    fn commas() {
+        assert_eq!(with_commas(5182), "5,182");
+        assert_eq!(with_commas(100), "100");
+        assert_eq!(with_commas(1234567), "1,234,567");
+    }
+}

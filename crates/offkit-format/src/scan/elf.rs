@@ -1,0 +1,223 @@
+//! The object-file part of the walk: ELF and COFF sections that hold device code, and ELF entry
+//! tables.
+
+use object::read::elf::{FileHeader, ProgramHeader};
+use object::{elf, Endianness, FileKind};
+
+use super::{
+    split_bundle_id, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_,
+    TableInfo, Walker, BUNDLE_MAGIC,
+};
+use crate::container::{elf_sections, Section, SHT_LLVM_OFFLOADING};
+use crate::entry;
+use crate::error::Error;
+use crate::kind::ImageKind;
+
+/// The `llvm-objdump` name of an ELF file's format (`elf64-x86-64`, `elf32-i386`,
+/// `elf64-powerpc`, `elf64-amdgpu`), its file type, and whether it is big-endian.
+pub fn elf_format(data: &[u8]) -> Option<Format> {
+    fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Format> {
+        let h = Elf::parse(data).ok()?;
+        let endian = h.endian().ok()?;
+        let bits = if h.is_class_64() { 64 } else { 32 };
+        let big = endian == Endianness::Big;
+        let machine = match h.e_machine(endian) {
+            elf::EM_386 => "i386",
+            elf::EM_X86_64 => "x86-64",
+            elf::EM_PPC | elf::EM_PPC64 if big => "powerpc",
+            elf::EM_PPC | elf::EM_PPC64 => "powerpcle",
+            elf::EM_AARCH64 if big => "bigaarch64",
+            elf::EM_AARCH64 => "littleaarch64",
+            elf::EM_ARM if big => "bigarm",
+            elf::EM_ARM => "littlearm",
+            elf::EM_AMDGPU => "amdgpu",
+            elf::EM_CUDA => "cuda",
+            elf::EM_RISCV => "littleriscv",
+            elf::EM_S390 => "s390",
+            elf::EM_MIPS if big => "tradbigmips",
+            elf::EM_MIPS => "tradlittlemips",
+            elf::EM_SPARCV9 => "sparc",
+            elf::EM_LOONGARCH => "loongarch",
+            elf::EM_BPF if big => "bpfeb",
+            elf::EM_BPF => "bpfel",
+            _ if big => "big",
+            _ => "little",
+        };
+        // A position-independent executable is ET_DYN too; it has an interpreter.
+        let pie = h.e_type(endian) == elf::ET_DYN
+            && h.program_headers(endian, data)
+                .is_ok_and(|phs| phs.iter().any(|p| p.p_type(endian) == elf::PT_INTERP));
+        let file_type = match h.e_type(endian) {
+            elf::ET_REL => "relocatable",
+            elf::ET_EXEC => "executable",
+            elf::ET_DYN if pie => "pie executable",
+            elf::ET_DYN => "shared",
+            elf::ET_CORE => "core",
+            _ => "other",
+        };
+        Some(Format::Elf {
+            name: format!("elf{bits}-{machine}"),
+            file_type,
+            big_endian: big,
+        })
+    }
+    match FileKind::parse(data) {
+        Ok(FileKind::Elf32) => of::<elf::FileHeader32<Endianness>>(data),
+        Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>>(data),
+        _ => None,
+    }
+}
+
+/// Whether an ELF section may hold device code or a bundle.
+fn interesting(name: &[u8], sh_type: u32) -> bool {
+    sh_type == SHT_LLVM_OFFLOADING
+        || (name.len() > BUNDLE_MAGIC.len() && name.starts_with(BUNDLE_MAGIC))
+        || name == b".hip_fatbin"
+        || name == b".nv_fatbin"
+}
+
+impl<E> Walker<'_, '_, E> {
+    pub(super) fn elf(&mut self, data: &[u8], base: u64, loc: &Location, depth: usize) -> Step_<E> {
+        let format = elf_format(data).ok_or(Error::BadMagic {
+            what: "ELF file",
+            offset: base,
+        })?;
+        self.emit(Event::Container(&Container {
+            location: loc.clone(),
+            format,
+            offset: base,
+            size: data.len() as u64,
+        }))?;
+        // The file's own entry tables first, then what its sections hold (which may have
+        // entry tables of their own).
+        if self.entry_tables {
+            let tables = entry::read_tables(data, base)?;
+            for t in &tables {
+                self.count_rows(t.entries.len(), t.offset)?;
+                let name = t.kind.section_name().to_string();
+                let info = TableInfo::from_table(loc.with(Step::Section(name)), t);
+                self.emit(Event::Table(&info))?;
+            }
+        }
+        for s in elf_sections(data, base, interesting)? {
+            self.section(&s, loc, depth)?;
+        }
+        Ok(())
+    }
+
+    pub(super) fn coff(
+        &mut self,
+        data: &[u8],
+        base: u64,
+        loc: &Location,
+        depth: usize,
+    ) -> Step_<E> {
+        use object::{Object, ObjectSection};
+        let file =
+            object::read::coff::CoffFile::<&[u8]>::parse(data).map_err(|source| Error::Object {
+                what: "COFF file",
+                offset: base,
+                source,
+            })?;
+        for (index, s) in file.sections().enumerate() {
+            let Ok(name) = s.name_bytes() else { continue };
+            if !name.starts_with(b".llvm.offloading") {
+                continue;
+            }
+            let (off, _) = s.file_range().unwrap_or((0, 0));
+            let contents = s.data().map_err(|source| Error::Object {
+                what: "COFF section",
+                offset: base + off,
+                source,
+            })?;
+            let section = Section {
+                name,
+                index,
+                sh_type: SHT_LLVM_OFFLOADING,
+                offset: base + off,
+                data: contents,
+            };
+            self.section(&section, loc, depth)?;
+        }
+        Ok(())
+    }
+
+    fn section(&mut self, s: &Section<'_>, loc: &Location, depth: usize) -> Step_<E> {
+        let name = String::from_utf8_lossy(s.name).into_owned();
+        let sloc = loc.with(Step::Section(name.clone()));
+        if s.sh_type == SHT_LLVM_OFFLOADING {
+            return self
+                .binaries(s.data, s.offset, &sloc, depth + 1)
+                .map_err(|e| match e {
+                    super::Stop::Format(e) => super::Stop::Format(sloc.wrap(e)),
+                    v => v,
+                });
+        }
+        if let Some(id) = name.strip_prefix("__CLANG_OFFLOAD_BUNDLE__") {
+            // One `\0` byte stands for the host object itself (the bundler's placeholder).
+            let host_placeholder = s.data == [0];
+            let (kind, triple, target_id) = split_bundle_id(id);
+            let kind_is_host = kind == "host";
+            let info = ImageInfo {
+                location: sloc,
+                source: Source::BundleSection {
+                    id: id.to_string(),
+                    host_placeholder,
+                },
+                offload_kind: kind,
+                image_kind: if host_placeholder {
+                    ImageKind::Object
+                } else {
+                    super::sniff_image_kind(s.data)
+                },
+                triple,
+                target_id,
+                strings: Vec::new(),
+                offset: s.offset,
+                size: s.data.len() as u64,
+                compression: None,
+            };
+            let pos = if kind_is_host { Pos::Host } else { Pos::Image };
+            return self.image(info, s.data, depth, (!host_placeholder).then_some(pos));
+        }
+        if name == ".hip_fatbin" {
+            return self.hip_fatbin(s, sloc, depth);
+        }
+        // `.nv_fatbin`: NVIDIA's fatbinary format, listed with its size only.
+        let info = ImageInfo {
+            location: sloc,
+            source: Source::NvFatbin,
+            offload_kind: "cuda".into(),
+            image_kind: ImageKind::Fatbinary,
+            triple: String::new(),
+            target_id: String::new(),
+            strings: Vec::new(),
+            offset: s.offset,
+            size: s.data.len() as u64,
+            compression: None,
+        };
+        self.image(info, s.data, depth, None)
+    }
+
+    /// A `.hip_fatbin` section: an offload bundle, possibly compressed, that the walk looks
+    /// into; anything else there is listed as one opaque image.
+    fn hip_fatbin(&mut self, s: &Section<'_>, sloc: Location, depth: usize) -> Step_<E> {
+        use crate::bundle::{detect, Detected};
+        if detect(s.data) != Detected::Other {
+            return self.node(s.data, s.offset, &sloc, depth + 1, Pos::Image);
+        }
+        let info = ImageInfo {
+            location: sloc,
+            source: Source::HipFatbin,
+            offload_kind: "hip".into(),
+            image_kind: ImageKind::None,
+            triple: String::new(),
+            target_id: String::new(),
+            strings: Vec::new(),
+            offset: s.offset,
+            size: s.data.len() as u64,
+            compression: None,
+        };
+        self.image(info, s.data, depth, None)
+    }
+}
