@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 mod bundler;
 mod checks;
 mod linker;
+mod target_id;
 mod triple;
 
 fn lossy(b: &[u8]) -> String {
