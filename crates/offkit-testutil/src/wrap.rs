@@ -338,16 +338,18 @@ pub fn llvm_wrap(dir: &Path, host: &str, kind: &str, args: &[String]) -> LlvmWra
     let start = stderr
         .find("; ModuleID")
         .unwrap_or_else(|| panic!("no module printed:\n{stderr}"));
-    // The module ends at the first line that is not IR (a tool's message), if any.
-    let module = &stderr[start..];
-    let end = module
-        .find("\n\"")
-        .or_else(|| module.find("\n clang"))
-        .map(|i| i + 1)
-        .unwrap_or(module.len());
+    // The module ends at the first line that is not IR: a tool's message (`/usr/…: error: …`)
+    // or a command printed by `-v` (` "…"`).
+    let mut module = String::new();
+    for line in stderr[start..].split_inclusive('\n') {
+        if line.starts_with('/') || line.starts_with(" \"") || line.starts_with("clang") {
+            break;
+        }
+        module.push_str(line);
+    }
     LlvmWrapped {
         object,
-        ir: module[..end].to_string(),
+        ir: module,
         dir: dir.to_path_buf(),
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use offkit_format::container::offload_binaries;
 use offkit_testutil::{clang, llvm_tool, run_ok};
-use offkit_wrap::{Image, Kind, WrapOptions, Wrapper};
+use offkit_wrap::{Image, Kind, Large, WrapOptions, Wrapper};
 
 /// Target regions, `declare target` globals (updated both ways), and a C++ global whose device
 /// copy is built by its constructor on the device.
@@ -159,19 +159,23 @@ fn openmp_program_runs_on_the_device_with_both_forms() {
         image_info: true,
         ..llvm19.clone()
     };
-    let w1 = write_wrapper(d, "llvm19.o", &image, &llvm19);
-    let w2 = write_wrapper(d, "seed.o", &image, &seed);
+    // The large-image layout (`.lrodata…`), forced on a small image, runs the same.
+    let large = |o: &WrapOptions| WrapOptions {
+        large: Large::Always,
+        ..o.clone()
+    };
+    let wrappers = [
+        write_wrapper(d, "llvm19.o", &image, &llvm19),
+        write_wrapper(d, "seed.o", &image, &seed),
+        write_wrapper(d, "llvm19-large.o", &image, &large(&llvm19)),
+        write_wrapper(d, "seed-large.o", &image, &large(&seed)),
+    ];
     for linker in ["bfd", "lld"] {
-        assert_eq!(
-            link_and_run(d, &host, &w1, &format!("p-llvm19-{linker}"), linker),
-            EXPECTED
-        );
-        assert_eq!(
-            link_and_run(d, &host, &w2, &format!("p-seed-{linker}"), linker),
-            EXPECTED
-        );
+        for w in &wrappers {
+            let name = format!("p-{}-{linker}", w.file_stem().unwrap().to_string_lossy());
+            assert_eq!(link_and_run(d, &host, w, &name, linker), EXPECTED, "{name}");
+        }
     }
-    // The registration is offkit's alone: without a wrapper object no image is registered and
     // the target region does not run on the device (LLVM 19's libomptarget even crashes).
     let exe = d.join("p-none");
     run_ok(
