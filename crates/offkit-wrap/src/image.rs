@@ -117,6 +117,19 @@ fn describe(data: &[u8]) -> String {
     }
 }
 
+/// The image kind of unchecked bytes: an ELF object, LLVM bitcode, a CUDA fatbinary, or none.
+pub(crate) fn detect(data: &[u8]) -> ImageKind {
+    if elf_machine(data).is_some() {
+        ImageKind::Object
+    } else if is_bitcode(data) {
+        ImageKind::Bitcode
+    } else if data.starts_with(&FATBIN_MAGIC) {
+        ImageKind::Fatbinary
+    } else {
+        ImageKind::None
+    }
+}
+
 /// Checks `img` (the `index`th given) for offload kind `kind`; returns the image kind to record.
 pub(crate) fn check(index: usize, img: &Image<'_>, kind: Kind) -> Result<ImageKind, Error> {
     let name = || ImageName {

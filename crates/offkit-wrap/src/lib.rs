@@ -150,6 +150,11 @@ pub struct WrapOptions {
     pub order: Order,
     /// The large-image layout.
     pub large: Large,
+    /// Check that each image is what its triple and the kind say, and that its target ID
+    /// parses (on by default). Off, any bytes are embedded as given (as the seed-002
+    /// `clang-offload-wrapper` does); the offload binary then records the image kind found
+    /// (ELF object, bitcode, or none).
+    pub check_images: bool,
 }
 
 impl WrapOptions {
@@ -162,6 +167,7 @@ impl WrapOptions {
             image_info: false,
             order: Order::Llvm19,
             large: Large::Auto,
+            check_images: true,
         }
     }
 }
@@ -253,7 +259,11 @@ impl<'a> Wrapper<'a> {
         }
         let mut kinds = Vec::with_capacity(images.len());
         for (i, img) in images.iter().enumerate() {
-            kinds.push(image::check(i, img, opts.kind)?);
+            kinds.push(if opts.check_images {
+                image::check(i, img, opts.kind)?
+            } else {
+                image::detect(img.data)
+            });
         }
         let order: Vec<usize> = match opts.order {
             Order::Llvm19 => {

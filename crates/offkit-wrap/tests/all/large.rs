@@ -10,7 +10,7 @@ use offkit_testutil::wrap::amdgpu_elf;
 use offkit_tools::MappedFile;
 use offkit_wrap::{Image, Kind, Large, WrapOptions, Wrapper};
 
-use crate::runtime::{build, link_and_run, EXPECTED};
+use offkit_testutil::wrap::{build_offload_program as build, link_and_run, EXPECTED};
 
 /// Just over 2 GiB.
 const BIG: u64 = (2 << 30) + (16 << 20);
