@@ -9,9 +9,9 @@
 //!   image is copied file to file (`copy_file_range`) into a temporary file that is renamed
 //!   into place.
 //! * **Extraction** (`clang-offload-packager INPUT --image=k=v… [--archive]`): the images of a
-//!   raw offload binary, an ELF or COFF object, an archive (recursively) or — once offkit reads
-//!   bitcode — an `-flto` bitcode object, selected by each `--image` filter and written under
-//!   LLVM's names, into a single file, or into a GNU archive.
+//!   raw offload binary, an ELF or COFF object, an archive (recursively) or an `-flto` bitcode
+//!   object, selected by each `--image` filter and written under LLVM's names, into a single
+//!   file, or into a GNU archive.
 //!
 //! Departures, as STYLE.md allows: where LLVM 19 would read outside its input (it checks few of
 //! an offload binary's offsets) offkit reports what is wrong instead, and no failure leaves a

@@ -112,6 +112,12 @@ struct Outcome {
 fn link_with(f: &Fake, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut words = vec![format!("--linker-path={}", f.bin("ld"))];
     words.extend(args.iter().map(|s| s.to_string()));
+    // Outputs go to the test's directory, never the working directory.
+    for i in 1..words.len() {
+        if words[i - 1] == "-o" && !words[i].starts_with('/') {
+            words[i] = f.path().join(&words[i]).display().to_string();
+        }
+    }
     let parsed = opts::parse(&words).unwrap();
     let clang = f.bin("clang");
     let bundler = f.bin("clang-offload-bundler");
@@ -275,7 +281,11 @@ fn no_device_code_means_no_wrapper() {
     );
     let o = link(&f, &["-o", "x", &plain, "--wrapper-verbose"]);
     o.result.unwrap();
-    assert_eq!(o.lines, [format!(" \"{}\" -o x {plain}", f.bin("ld"))]);
+    let x = f.path().join("x");
+    assert_eq!(
+        o.lines,
+        [format!(" \"{}\" -o {} {plain}", f.bin("ld"), x.display())]
+    );
     assert!(o.wraps.is_empty());
 }
 
@@ -504,7 +514,8 @@ fn dry_run_prints_and_runs_nothing() {
         "{}",
         o.lines[0]
     );
-    assert!(o.lines[1].starts_with(&format!(" \"{}\" -o p ", f.bin("ld"))));
+    let out = f.path().join("p");
+    assert!(o.lines[1].starts_with(&format!(" \"{}\" -o {} ", f.bin("ld"), out.display())));
 }
 
 #[test]
@@ -561,8 +572,9 @@ fn emit_plan_writes_a_script() {
     assert!(text.contains("\"$OFFKIT\" wrap --kind openmp --host-triple x86_64-pc-linux-gnu -o \"$T\"/p.openmp.image.wrapper-"), "{text}");
     assert!(
         text.contains(&format!(
-            "{} -o p \"$T\"/p.openmp.image.wrapper-",
-            f.bin("ld")
+            "{} -o {} \"$T\"/p.openmp.image.wrapper-",
+            f.bin("ld"),
+            f.path().join("p").display()
         )),
         "{text}"
     );
