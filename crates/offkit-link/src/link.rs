@@ -6,7 +6,6 @@ use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use offkit_format::binary::{self, ImageSpec};
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_tools::{Env, Jobserver, MappedFile, ToolFinder, ToolInvocation};
 
@@ -22,29 +21,45 @@ use crate::targets;
 use crate::temp::{self, Temps};
 use crate::{order, relocate};
 
-/// What the wrap step is asked for: the images of one offload kind, already bundled as LLVM 19
-/// bundles them (OpenMP: one offload binary per image; CUDA: one fatbinary; HIP: one offload
-/// bundle), and the host they are for.
+/// One image to wrap.
+#[derive(Debug, Clone, Copy)]
+pub struct WrapImage<'a> {
+    /// The linked device image (OpenMP), or the fatbinary / offload bundle (CUDA, HIP).
+    pub data: &'a [u8],
+    /// Its triple.
+    pub triple: &'a str,
+    /// Its arch (target ID); `None` when the image has none (an `--override-image` for a CPU).
+    pub arch: Option<&'a str>,
+}
+
+/// What the wrap step is asked for: the images of one offload kind and the host they are for.
+/// OpenMP images come in the order their groups were linked (the wrap step applies LLVM 19's
+/// order); CUDA and HIP get the one fatbinary or offload bundle made from their images.
 #[derive(Debug, Clone, Copy)]
 pub struct WrapRequest<'a> {
     /// The offload kind.
     pub kind: OffloadKind,
-    /// The buffers to embed.
-    pub images: &'a [Vec<u8>],
+    /// The images.
+    pub images: &'a [WrapImage<'a>],
     /// The host triple (`--host-triple`).
     pub host_triple: &'a str,
     /// Whether the link is relocatable (`-r`): images go to `.llvm.offloading.relocatable`.
     pub relocatable: bool,
 }
 
+/// A boxed error of the wrap step.
+pub type BoxError = Box<dyn StdError + Send + Sync>;
+
 /// Makes registration objects (offkit-wrap's work); a trait so that the pipeline can be tested
 /// without it.
 pub trait Wrap: Sync {
     /// The relocatable host object that embeds and registers `req.images`.
-    fn wrap(
-        &self,
-        req: &WrapRequest<'_>,
-    ) -> std::result::Result<Vec<u8>, Box<dyn StdError + Send + Sync>>;
+    fn wrap(&self, req: &WrapRequest<'_>) -> std::result::Result<Vec<u8>, BoxError>;
+
+    /// The same object as LLVM IR text (`--print-wrapped-module`).
+    fn llvm_ir(&self, _req: &WrapRequest<'_>) -> std::result::Result<String, BoxError> {
+        Err("printing the wrapped module is not available".into())
+    }
 }
 
 /// One link to perform.
@@ -114,7 +129,6 @@ pub fn executable_name(args: &Args, host_triple: &str) -> String {
 #[derive(Debug, Clone)]
 struct Linked {
     kind: OffloadKind,
-    image_kind: ImageKind,
     triple: String,
     arch: Option<String>,
     bytes: Arc<Vec<u8>>,
@@ -169,13 +183,6 @@ pub fn run(s: Session<'_>) -> Result<()> {
         },
         None => None,
     };
-    refuse(
-        a,
-        Opt::PrintWrappedModule,
-        "--print-wrapped-module",
-        "offkit writes the registration object directly, with no LLVM IR to print; \
-         --save-temps keeps the object (<exe>.<kind>.image.wrapper.o)",
-    )?;
     refuse(
         a,
         Opt::EmbedBitcode,
@@ -458,7 +465,8 @@ impl Ctx<'_, '_> {
                 .iter()
                 .map(|&i| &images[i])
                 .collect();
-            wrapped.push(self.wrap(*kind, &sorted)?);
+            let first_seen: Vec<&Linked> = images.iter().collect();
+            wrapped.push(self.wrap(*kind, &first_seen, &sorted)?);
         }
         // Phase 5: the host link.
         self.host_link(&wrapped)?;
@@ -554,7 +562,6 @@ impl Ctx<'_, '_> {
             .into_iter()
             .map(|kind| Linked {
                 kind,
-                image_kind: ImageKind::Object,
                 triple: triple.clone(),
                 arch: Some(arch.clone()),
                 bytes: bytes.clone(),
@@ -598,7 +605,6 @@ impl Ctx<'_, '_> {
                 })?;
             let l = Linked {
                 kind,
-                image_kind: ImageKind::Object,
                 triple,
                 arch,
                 bytes: Arc::new(bytes),
@@ -612,30 +618,18 @@ impl Ctx<'_, '_> {
         Ok(out)
     }
 
-    fn wrap(&self, kind: OffloadKind, images: &[&Linked]) -> Result<PathBuf> {
-        let buffers: Vec<Vec<u8>> = match kind {
-            OffloadKind::OpenMp => images
-                .iter()
-                .map(|l| {
-                    let mut strings: Vec<(&[u8], &[u8])> = vec![(b"triple", l.triple.as_bytes())];
-                    if let Some(a) = &l.arch {
-                        strings.push((b"arch", a.as_bytes()));
-                    }
-                    let spec = ImageSpec {
-                        image_kind: l.image_kind,
-                        offload_kind: kind,
-                        flags: 0,
-                        strings,
-                    };
-                    binary::write_v1(&spec, &l.bytes).map_err(|source| Error::Package {
-                        triple: l.triple.clone(),
-                        arch: l.arch.clone().unwrap_or_default(),
-                        source: Box::new(source),
-                    })
-                })
-                .collect::<Result<_>>()?,
-            OffloadKind::Cuda => vec![self.fatbinary(images)?],
-            OffloadKind::Hip => vec![self.hip_bundle(images)?],
+    /// Bundles (CUDA, HIP) and wraps the images of one kind; `first_seen` is the order the
+    /// groups were linked in, `sorted` LLVM 19's order of them.
+    fn wrap(
+        &self,
+        kind: OffloadKind,
+        first_seen: &[&Linked],
+        sorted: &[&Linked],
+    ) -> Result<PathBuf> {
+        let bundle = match kind {
+            OffloadKind::OpenMp => None,
+            OffloadKind::Cuda => Some(self.fatbinary(sorted)?),
+            OffloadKind::Hip => Some(self.hip_bundle(sorted)?),
             k => {
                 return Err(Error::Wrap {
                     kind: k.name().into(),
@@ -643,20 +637,37 @@ impl Ctx<'_, '_> {
                 })
             }
         };
+        let images: Vec<WrapImage<'_>> = match &bundle {
+            None => first_seen
+                .iter()
+                .map(|l| WrapImage {
+                    data: &l.bytes,
+                    triple: &l.triple,
+                    arch: l.arch.as_deref(),
+                })
+                .collect(),
+            Some(b) => vec![WrapImage {
+                data: b,
+                triple: sorted.first().map_or("", |l| l.triple.as_str()),
+                arch: None,
+            }],
+        };
         let relocatable = self.args.has(Opt::Relocatable);
-        let obj = self
-            .s
-            .wrap
-            .wrap(&WrapRequest {
-                kind,
-                images: &buffers,
-                host_triple: &self.host_triple,
-                relocatable,
-            })
-            .map_err(|source| Error::Wrap {
-                kind: kind.name().into(),
-                source,
-            })?;
+        let req = WrapRequest {
+            kind,
+            images: &images,
+            host_triple: &self.host_triple,
+            relocatable,
+        };
+        let wrap_err = |source| Error::Wrap {
+            kind: kind.name().into(),
+            source,
+        };
+        if self.args.has(Opt::PrintWrappedModule) {
+            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
+            self.runner.say(ir.trim_end_matches('\n'));
+        }
+        let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
         let path = self.temps.create(
             &format!("{}.{}.image.wrapper", self.exe_file, kind.name()),
             "o",
@@ -664,7 +675,7 @@ impl Ctx<'_, '_> {
         temp::write(&path, &obj)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
-            images: images
+            images: first_seen
                 .iter()
                 .map(|l| {
                     (

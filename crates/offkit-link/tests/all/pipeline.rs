@@ -4,7 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use offkit_format::binary;
 use offkit_format::kind::OffloadKind;
 use offkit_link::link::{self, Wrap, WrapRequest};
 use offkit_link::{opts, Error};
@@ -91,14 +90,11 @@ impl Wrap for Recorder {
         &self,
         req: &WrapRequest<'_>,
     ) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
-        let mut images = Vec::new();
-        for buf in req.images {
-            for b in binary::parse_all(buf, 0) {
-                for e in b?.entries {
-                    images.push((e.triple().into_owned(), e.arch().into_owned()));
-                }
-            }
-        }
+        let images = req
+            .images
+            .iter()
+            .map(|i| (i.triple.to_string(), i.arch.unwrap_or("").to_string()))
+            .collect();
         self.calls
             .lock()
             .unwrap()
@@ -116,6 +112,12 @@ struct Outcome {
 fn link_with(f: &Fake, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut words = vec![format!("--linker-path={}", f.bin("ld"))];
     words.extend(args.iter().map(|s| s.to_string()));
+    // Outputs go to the test's directory, never the working directory.
+    for i in 1..words.len() {
+        if words[i - 1] == "-o" && !words[i].starts_with('/') {
+            words[i] = f.path().join(&words[i]).display().to_string();
+        }
+    }
     let parsed = opts::parse(&words).unwrap();
     let clang = f.bin("clang");
     let bundler = f.bin("clang-offload-bundler");
@@ -279,7 +281,11 @@ fn no_device_code_means_no_wrapper() {
     );
     let o = link(&f, &["-o", "x", &plain, "--wrapper-verbose"]);
     o.result.unwrap();
-    assert_eq!(o.lines, [format!(" \"{}\" -o x {plain}", f.bin("ld"))]);
+    let x = f.path().join("x");
+    assert_eq!(
+        o.lines,
+        [format!(" \"{}\" -o {} {plain}", f.bin("ld"), x.display())]
+    );
     assert!(o.wraps.is_empty());
 }
 
@@ -305,12 +311,13 @@ fn groups_and_image_order() {
         !calls[1].iter().any(|a| a == "-shared"),
         "AMDGPU links get no host libraries"
     );
-    // LLVM 19's comparator puts gfx90a before x86_64 for this input order.
+    // The wrap step gets the images in the order the groups were linked (it applies LLVM
+    // 19's order itself).
     assert_eq!(
         o.wraps[0].1,
         [
-            (AMD.to_string(), "gfx90a".to_string()),
-            (X86.to_string(), String::new())
+            (X86.to_string(), String::new()),
+            (AMD.to_string(), "gfx90a".to_string())
         ]
     );
 }
@@ -507,7 +514,8 @@ fn dry_run_prints_and_runs_nothing() {
         "{}",
         o.lines[0]
     );
-    assert!(o.lines[1].starts_with(&format!(" \"{}\" -o p ", f.bin("ld"))));
+    let out = f.path().join("p");
+    assert!(o.lines[1].starts_with(&format!(" \"{}\" -o {} ", f.bin("ld"), out.display())));
 }
 
 #[test]
@@ -564,8 +572,9 @@ fn emit_plan_writes_a_script() {
     assert!(text.contains("\"$OFFKIT\" wrap --kind openmp --host-triple x86_64-pc-linux-gnu -o \"$T\"/p.openmp.image.wrapper-"), "{text}");
     assert!(
         text.contains(&format!(
-            "{} -o p \"$T\"/p.openmp.image.wrapper-",
-            f.bin("ld")
+            "{} -o {} \"$T\"/p.openmp.image.wrapper-",
+            f.bin("ld"),
+            f.path().join("p").display()
         )),
         "{text}"
     );
