@@ -117,5 +117,9 @@ fn target_id_parse_matches_clang_hip_driver() {
     }
     assert_no_mismatch("TargetId::parse (clang HIP driver)", ids.len(), &mismatches);
     // Both outcomes must be well represented.
-    assert!(valid > 50 && valid < ids.len() - 50, "{valid} of {} valid", ids.len());
+    assert!(
+        valid > 50 && valid < ids.len() - 50,
+        "{valid} of {} valid",
+        ids.len()
+    );
 }
