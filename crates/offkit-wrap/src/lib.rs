@@ -56,6 +56,7 @@ mod order;
 use std::io::Write;
 
 use offkit_format::binary::{self, ImageSpec};
+pub use offkit_format::bundle::compressed;
 use offkit_format::kind::OffloadKind;
 
 pub use error::{Error, ImageName};
@@ -155,6 +156,10 @@ pub struct WrapOptions {
     /// `clang-offload-wrapper` does); the offload binary then records the image kind found
     /// (ELF object, bitcode, or none).
     pub check_images: bool,
+    /// HIP: compress the offload bundle (LLVM's `clang-linker-wrapper --compress
+    /// [--compression-level=N]`, which passes `-compress` to the bundler). The bundle is then
+    /// built in memory. `compressed::Options::default()` is what LLVM 19 writes.
+    pub hip_compress: Option<compressed::Options>,
 }
 
 impl WrapOptions {
@@ -168,6 +173,7 @@ impl WrapOptions {
             order: Order::Llvm19,
             large: Large::Auto,
             check_images: true,
+            hip_compress: None,
         }
     }
 }
@@ -218,6 +224,7 @@ pub struct Wrapper<'a> {
     form: Form,
     relocatable: bool,
     large: bool,
+    hip_compress: Option<compressed::Options>,
     placed: Vec<Placed<'a>>,
 }
 
@@ -236,6 +243,11 @@ impl<'a> Wrapper<'a> {
             }
             (Kind::Cuda | Kind::Hip, false) => Form::Fatbin,
         };
+        if opts.hip_compress.is_some() && opts.kind != Kind::Hip {
+            return Err(Error::BadOptions(
+                "only HIP offload bundles are compressed".to_string(),
+            ));
+        }
         if opts.relocatable && form != Form::OpenMp {
             return Err(Error::BadOptions(
                 "relocatable mode applies to LLVM 19's OpenMP form only".to_string(),
@@ -328,6 +340,7 @@ impl<'a> Wrapper<'a> {
             form,
             relocatable: opts.relocatable,
             large,
+            hip_compress: opts.hip_compress,
             placed,
         })
     }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use offkit_tools::{Env, MappedFile};
-use offkit_wrap::{Image, Kind, Large, Order, WrapOptions, Wrapper};
+use offkit_wrap::{compressed, Image, Kind, Large, Order, WrapOptions, Wrapper};
 
 use crate::output::write_atomic_with;
 
@@ -61,6 +61,18 @@ pub struct Args {
     /// The large-image layout: past 1 GiB of images (auto), never, or always.
     #[arg(long, value_enum, default_value = "auto")]
     large: LargeArg,
+    /// HIP: compress the offload bundle as LLVM 19's `clang-linker-wrapper --compress` does
+    /// (zstd, compressed bundle version 2).
+    #[arg(long)]
+    compress: bool,
+    /// HIP: the zstd level with `--compress` (LLVM's `--compression-level`).
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "compress",
+        allow_negative_numbers = true
+    )]
+    compression_level: Option<i32>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -181,6 +193,12 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             LargeArg::Never => Large::Never,
             LargeArg::Always => Large::Always,
         },
+        hip_compress: args.compress.then(|| compressed::Options {
+            level: args
+                .compression_level
+                .unwrap_or(compressed::Options::default().level),
+            ..compressed::Options::default()
+        }),
         ..WrapOptions::new(args.host_triple.clone(), kind)
     };
     let wrapper = Wrapper::new(&images, &opts)?;

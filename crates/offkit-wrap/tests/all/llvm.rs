@@ -5,7 +5,7 @@ use offkit_testutil::fixtures::{compile_openmp, OPENMP_SAXPY};
 use offkit_testutil::wrap::{
     amdgpu_elf, assert_same_object, assert_same_text, compile_ir, cuda_elf, fake_cuda, llvm_wrap,
 };
-use offkit_wrap::{Image, Kind, WrapOptions};
+use offkit_wrap::{compressed, Image, Kind, WrapOptions};
 
 use crate::common::{embedded_images, opts, views, wrap, wrap_ir};
 
@@ -187,4 +187,31 @@ fn many_images_in_llvm_order() {
         .collect();
     let o = opts(HOSTS[0], Kind::OpenMp);
     check_against(&wrap(&images, &o), &wrap_ir(&images, &o), &llvm, HOSTS[0]);
+}
+
+/// `clang-linker-wrapper --compress [--compression-level=N]`: a compressed bundle (`CCOB`).
+#[test]
+fn compressed_hip_matches_llvm() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let a = amdgpu_elf(d, "a.gfx942", 0x4c, 20000);
+    let bytes = std::fs::read(&a).unwrap();
+    let images = [Image::new(&bytes, "amdgcn-amd-amdhsa", "gfx942")];
+    for (name, level) in [("default", None), ("level9", Some(9))] {
+        let mut args = vec![
+            "--compress".to_string(),
+            format!("--override-image=hip={}", a.display()),
+        ];
+        let mut copts = compressed::Options::default();
+        if let Some(l) = level {
+            args.push(format!("--compression-level={l}"));
+            copts.level = l;
+        }
+        let llvm = llvm_wrap(&d.join(name), HOSTS[0], "hip", &args);
+        let o = WrapOptions {
+            hip_compress: Some(copts),
+            ..opts(HOSTS[0], Kind::Hip)
+        };
+        check_against(&wrap(&images, &o), &wrap_ir(&images, &o), &llvm, HOSTS[0]);
+    }
 }
