@@ -1,6 +1,55 @@
-//! Fuzz body: elf_scan.
-//!
-//! Not landed yet.
+//! Fuzz body: the scanner on object files (`scan::walk` over ELF, with entry tables).
 
-/// Runs the body on one input.
-pub fn run(_data: &[u8]) {}
+use offkit_format::scan::{self, Event, Options};
+use offkit_format::Error;
+
+/// Walks `data` as an input file. Whether or not the walk succeeds, every image it reports
+/// whose offset counts in the input must be exactly the input's bytes at that offset, and the
+/// entry tables must lie in the input.
+pub fn run(data: &[u8]) {
+    check(data, &mut Options::default());
+}
+
+/// The shared check of the scanner fuzz bodies.
+pub fn check(data: &[u8], opts: &mut Options<'_>) {
+    let len = data.len() as u64;
+    let _ = scan::walk(data, "fuzz", opts, &mut |ev| {
+        let in_input = |l: &scan::Location| l.in_file() && l.thin_member().is_none();
+        match ev {
+            Event::Image(img) => {
+                let i = img.info;
+                assert_eq!(i.size, img.bytes.len() as u64);
+                if in_input(&i.location) {
+                    let at = usize::try_from(i.offset).expect("offset");
+                    assert_eq!(
+                        data.get(at..at + img.bytes.len()),
+                        Some(img.bytes),
+                        "{} is not at its offset",
+                        i.location
+                    );
+                }
+            }
+            Event::Table(t) if in_input(&t.location) => {
+                let end = t.offset + t.layout.stride * t.entries.len() as u64;
+                assert!(end <= len, "table past the end");
+            }
+            Event::Container(c) if in_input(&c.location) => {
+                assert!(c.offset + c.size <= len, "container past the end");
+            }
+            _ => {}
+        }
+        Ok::<(), Error>(())
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seeds_and_mutations() {
+        let seeds = crate::seeds("elf_scan");
+        assert!(!seeds.is_empty());
+        for input in crate::mutations(&seeds, 300) {
+            super::run(&input);
+        }
+    }
+}

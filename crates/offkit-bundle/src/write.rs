@@ -102,8 +102,8 @@ pub fn compressed(
     Ok(c)
 }
 
-/// Writes a fat object: the host input (`entries[host]`) with one bundle section per entry; the
-/// host entry's section holds one zero byte.
+/// Writes a fat object: the host input (`entries[host]`) with one bundle section per entry,
+/// streamed from the inputs; the host entry's section holds one zero byte.
 pub fn object(entries: &[Entry<'_>], host: usize, out: &mut Output) -> Result<()> {
     let host_input = entries
         .get(host)
@@ -112,29 +112,25 @@ pub fn object(entries: &[Entry<'_>], host: usize, out: &mut Output) -> Result<()
             message: "a fat object needs a host entry".into(),
         })?
         .input;
-    let sections: Vec<(&[u8], &[u8])> = entries
+    let sections: Vec<(&[u8], u64)> = entries
         .iter()
         .enumerate()
-        .map(|(i, e)| {
-            (
-                e.id,
-                if i == host {
-                    &b"\0"[..]
-                } else {
-                    e.input.bytes()
-                },
-            )
-        })
+        .map(|(i, e)| (e.id, if i == host { 1 } else { e.input.len() }))
         .collect();
     let path = out.path().to_path_buf();
-    fatobj::add_bundle_sections(host_input.bytes(), &sections, out).map_err(|source| {
-        Error::Object {
-            input: format!(
-                "`{}` (writing `{}`)",
-                host_input.path().display(),
-                path.display()
-            ),
-            source,
+    fatobj::append_bundle_sections(host_input.bytes(), &sections, out, |i, w| {
+        if i == host {
+            w.write_all(b"\0")
+        } else {
+            entries[i].input.copy_all(w)
         }
+    })
+    .map_err(|source| Error::Object {
+        input: format!(
+            "`{}` (writing `{}`)",
+            host_input.path().display(),
+            path.display()
+        ),
+        source,
     })
 }

@@ -22,7 +22,7 @@
 //! let mut bytes = vec![0u8; 32];
 //! bytes[16] = 4;
 //! let layout = Layout::legacy(8);
-//! let raw = entry::parse_raw(&bytes, layout, object::Endianness::Little, 0).unwrap();
+//! let raw = entry::parse_raw(&bytes, layout, entry::Endianness::Little, 0).unwrap();
 //! assert_eq!(raw[0].size, 4);
 //! assert_eq!(TableKind::from_section_name(b"hip_offloading_entries"), Some(TableKind::Hip));
 //! ```
@@ -31,7 +31,7 @@ mod elf;
 
 use std::fmt;
 
-use object::Endianness;
+pub use object::Endianness;
 
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;

@@ -402,12 +402,36 @@ pub fn walk<'r, E: From<Error>>(
         inflated: 0,
         compression: Vec::new(),
     };
-    let result = w.node(data, 0, &Location::file(name), 0, true);
+    let result = w.node(data, 0, &Location::file(name), 0, Pos::Top);
     opts.resolver = w.resolver;
     match result {
         Ok(()) => Ok(()),
         Err(Stop::Format(e)) => Err(e.into()),
         Err(Stop::Visit(e)) => Err(e),
+    }
+}
+
+/// Where bytes sit, which decides what is looked for in them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pos {
+    /// The input file: it must be a known format.
+    Top,
+    /// A host object's place (an archive member, a bundle's host entry): anything is looked
+    /// into, including bitcode.
+    Host,
+    /// A device image: containers are looked into; bitcode is not (device modules embed no
+    /// offload objects); unknown formats are leaves.
+    Image,
+}
+
+impl Pos {
+    /// The position of bytes found inside bytes at this one: the input's contents are no
+    /// longer the input.
+    fn below_top(self) -> Pos {
+        match self {
+            Pos::Top => Pos::Host,
+            p => p,
+        }
     }
 }
 
@@ -481,12 +505,15 @@ impl<E> Walker<'_, '_, E> {
         Ok(())
     }
 
+    /// Reports an image and then, when `descend` says from which position, looks into its
+    /// bytes (`base` and `loc` are where they are: the image's own offset and location, or
+    /// for inflated bytes 0 and a location ending in [`Step::Inflated`]).
     fn image(
         &mut self,
         mut info: ImageInfo,
         bytes: &[u8],
         depth: usize,
-        descend: bool,
+        descend: Option<Pos>,
     ) -> Step_<E> {
         self.count_rows(1, info.offset)?;
         if info.compression.is_none() {
@@ -494,23 +521,15 @@ impl<E> Walker<'_, '_, E> {
             info.compression = self.compression.last().cloned();
         }
         self.emit(Event::Image(Image { info: &info, bytes }))?;
-        if descend {
-            self.node(bytes, info.offset, &info.location, depth + 1, false)?;
+        if let Some(pos) = descend {
+            self.node(bytes, info.offset, &info.location, depth + 1, pos)?;
         }
         Ok(())
     }
 
-    /// Bytes whose format is recognised by content. `top`: the input itself, which must be a
-    /// known format; nested payloads of other formats are leaves.
-    fn node(
-        &mut self,
-        data: &[u8],
-        base: u64,
-        loc: &Location,
-        depth: usize,
-        top: bool,
-    ) -> Step_<E> {
-        self.node_inner(data, base, loc, depth, top)
+    /// Bytes whose format is recognised by content, at position `pos`.
+    fn node(&mut self, data: &[u8], base: u64, loc: &Location, depth: usize, pos: Pos) -> Step_<E> {
+        self.node_inner(data, base, loc, depth, pos)
             .map_err(|s| match s {
                 Stop::Format(e) => Stop::Format(loc.wrap(e)),
                 v => v,
@@ -523,8 +542,9 @@ impl<E> Walker<'_, '_, E> {
         base: u64,
         loc: &Location,
         depth: usize,
-        top: bool,
+        pos: Pos,
     ) -> Step_<E> {
+        let top = pos == Pos::Top;
         if depth > limits::MAX_NESTING_DEPTH {
             return Err(Error::LimitExceeded {
                 what: "container nesting",
@@ -549,7 +569,7 @@ impl<E> Walker<'_, '_, E> {
         }
         match crate::bundle::detect(data) {
             crate::bundle::Detected::Compressed => {
-                return self.compressed_bundle(data, base, loc, depth)
+                return self.compressed_bundle(data, base, loc, depth, pos)
             }
             crate::bundle::Detected::Binary => return self.binary_bundle(data, base, loc, depth),
             crate::bundle::Detected::Other => {}
@@ -564,9 +584,14 @@ impl<E> Walker<'_, '_, E> {
                 self.coff(data, base, loc, depth)
             }
             Ok(FileKind::Archive) => self.archive(data, base, loc, depth),
-            _ if crate::container::is_bitcode(data) => {
+            _ if crate::bitcode::is_bitcode(data) => {
                 self.emit(Event::Container(&container(Format::Bitcode)))?;
-                Ok(())
+                if pos == Pos::Image {
+                    // Device bitcode never embeds offload objects; only host objects (`-flto`)
+                    // do, and reading a large device module would cost for nothing.
+                    return Ok(());
+                }
+                self.bitcode(data, base, loc, depth)
             }
             _ if top => Err(Error::BadMagic {
                 what: "offloading container (ELF, COFF, archive, offload binary, offload bundle \
@@ -583,12 +608,26 @@ impl<E> Walker<'_, '_, E> {
         let mut n = 0usize;
         for b in binary::parse_all(data, base) {
             let b = b?;
+            let compression = match &b.compression {
+                Some(c) => {
+                    self.inflate(c.inflated_size, b.offset)?;
+                    Some(Compression {
+                        format: "offload-binary",
+                        version: b.version as u16,
+                        method: c.format.name().to_string(),
+                        offset: b.offset,
+                        compressed_size: b.size,
+                        uncompressed_size: c.inflated_size,
+                    })
+                }
+                None => None,
+            };
             for e in &b.entries {
                 let location = loc.with(Step::Binary(n));
                 n += 1;
                 let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
                 let info = ImageInfo {
-                    location,
+                    location: location.clone(),
                     source: Source::OffloadBinary {
                         version: b.version,
                         offset: b.offset,
@@ -608,9 +647,60 @@ impl<E> Walker<'_, '_, E> {
                         .collect(),
                     offset: e.image_offset,
                     size: e.image.len() as u64,
-                    compression: None,
+                    compression: compression.clone(),
                 };
-                self.image(info, &e.image, depth, true)?;
+                match &compression {
+                    None => self.image(info, &e.image, depth, Some(Pos::Image))?,
+                    Some(c) => {
+                        // The image's bytes were inflated: offsets inside them are their own.
+                        self.image(info, &e.image, depth, None)?;
+                        self.compression.push(c.clone());
+                        let r = self.node(
+                            &e.image,
+                            0,
+                            &location.with(Step::Inflated),
+                            depth + 1,
+                            Pos::Image,
+                        );
+                        self.compression.pop();
+                        r?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts `n` more inflated bytes against [`limits::MAX_INFLATED_SIZE`].
+    fn inflate(&mut self, n: u64, offset: u64) -> Step_<E> {
+        let total = self.inflated.saturating_add(n);
+        if total > limits::MAX_INFLATED_SIZE {
+            return Err(Error::LimitExceeded {
+                what: "inflated bytes of this input",
+                offset,
+                value: total,
+                limit: limits::MAX_INFLATED_SIZE,
+                name: "MAX_INFLATED_SIZE",
+            }
+            .into());
+        }
+        self.inflated = total;
+        Ok(())
+    }
+
+    /// An LLVM bitcode host object (`-flto`): the offload binaries in its
+    /// `!llvm.embedded.objects` globals.
+    fn bitcode(&mut self, data: &[u8], base: u64, loc: &Location, depth: usize) -> Step_<E> {
+        for obj in crate::bitcode::embedded_objects(data, base)? {
+            let gloc = loc.with(Step::Global(String::from_utf8_lossy(obj.name).into_owned()));
+            match &obj.data {
+                std::borrow::Cow::Borrowed(bytes) => {
+                    self.binaries(bytes, obj.offset, &gloc, depth + 1)?
+                }
+                // Bit-packed array data, decoded: offsets are within the decoded bytes.
+                std::borrow::Cow::Owned(bytes) => {
+                    self.binaries(bytes, 0, &gloc.with(Step::Decoded), depth + 1)?
+                }
             }
         }
         Ok(())
@@ -659,15 +749,7 @@ impl<E> Walker<'_, '_, E> {
                     reason: format!("cannot read `{name}`: {reason}"),
                 })?;
                 let bytes: &[u8] = (*bytes).as_ref();
-                self.emit(Event::Container(&Container {
-                    location: mloc.clone(),
-                    format: Format::Archive {
-                        kind: "thin member",
-                    },
-                    offset: 0,
-                    size: bytes.len() as u64,
-                }))?;
-                self.node(bytes, 0, &mloc, depth + 1, false)?;
+                self.node(bytes, 0, &mloc, depth + 1, Pos::Host)?;
                 // The member's header is followed by no data in a thin archive.
                 next = off;
             } else {
@@ -679,7 +761,7 @@ impl<E> Walker<'_, '_, E> {
                         source,
                     })
                 })?;
-                self.node(bytes, base + off, &mloc, depth + 1, false)?;
+                self.node(bytes, base + off, &mloc, depth + 1, Pos::Host)?;
                 next = off + size + (size & 1);
             }
         }

@@ -6,8 +6,6 @@ use super::{
     Step_, Walker,
 };
 use crate::bundle::{binary, compressed, text};
-use crate::error::Error;
-use crate::limits;
 
 /// The comment syntax of a text bundle that starts at `data[0]`, if one does.
 pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
@@ -43,7 +41,12 @@ impl<E> Walker<'_, '_, E> {
             size: payload.len() as u64,
             compression: None,
         };
-        self.image(info, payload, depth, !payload.is_empty())
+        let pos = if info.offload_kind == "host" {
+            super::Pos::Host
+        } else {
+            super::Pos::Image
+        };
+        self.image(info, payload, depth, (!payload.is_empty()).then_some(pos))
     }
 
     /// A binary bundle (`data` starts with the magic).
@@ -97,6 +100,7 @@ impl<E> Walker<'_, '_, E> {
         base: u64,
         loc: &Location,
         depth: usize,
+        pos: super::Pos,
     ) -> Step_<E> {
         let blobs = compressed::blobs(data, base)?;
         for (i, blob) in blobs.iter().enumerate() {
@@ -116,26 +120,16 @@ impl<E> Walker<'_, '_, E> {
                 offset: h.offset,
                 size,
             }))?;
-            let room = limits::MAX_INFLATED_SIZE.saturating_sub(self.inflated);
-            if h.uncompressed_size > room {
-                return Err(Error::LimitExceeded {
-                    what: "inflated bytes of this input",
-                    offset: h.offset,
-                    value: self.inflated.saturating_add(h.uncompressed_size),
-                    limit: limits::MAX_INFLATED_SIZE,
-                    name: "MAX_INFLATED_SIZE",
-                }
-                .into());
-            }
+            self.inflate(h.uncompressed_size, h.offset)?;
+            let room = h.uncompressed_size;
             let inflated = compressed::decompress_blob(blob, room)?;
-            self.inflated += inflated.len() as u64;
             let mut iloc = loc.with(Step::Inflated);
             if blobs.len() > 1 {
                 // Concatenated blobs (LLVM 20+) are told apart by their index.
                 iloc = loc.with(Step::Binary(i)).with(Step::Inflated);
             }
             self.compression.push(info);
-            let r = self.node(&inflated, 0, &iloc, depth + 1, false);
+            let r = self.node(&inflated, 0, &iloc, depth + 1, pos.below_top());
             self.compression.pop();
             r?;
         }

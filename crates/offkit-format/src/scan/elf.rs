@@ -5,8 +5,8 @@ use object::read::elf::{FileHeader, ProgramHeader};
 use object::{elf, Endianness, FileKind};
 
 use super::{
-    split_bundle_id, Container, Event, Format, ImageInfo, Location, Source, Step, Step_, TableInfo,
-    Walker, BUNDLE_MAGIC,
+    split_bundle_id, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_,
+    TableInfo, Walker, BUNDLE_MAGIC,
 };
 use crate::container::{elf_sections, Section, SHT_LLVM_OFFLOADING};
 use crate::entry;
@@ -157,6 +157,7 @@ impl<E> Walker<'_, '_, E> {
             // One `\0` byte stands for the host object itself (the bundler's placeholder).
             let host_placeholder = s.data == [0];
             let (kind, triple, target_id) = split_bundle_id(id);
+            let kind_is_host = kind == "host";
             let info = ImageInfo {
                 location: sloc,
                 source: Source::BundleSection {
@@ -176,7 +177,8 @@ impl<E> Walker<'_, '_, E> {
                 size: s.data.len() as u64,
                 compression: None,
             };
-            return self.image(info, s.data, depth, !host_placeholder);
+            let pos = if kind_is_host { Pos::Host } else { Pos::Image };
+            return self.image(info, s.data, depth, (!host_placeholder).then_some(pos));
         }
         if name == ".hip_fatbin" {
             return self.hip_fatbin(s, sloc, depth);
@@ -194,7 +196,7 @@ impl<E> Walker<'_, '_, E> {
             size: s.data.len() as u64,
             compression: None,
         };
-        self.image(info, s.data, depth, false)
+        self.image(info, s.data, depth, None)
     }
 
     /// A `.hip_fatbin` section: an offload bundle, possibly compressed, that the walk looks
@@ -202,7 +204,7 @@ impl<E> Walker<'_, '_, E> {
     fn hip_fatbin(&mut self, s: &Section<'_>, sloc: Location, depth: usize) -> Step_<E> {
         use crate::bundle::{detect, Detected};
         if detect(s.data) != Detected::Other {
-            return self.node(s.data, s.offset, &sloc, depth + 1, false);
+            return self.node(s.data, s.offset, &sloc, depth + 1, Pos::Image);
         }
         let info = ImageInfo {
             location: sloc,
@@ -216,6 +218,6 @@ impl<E> Walker<'_, '_, E> {
             size: s.data.len() as u64,
             compression: None,
         };
-        self.image(info, s.data, depth, false)
+        self.image(info, s.data, depth, None)
     }
 }

@@ -23,9 +23,12 @@ pub enum Step {
     BundleEntry(String),
     /// A global of an LLVM bitcode module (`@llvm.embedded.object`): `:@name`.
     Global(String),
-    /// The inflated contents of a compressed bundle: shown as `{inflated}` in errors only;
+    /// The inflated contents of a compressed bundle or offload binary: not shown in the path;
     /// offsets below it are in the inflated data.
     Inflated,
+    /// Bytes decoded from a bitcode array constant (stored bit-packed): not shown in the path;
+    /// offsets below it are in the decoded bytes.
+    Decoded,
 }
 
 /// A path from an input file to something inside it.
@@ -55,6 +58,16 @@ impl Location {
         self.steps.iter().any(|s| matches!(s, Step::Inflated))
     }
 
+    /// Whether offsets at this location are in bytes decoded from bitcode (not in any file).
+    pub fn is_decoded(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Decoded))
+    }
+
+    /// Whether offsets at this location count in a file (the input or a thin member's).
+    pub fn in_file(&self) -> bool {
+        !self.is_inflated() && !self.is_decoded()
+    }
+
     /// The thin-archive member file whose bytes this location is in, if any (offsets are in
     /// that file).
     pub fn thin_member(&self) -> Option<&str> {
@@ -73,6 +86,8 @@ impl Location {
         let mut location = self.to_string();
         if self.is_inflated() {
             location.push_str(" (offsets are in the inflated data)");
+        } else if self.is_decoded() {
+            location.push_str(" (offsets are in the bytes decoded from the bitcode constant)");
         } else if let Some(m) = self.thin_member() {
             location.push_str(&format!(" (offsets are in the thin archive member `{m}`)"));
         }
@@ -93,7 +108,7 @@ impl fmt::Display for Location {
                 Step::Binary(i) => write!(f, "[{i}]")?,
                 Step::BundleEntry(id) => write!(f, "[{id}]")?,
                 Step::Global(n) => write!(f, ":@{n}")?,
-                Step::Inflated => {}
+                Step::Inflated | Step::Decoded => {}
             }
         }
         Ok(())

@@ -79,6 +79,8 @@ enum OffsetsIn<'a> {
     ThinMember { member: &'a str },
     /// The inflated contents of a compressed container.
     Inflated,
+    /// Bytes decoded from a bitcode constant.
+    Decoded,
 }
 
 #[derive(Debug, Serialize)]
@@ -172,6 +174,8 @@ fn image(i: &ImageInfo) -> ImageJson<'_> {
     };
     let offsets_in = if i.location.is_inflated() {
         OffsetsIn::Inflated
+    } else if i.location.is_decoded() {
+        OffsetsIn::Decoded
     } else if let Some(member) = i.location.thin_member() {
         OffsetsIn::ThinMember { member }
     } else {

@@ -48,7 +48,7 @@ fn or_dash(s: &str) -> String {
 
 fn image_row(i: &ImageInfo) -> Vec<String> {
     let mut offset = format!("{:#x}", i.offset);
-    if i.location.is_inflated() {
+    if !i.location.in_file() {
         offset.push('*');
     }
     let kind = match &i.source {
@@ -109,12 +109,19 @@ fn entry_table(out: &mut String, t: &TableInfo) {
         } else {
             format!("{:#x}", e.flags)
         };
-        let mut names: Vec<String> = e.flag_names.iter().map(|s| s.to_string()).collect();
+        let mut names: Vec<String> = e
+            .flag_names
+            .iter()
+            .map(|&n| {
+                if n == "requires" && !e.requires.is_empty() {
+                    format!("requires({})", e.requires.join(","))
+                } else {
+                    n.to_string()
+                }
+            })
+            .collect();
         if e.unknown_flags != 0 {
             names.push(format!("?{:#x}", e.unknown_flags));
-        }
-        if !e.requires.is_empty() {
-            names.push(format!("requires={}", e.requires.join("+")));
         }
         if !names.is_empty() {
             flags.push(' ');
@@ -160,8 +167,8 @@ pub fn render(path: &str, r: &Report, out: &mut String) {
             &rows,
             &[false, false, false, false, false, true, true],
         );
-        if r.images.iter().any(|i| i.location.is_inflated()) {
-            out.push_str("  (* offset in the inflated data)\n");
+        if r.images.iter().any(|i| !i.location.in_file()) {
+            out.push_str("  (* offset in inflated or decoded data, not in the file)\n");
         }
     }
     for t in &r.tables {
