@@ -86,7 +86,7 @@ pub fn hip_bundle<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
 /// The fatbinary's pieces: the one CUDA fatbinary, or the HIP bundle.
 pub fn fatbin_pieces<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
     match w.kind {
-        Kind::Hip => hip_bundle(w),
+        Kind::Hip if !crate::image::is_offload_bundle(w.placed[0].image.data) => hip_bundle(w),
         _ => Ok(w
             .placed
             .iter()

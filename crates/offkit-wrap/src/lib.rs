@@ -62,7 +62,7 @@ use offkit_format::kind::OffloadKind;
 pub use error::{Error, ImageName};
 pub use host::Host;
 pub use image::{Image, FATBIN_MAGIC};
-pub use order::llvm19_order;
+pub use order::{llvm19_order, llvm19_sort};
 
 /// The most images one object may hold.
 pub const MAX_IMAGES: usize = 1 << 16;
@@ -93,6 +93,16 @@ impl Kind {
             Kind::OpenMp => "OpenMP",
             Kind::Cuda => "CUDA",
             Kind::Hip => "HIP",
+        }
+    }
+
+    /// The kind for an offload binary's offload kind (`None` for none and SYCL).
+    pub fn from_offload_kind(k: OffloadKind) -> Option<Kind> {
+        match k {
+            OffloadKind::OpenMp => Some(Kind::OpenMp),
+            OffloadKind::Cuda => Some(Kind::Cuda),
+            OffloadKind::Hip => Some(Kind::Hip),
+            _ => None,
         }
     }
 
@@ -277,27 +287,37 @@ impl<'a> Wrapper<'a> {
                 image::detect(img.data)
             });
         }
-        let order: Vec<usize> = match opts.order {
+        let (order, touched) = match opts.order {
             Order::Llvm19 => {
                 let keys: Vec<(&str, &str)> = images.iter().map(|i| (i.triple, i.arch)).collect();
-                llvm19_order(&keys)
+                llvm19_sort(&keys)
             }
-            Order::AsGiven => (0..images.len()).collect(),
+            Order::AsGiven => ((0..images.len()).collect(), vec![false; images.len()]),
         };
+        if opts.kind == Kind::Hip
+            && images.len() > 1
+            && images.iter().any(|i| image::is_offload_bundle(i.data))
+        {
+            return Err(Error::BadOptions(
+                "a ready-made HIP offload bundle must be the only image".to_string(),
+            ));
+        }
         let mut placed = Vec::with_capacity(images.len());
         let mut offset = 0u64;
         for &i in &order {
             let image = images[i];
             let (head, tail, align) = match form {
                 Form::OpenMp => {
+                    let mut strings: Vec<(&[u8], &[u8])> =
+                        vec![(b"triple", image.triple.as_bytes())];
+                    if image.has_arch || touched[i] {
+                        strings.push((b"arch", image.arch.as_bytes()));
+                    }
                     let spec = ImageSpec {
                         image_kind: kinds[i],
                         offload_kind: opts.kind.offload_kind(),
                         flags: 0,
-                        strings: vec![
-                            (b"triple", image.triple.as_bytes()),
-                            (b"arch", image.arch.as_bytes()),
-                        ],
+                        strings,
                     };
                     let layout =
                         binary::layout_v1(&spec, image.data.len() as u64).map_err(|source| {
