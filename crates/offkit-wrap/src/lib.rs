@@ -31,6 +31,12 @@
 //! several gigabytes from a memory map is never copied. Above [`LARGE_THRESHOLD`] bytes of
 //! image data the images go to a `.lrodata.*` section (see [`Large`]).
 //!
+//! The API: [`Image`] (borrowed bytes, triple, target ID; [`Image::without_arch`] for an image
+//! that has no `arch` string), [`WrapOptions`] (host triple, [`Kind`], relocatable, seed-002
+//! form, [`Order`], [`Large`], HIP compression), [`Wrapper::new`] (checks and lays out; every
+//! input error is found here), then [`Wrapper::write_object`] or [`Wrapper::write_llvm_ir`] to
+//! any `Write`; [`write_object`] does both steps.
+//!
 //! ```no_run
 //! use offkit_wrap::{Image, Kind, WrapOptions};
 //!
