@@ -151,17 +151,35 @@ fn many_images_in_llvm_order() {
         0x3f, 0x2c, 0x36, 0x2f, 0x41, 0x30, 0x4c, 0x22, 0x29, 0x3f, 0x33, 0x2a, 0x36,
     ];
     let nv = [70, 35, 90, 50, 80, 70, 60, 86, 75];
-    let mut files = Vec::new();
-    for (i, (a, n)) in amd
-        .iter()
-        .zip(nv.iter().chain(std::iter::repeat(&52)))
-        .enumerate()
-    {
-        files.push(amdgpu_elf(d, &format!("amd{i}"), *a, 100 + 8 * i));
-        if i < nv.len() {
-            files.push(cuda_elf(d, &format!("nv{i}"), *n, 1000 + 8 * i));
+    // 22 images in one order, then 46 in a scrambled one.
+    for (round, count) in [(0usize, 22usize), (1, 46)] {
+        let d = &d.join(format!("round{round}"));
+        std::fs::create_dir_all(d).unwrap();
+        let mut files = Vec::new();
+        for i in 0..count {
+            let j = if round == 0 { i } else { (i * 17 + 5) % count };
+            if j % 5 < 3 {
+                files.push(amdgpu_elf(
+                    d,
+                    &format!("img{i}"),
+                    amd[j % amd.len()],
+                    100 + 8 * i,
+                ));
+            } else {
+                files.push(cuda_elf(
+                    d,
+                    &format!("img{i}"),
+                    nv[j % nv.len()],
+                    1000 + 8 * i,
+                ));
+            }
         }
+        check_many(d, &files);
     }
+}
+
+#[track_caller]
+fn check_many(d: &std::path::Path, files: &[std::path::PathBuf]) {
     assert!(files.len() > 16);
     let args: Vec<String> = files
         .iter()
