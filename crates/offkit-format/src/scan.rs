@@ -749,14 +749,6 @@ impl<E> Walker<'_, '_, E> {
                     reason: format!("cannot read `{name}`: {reason}"),
                 })?;
                 let bytes: &[u8] = (*bytes).as_ref();
-                self.emit(Event::Container(&Container {
-                    location: mloc.clone(),
-                    format: Format::Archive {
-                        kind: "thin member",
-                    },
-                    offset: 0,
-                    size: bytes.len() as u64,
-                }))?;
                 self.node(bytes, 0, &mloc, depth + 1, Pos::Host)?;
                 // The member's header is followed by no data in a thin archive.
                 next = off;

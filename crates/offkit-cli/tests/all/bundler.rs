@@ -740,6 +740,36 @@ fn bundling() {
         ],
         &["fat"],
     ));
+    // Where LLVM 19 crashes (HIP-only object bundle, alignment 0), offkit fails cleanly.
+    let hip_only = format!("-targets={G906},hip-amdgcn-amd-amdhsa-gfx90a");
+    cases.push(
+        c(
+            &[
+                "-type=o",
+                &hip_only,
+                "-input=h.o",
+                "-input=p1",
+                "-output=fat",
+            ],
+            &[],
+        )
+        .no_stderr(),
+    );
+    cases.push(
+        c(
+            &[
+                "-type=bc",
+                &obj,
+                "-input=p0",
+                "-input=p1",
+                "-input=p2",
+                "-output=o",
+                "-bundle-align=0",
+            ],
+            &[],
+        )
+        .no_stderr(),
+    );
     check_all("bundle", &cases);
 }
 
