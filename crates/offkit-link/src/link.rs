@@ -15,11 +15,11 @@ use crate::explain::Explain;
 use crate::invoke::{parallel, Runner};
 use crate::opts::{Args, Opt};
 use crate::plan::Step;
+use crate::relocate;
 use crate::resolve::{self, Group, TargetId};
 use crate::scan::{self, DeviceInput};
 use crate::targets;
 use crate::temp::{self, Temps};
-use crate::{order, relocate};
 
 /// One image to wrap.
 #[derive(Debug, Clone, Copy)]
@@ -451,17 +451,13 @@ impl Ctx<'_, '_> {
         // Phase 4: bundle and wrap per offload kind.
         let mut wrapped = Vec::new();
         for (kind, images) in &by_kind {
-            let keys: Vec<order::Key<'_>> = images
+            // LLVM 19's order (offkit-wrap applies it to OpenMP images itself; CUDA and HIP
+            // bundle their images in it).
+            let keys: Vec<(&str, &str)> = images
                 .iter()
-                .map(|l| {
-                    (
-                        l.triple.as_str(),
-                        l.arch.as_deref().unwrap_or(""),
-                        l.kind.to_raw(1).unwrap_or(0),
-                    )
-                })
+                .map(|l| (l.triple.as_str(), l.arch.as_deref().unwrap_or("")))
                 .collect();
-            let sorted: Vec<&Linked> = order::llvm19_order(&keys)
+            let sorted: Vec<&Linked> = offkit_wrap::llvm19_order(&keys)
                 .iter()
                 .map(|&i| &images[i])
                 .collect();
@@ -638,6 +634,11 @@ impl Ctx<'_, '_> {
             }
         };
         let images: Vec<WrapImage<'_>> = match &bundle {
+            Some((_, b)) => vec![WrapImage {
+                data: b,
+                triple: sorted.first().map_or("", |l| l.triple.as_str()),
+                arch: None,
+            }],
             None => first_seen
                 .iter()
                 .map(|l| WrapImage {
@@ -646,11 +647,6 @@ impl Ctx<'_, '_> {
                     arch: l.arch.as_deref(),
                 })
                 .collect(),
-            Some(b) => vec![WrapImage {
-                data: b,
-                triple: sorted.first().map_or("", |l| l.triple.as_str()),
-                arch: None,
-            }],
         };
         let relocatable = self.args.has(Opt::Relocatable);
         let req = WrapRequest {
@@ -675,16 +671,23 @@ impl Ctx<'_, '_> {
         temp::write(&path, &obj)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
-            images: first_seen
-                .iter()
-                .map(|l| {
-                    (
-                        l.path.clone(),
-                        l.triple.clone(),
-                        l.arch.clone().unwrap_or_default(),
-                    )
-                })
-                .collect(),
+            images: match &bundle {
+                Some((path, _)) => vec![(
+                    path.clone(),
+                    sorted.first().map_or(String::new(), |l| l.triple.clone()),
+                    String::new(),
+                )],
+                None => first_seen
+                    .iter()
+                    .map(|l| {
+                        (
+                            l.path.clone(),
+                            l.triple.clone(),
+                            l.arch.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            },
             host_triple: self.host_triple.clone(),
             relocatable,
             to: path.clone(),
@@ -703,7 +706,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn fatbinary(&self, images: &[&Linked]) -> Result<Vec<u8>> {
+    fn fatbinary(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
         let mut dirs: Vec<PathBuf> =
             vec![Path::new(self.args.last(Opt::CudaPath).unwrap_or("")).join("bin")];
         if let Some(path) = self.s.env.get_os("PATH") {
@@ -744,10 +747,10 @@ impl Ctx<'_, '_> {
             ));
         }
         self.runner.run(&inv)?;
-        self.read_back(&out)
+        Ok((out.clone(), self.read_back(&out)?))
     }
 
-    fn hip_bundle(&self, images: &[&Linked]) -> Result<Vec<u8>> {
+    fn hip_bundle(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
         let program = self.finder.find("clang-offload-bundler", None)?;
         let out = self.temps.create(&self.exe_file, "hipfb")?;
         let mut inv = ToolInvocation::new(program)
@@ -771,7 +774,7 @@ impl Ctx<'_, '_> {
         }
         inv = inv.arg(format!("-output={}", out.display()));
         self.runner.run(&inv)?;
-        self.read_back(&out)
+        Ok((out.clone(), self.read_back(&out)?))
     }
 
     fn host_link(&self, wrapped: &[PathBuf]) -> Result<()> {

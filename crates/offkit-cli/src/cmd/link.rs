@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use offkit_link::link::{self, Session, Wrap};
+use offkit_link::link::{self, Session};
 use offkit_link::opts::{self, Arg, Opt};
 use offkit_tools::{Env, ToolFinder};
 
@@ -67,15 +67,6 @@ pub struct Args {
     host: Vec<OsString>,
 }
 
-/// The wrap step of `offkit link`.
-struct OffkitWrap;
-
-impl Wrap for OffkitWrap {
-    fn wrap(&self, _req: &link::WrapRequest<'_>) -> Result<Vec<u8>, link::BoxError> {
-        Err("offkit-wrap (registration objects, issue 4) has not landed yet".into())
-    }
-}
-
 /// Runs `offkit link`.
 pub fn run(args: Args, env: &Env) -> Result<()> {
     let host: Vec<String> = args
@@ -134,7 +125,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         args: &parsed,
         env,
         argv0: argv0.as_deref().map(Path::new),
-        wrap: &OffkitWrap,
+        wrap: &offkit_link::wrap::OffkitWrap,
         log: None,
     })
     .context("link failed")
