@@ -416,6 +416,21 @@ fn check_llvm_options(s: &Session<'_>) -> Result<()> {
     }
 }
 
+/// The last step of a relocatable link on its own: renames the entry sections of `file` (with
+/// the MD5 suffix of its contents) and empties its `.llvm.offloading`, in place.
+pub fn finish_relocatable(file: &Path) -> Result<()> {
+    let contents = std::fs::read(file).map_err(|source| Error::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let suffix = relocate::suffix(&contents);
+    let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    temp::write_atomic(file, &out)
+}
+
 fn target_text(t: &TargetId) -> String {
     if t.1.is_empty() {
         t.0.clone()
@@ -800,6 +815,7 @@ impl Ctx<'_, '_> {
         }
         let contents = self.read_back(Path::new(exe))?;
         let suffix = relocate::suffix(&contents);
+        // (`finish_relocatable` does the same on its own, for plans.)
         let objcopy = self
             .finder
             .find("llvm-objcopy", None)

@@ -62,13 +62,26 @@ pub struct Args {
     /// Print every command before running it
     #[arg(short, long)]
     verbose: bool,
+    /// Only rename the offloading entry sections of FILE, the output of a relocatable link,
+    /// as the last step of `-r` does (what `--emit-plan` scripts call)
+    #[arg(long, value_name = "FILE", conflicts_with = "host")]
+    finish_relocatable: Option<PathBuf>,
     /// The host link command line (after `--`)
-    #[arg(last = true, required = true, value_name = "HOST LINK ARGS")]
+    #[arg(
+        last = true,
+        required_unless_present = "finish_relocatable",
+        value_name = "HOST LINK ARGS"
+    )]
     host: Vec<OsString>,
 }
 
 /// Runs `offkit link`.
 pub fn run(args: Args, env: &Env) -> Result<()> {
+    if let Some(file) = &args.finish_relocatable {
+        return offkit_link::link::finish_relocatable(file).with_context(|| {
+            format!("failed to finish the relocatable link `{}`", file.display())
+        });
+    }
     let host: Vec<String> = args
         .host
         .iter()

@@ -515,4 +515,50 @@ mod e2e {
         assert_eq!(one.matches("OFFLOADING IMAGE").count(), 1, "{one}");
         assert!(one.contains(X86) && !one.contains("gfx90a"), "{one}");
     }
+
+    /// `--emit-plan` writes a script that, run by hand, makes the same bytes.
+    #[test]
+    fn emitted_plan_reproduces_the_link() {
+        let e = Env::new();
+        let amd = ["-Xopenmp-target=amdgcn-amd-amdhsa", "-march=gfx90a"];
+        let o = e.compile(
+            "region.c",
+            tl::TARGET_REGION.sources[0].1,
+            &[X86, AMD],
+            &[amd[0], amd[1], "-nogpulib"],
+        );
+        let o = o.display().to_string();
+        for (out, args) in [
+            (
+                "prog",
+                vec![o.as_str(), amd[0], amd[1], "-Wl,--emit-plan=plan.sh"],
+            ),
+            (
+                "merged.o",
+                vec![
+                    "--offload-link",
+                    "-r",
+                    "-L/usr/lib/llvm-19/lib",
+                    "-lomptarget.devicertl",
+                    o.as_str(),
+                    amd[0],
+                    amd[1],
+                    "-Wl,--emit-plan=plan.sh",
+                ],
+            ),
+        ] {
+            ok(&e.link(true, out, &[X86, AMD], &args));
+            let made = std::fs::read(e.exe(out)).unwrap();
+            std::fs::remove_file(e.exe(out)).unwrap();
+            let r = std::process::Command::new("sh")
+                .arg("plan.sh")
+                .env("OFFKIT", super::offkit())
+                .current_dir(e.path())
+                .output()
+                .unwrap();
+            assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+            assert_eq!(std::fs::read(e.exe(out)).unwrap(), made, "{out}");
+        }
+        assert_eq!(e.run("prog"), tl::TARGET_REGION.expected);
+    }
 }
