@@ -44,6 +44,7 @@ pub mod scan;
 pub mod symbols;
 pub mod targets;
 pub mod temp;
+pub mod trace;
 pub mod wrap;
 
 pub use error::{Error, InputName, Result};

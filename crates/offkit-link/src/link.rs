@@ -20,6 +20,7 @@ use crate::resolve::{self, Group, TargetId};
 use crate::scan::{self, DeviceInput};
 use crate::targets;
 use crate::temp::{self, Temps};
+use crate::trace::Trace;
 
 /// One image to wrap.
 #[derive(Debug, Clone, Copy)]
@@ -145,6 +146,7 @@ struct Ctx<'a, 'd> {
     host_triple: String,
     common: Common,
     inputs: Vec<DeviceInput<'d>>,
+    trace: Trace,
 }
 
 fn temp_dir(env: &Env) -> PathBuf {
@@ -189,12 +191,6 @@ pub fn run(s: Session<'_>) -> Result<()> {
         "--embed-bitcode",
         "embedding linked bitcode needs LLVM's in-process LTO pipeline",
     )?;
-    refuse(
-        a,
-        Opt::WrapperTimeTrace,
-        "--wrapper-time-trace",
-        "offkit does not write LLVM time traces",
-    )?;
 
     check_llvm_options(&s)?;
     let host_triple = a
@@ -209,13 +205,30 @@ pub fn run(s: Session<'_>) -> Result<()> {
     let verbose = a.has(Opt::Verbose);
     let dry_run = a.has(Opt::DryRun);
     let save = a.has(Opt::SaveTemps);
-    let requests = a
-        .last(Opt::OffloadTargets)
-        .map(str::to_string)
-        .or_else(|| s.env.get("OFFKIT_OFFLOAD_TARGETS").map(str::to_string))
-        .map(|l| targets::parse(&l));
+    let requests = match a.last(Opt::OffloadTargets) {
+        Some(list) => {
+            let r = targets::parse(list);
+            if r.is_empty() {
+                return Err(Error::Usage(format!(
+                    "--offload-targets={list} names no target"
+                )));
+            }
+            Some(r)
+        }
+        None => s
+            .env
+            .get("OFFKIT_OFFLOAD_TARGETS")
+            .map(targets::parse)
+            .filter(|r| !r.is_empty()),
+    };
     let explain = a.has(Opt::Explain);
 
+    let trace = Trace::new(
+        a.has(Opt::WrapperTimeTrace),
+        a.last(Opt::WrapperTimeTraceGranularity)
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(500),
+    );
     // Phase 1: inputs and the offload binaries in them.
     let override_images = a.has(Opt::OverrideImage);
     let located = if override_images {
@@ -244,7 +257,9 @@ pub fn run(s: Session<'_>) -> Result<()> {
         })?);
     }
     let (scanned, lib_files) = files.split_at(located.len());
-    let mut inputs = scan::device_inputs(&located, scanned)?;
+    let mut inputs = trace.scope("ExtractDeviceCode", "", || {
+        scan::device_inputs(&located, scanned)
+    })?;
     let mut lib_ids = Vec::new();
     for ((kind, triple, arch, path), data) in libs.iter().zip(lib_files) {
         let id = inputs.len();
@@ -336,8 +351,17 @@ pub fn run(s: Session<'_>) -> Result<()> {
         host_triple,
         common,
         inputs,
+        trace,
     };
-    let result = ctx.link(&groups, jobs, &exe);
+    let result = ctx.trace.scope("Execute linker wrapper", "", || {
+        ctx.link(&groups, jobs, &exe)
+    });
+    if let (Ok(()), Some(file)) = (&result, a.last(Opt::WrapperTimeTrace)) {
+        temp::write(
+            Path::new(file),
+            ctx.trace.json("clang-linker-wrapper").as_bytes(),
+        )?;
+    }
     for line in exp.lines() {
         ctx.runner.say(&format!("offkit: explain: {line}"));
     }
@@ -453,7 +477,12 @@ impl Ctx<'_, '_> {
         // Phase 3: device links.
         let js = Jobserver::from_env(self.s.env);
         let jobs = jobs.unwrap_or(if js.is_some() { groups.len() } else { 1 });
-        let results = parallel(groups, jobs, js.as_ref(), |g| self.link_group(g, &written));
+        let results = parallel(groups, jobs, js.as_ref(), |g| {
+            self.trace
+                .scope("Link device input", &target_text(&g.target), || {
+                    self.link_group(g, &written)
+                })
+        });
         let mut by_kind: Vec<(OffloadKind, Vec<Linked>)> = self.override_images()?;
         for r in results {
             for l in r? {
@@ -477,10 +506,13 @@ impl Ctx<'_, '_> {
                 .map(|&i| &images[i])
                 .collect();
             let first_seen: Vec<&Linked> = images.iter().collect();
-            wrapped.push(self.wrap(*kind, &first_seen, &sorted)?);
+            wrapped.push(self.trace.scope("Wrap bundled images", kind.name(), || {
+                self.wrap(*kind, &first_seen, &sorted)
+            })?);
         }
         // Phase 5: the host link.
-        self.host_link(&wrapped)?;
+        self.trace
+            .scope("Execute host linker", "", || self.host_link(&wrapped))?;
         if self.args.has(Opt::Relocatable) {
             self.relocate(exe)?;
         }

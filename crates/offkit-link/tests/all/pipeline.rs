@@ -744,3 +744,50 @@ fn hip_and_cuda_bundles() {
     );
     assert_eq!(o.wraps[0].0, OffloadKind::Cuda);
 }
+
+#[test]
+fn time_trace() {
+    let f = Fake::new();
+    let p = kernel_object(&f, "p.o", &[(X86, "", &[Sym::Def("k")])]);
+    let t = f.path().join("trace.json");
+    let o = link(
+        &f,
+        &[
+            "-o",
+            "p",
+            &p,
+            &format!("--wrapper-time-trace={}", t.display()),
+            "--wrapper-time-trace-granularity=0",
+        ],
+    );
+    o.result.unwrap();
+    let j = std::fs::read_to_string(&t).unwrap();
+    for name in [
+        "ExtractDeviceCode",
+        "Link device input",
+        "Wrap bundled images",
+        "Execute host linker",
+        "Execute linker wrapper",
+        "process_name",
+    ] {
+        assert!(
+            j.contains(&format!("\"name\":\"{name}\"")),
+            "{name} missing: {j}"
+        );
+    }
+}
+
+#[test]
+fn empty_offload_targets() {
+    let f = Fake::new();
+    let p = kernel_object(&f, "p.o", &[(X86, "", &[Sym::Def("k")])]);
+    let o = link(&f, &["-o", "p", &p, "--offload-targets="]);
+    assert_eq!(
+        o.result.unwrap_err().to_string(),
+        "--offload-targets= names no target"
+    );
+    // An empty OFFKIT_OFFLOAD_TARGETS is as if it were not set.
+    let o = link_with(&f, &["-o", "p", &p], &[("OFFKIT_OFFLOAD_TARGETS", "")]);
+    o.result.unwrap();
+    assert_eq!(o.wraps.len(), 1);
+}
