@@ -585,6 +585,28 @@ impl Ctx<'_, '_> {
             ),
             "img",
         )?;
+        // With --clang-backend or a --builtin-bitcode for this triple, LLVM 19 gives clang the
+        // linked *bitcode* to compile (so that cc1 can link the builtin library into it): the
+        // bitcode is linked into one module with llvm-link first, and compiled by clang.
+        let clang_backend = self.args.has(Opt::ClangBackend)
+            || self
+                .args
+                .values(Opt::BuiltinBitcode)
+                .iter()
+                .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
+        if clang_backend && !bitcode.is_empty() {
+            let llvm_link = self.finder.find("llvm-link", None)?;
+            let module = self
+                .temps
+                .create(&format!("{}-jit-{}", self.exe_file, triple), "bc")?;
+            let inv = ToolInvocation::new(llvm_link)
+                .arg("-o")
+                .arg(&module)
+                .args(&bitcode);
+            self.runner.run(&inv)?;
+            objects.insert(0, module.to_string_lossy().into_owned());
+            bitcode.clear();
+        }
         let d = DeviceLink {
             triple: &triple,
             arch: &arch,
