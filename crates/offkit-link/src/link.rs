@@ -15,11 +15,12 @@ use crate::explain::Explain;
 use crate::invoke::{parallel, Runner};
 use crate::opts::{Args, Opt};
 use crate::plan::Step;
+use crate::relocate;
 use crate::resolve::{self, Group, TargetId};
 use crate::scan::{self, DeviceInput};
 use crate::targets;
 use crate::temp::{self, Temps};
-use crate::{order, relocate};
+use crate::trace::Trace;
 
 /// One image to wrap.
 #[derive(Debug, Clone, Copy)]
@@ -145,6 +146,7 @@ struct Ctx<'a, 'd> {
     host_triple: String,
     common: Common,
     inputs: Vec<DeviceInput<'d>>,
+    trace: Trace,
 }
 
 fn temp_dir(env: &Env) -> PathBuf {
@@ -189,12 +191,6 @@ pub fn run(s: Session<'_>) -> Result<()> {
         "--embed-bitcode",
         "embedding linked bitcode needs LLVM's in-process LTO pipeline",
     )?;
-    refuse(
-        a,
-        Opt::WrapperTimeTrace,
-        "--wrapper-time-trace",
-        "offkit does not write LLVM time traces",
-    )?;
 
     check_llvm_options(&s)?;
     let host_triple = a
@@ -209,13 +205,30 @@ pub fn run(s: Session<'_>) -> Result<()> {
     let verbose = a.has(Opt::Verbose);
     let dry_run = a.has(Opt::DryRun);
     let save = a.has(Opt::SaveTemps);
-    let requests = a
-        .last(Opt::OffloadTargets)
-        .map(str::to_string)
-        .or_else(|| s.env.get("OFFKIT_OFFLOAD_TARGETS").map(str::to_string))
-        .map(|l| targets::parse(&l));
+    let requests = match a.last(Opt::OffloadTargets) {
+        Some(list) => {
+            let r = targets::parse(list);
+            if r.is_empty() {
+                return Err(Error::Usage(format!(
+                    "--offload-targets={list} names no target"
+                )));
+            }
+            Some(r)
+        }
+        None => s
+            .env
+            .get("OFFKIT_OFFLOAD_TARGETS")
+            .map(targets::parse)
+            .filter(|r| !r.is_empty()),
+    };
     let explain = a.has(Opt::Explain);
 
+    let trace = Trace::new(
+        a.has(Opt::WrapperTimeTrace),
+        a.last(Opt::WrapperTimeTraceGranularity)
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(500),
+    );
     // Phase 1: inputs and the offload binaries in them.
     let override_images = a.has(Opt::OverrideImage);
     let located = if override_images {
@@ -244,7 +257,9 @@ pub fn run(s: Session<'_>) -> Result<()> {
         })?);
     }
     let (scanned, lib_files) = files.split_at(located.len());
-    let mut inputs = scan::device_inputs(&located, scanned)?;
+    let mut inputs = trace.scope("ExtractDeviceCode", "", || {
+        scan::device_inputs(&located, scanned)
+    })?;
     let mut lib_ids = Vec::new();
     for ((kind, triple, arch, path), data) in libs.iter().zip(lib_files) {
         let id = inputs.len();
@@ -336,8 +351,17 @@ pub fn run(s: Session<'_>) -> Result<()> {
         host_triple,
         common,
         inputs,
+        trace,
     };
-    let result = ctx.link(&groups, jobs, &exe);
+    let result = ctx.trace.scope("Execute linker wrapper", "", || {
+        ctx.link(&groups, jobs, &exe)
+    });
+    if let (Ok(()), Some(file)) = (&result, a.last(Opt::WrapperTimeTrace)) {
+        temp::write(
+            Path::new(file),
+            ctx.trace.json("clang-linker-wrapper").as_bytes(),
+        )?;
+    }
     for line in exp.lines() {
         ctx.runner.say(&format!("offkit: explain: {line}"));
     }
@@ -416,6 +440,21 @@ fn check_llvm_options(s: &Session<'_>) -> Result<()> {
     }
 }
 
+/// The last step of a relocatable link on its own: renames the entry sections of `file` (with
+/// the MD5 suffix of its contents) and empties its `.llvm.offloading`, in place.
+pub fn finish_relocatable(file: &Path) -> Result<()> {
+    let contents = std::fs::read(file).map_err(|source| Error::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let suffix = relocate::suffix(&contents);
+    let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    temp::write_atomic(file, &out)
+}
+
 fn target_text(t: &TargetId) -> String {
     if t.1.is_empty() {
         t.0.clone()
@@ -438,7 +477,12 @@ impl Ctx<'_, '_> {
         // Phase 3: device links.
         let js = Jobserver::from_env(self.s.env);
         let jobs = jobs.unwrap_or(if js.is_some() { groups.len() } else { 1 });
-        let results = parallel(groups, jobs, js.as_ref(), |g| self.link_group(g, &written));
+        let results = parallel(groups, jobs, js.as_ref(), |g| {
+            self.trace
+                .scope("Link device input", &target_text(&g.target), || {
+                    self.link_group(g, &written)
+                })
+        });
         let mut by_kind: Vec<(OffloadKind, Vec<Linked>)> = self.override_images()?;
         for r in results {
             for l in r? {
@@ -451,25 +495,24 @@ impl Ctx<'_, '_> {
         // Phase 4: bundle and wrap per offload kind.
         let mut wrapped = Vec::new();
         for (kind, images) in &by_kind {
-            let keys: Vec<order::Key<'_>> = images
+            // LLVM 19's order (offkit-wrap applies it to OpenMP images itself; CUDA and HIP
+            // bundle their images in it).
+            let keys: Vec<(&str, &str)> = images
                 .iter()
-                .map(|l| {
-                    (
-                        l.triple.as_str(),
-                        l.arch.as_deref().unwrap_or(""),
-                        l.kind.to_raw(1).unwrap_or(0),
-                    )
-                })
+                .map(|l| (l.triple.as_str(), l.arch.as_deref().unwrap_or("")))
                 .collect();
-            let sorted: Vec<&Linked> = order::llvm19_order(&keys)
+            let sorted: Vec<&Linked> = offkit_wrap::llvm19_order(&keys)
                 .iter()
                 .map(|&i| &images[i])
                 .collect();
             let first_seen: Vec<&Linked> = images.iter().collect();
-            wrapped.push(self.wrap(*kind, &first_seen, &sorted)?);
+            wrapped.push(self.trace.scope("Wrap bundled images", kind.name(), || {
+                self.wrap(*kind, &first_seen, &sorted)
+            })?);
         }
         // Phase 5: the host link.
-        self.host_link(&wrapped)?;
+        self.trace
+            .scope("Execute host linker", "", || self.host_link(&wrapped))?;
         if self.args.has(Opt::Relocatable) {
             self.relocate(exe)?;
         }
@@ -542,6 +585,28 @@ impl Ctx<'_, '_> {
             ),
             "img",
         )?;
+        // With --clang-backend or a --builtin-bitcode for this triple, LLVM 19 gives clang the
+        // linked *bitcode* to compile (so that cc1 can link the builtin library into it): the
+        // bitcode is linked into one module with llvm-link first, and compiled by clang.
+        let clang_backend = self.args.has(Opt::ClangBackend)
+            || self
+                .args
+                .values(Opt::BuiltinBitcode)
+                .iter()
+                .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
+        if clang_backend && !bitcode.is_empty() {
+            let llvm_link = self.finder.find("llvm-link", None)?;
+            let module = self
+                .temps
+                .create(&format!("{}-jit-{}", self.exe_file, triple), "bc")?;
+            let inv = ToolInvocation::new(llvm_link)
+                .arg("-o")
+                .arg(&module)
+                .args(&bitcode);
+            self.runner.run(&inv)?;
+            objects.insert(0, module.to_string_lossy().into_owned());
+            bitcode.clear();
+        }
         let d = DeviceLink {
             triple: &triple,
             arch: &arch,
@@ -638,6 +703,11 @@ impl Ctx<'_, '_> {
             }
         };
         let images: Vec<WrapImage<'_>> = match &bundle {
+            Some((_, b)) => vec![WrapImage {
+                data: b,
+                triple: sorted.first().map_or("", |l| l.triple.as_str()),
+                arch: None,
+            }],
             None => first_seen
                 .iter()
                 .map(|l| WrapImage {
@@ -646,11 +716,6 @@ impl Ctx<'_, '_> {
                     arch: l.arch.as_deref(),
                 })
                 .collect(),
-            Some(b) => vec![WrapImage {
-                data: b,
-                triple: sorted.first().map_or("", |l| l.triple.as_str()),
-                arch: None,
-            }],
         };
         let relocatable = self.args.has(Opt::Relocatable);
         let req = WrapRequest {
@@ -675,16 +740,23 @@ impl Ctx<'_, '_> {
         temp::write(&path, &obj)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
-            images: first_seen
-                .iter()
-                .map(|l| {
-                    (
-                        l.path.clone(),
-                        l.triple.clone(),
-                        l.arch.clone().unwrap_or_default(),
-                    )
-                })
-                .collect(),
+            images: match &bundle {
+                Some((path, _)) => vec![(
+                    path.clone(),
+                    sorted.first().map_or(String::new(), |l| l.triple.clone()),
+                    String::new(),
+                )],
+                None => first_seen
+                    .iter()
+                    .map(|l| {
+                        (
+                            l.path.clone(),
+                            l.triple.clone(),
+                            l.arch.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            },
             host_triple: self.host_triple.clone(),
             relocatable,
             to: path.clone(),
@@ -703,7 +775,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn fatbinary(&self, images: &[&Linked]) -> Result<Vec<u8>> {
+    fn fatbinary(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
         let mut dirs: Vec<PathBuf> =
             vec![Path::new(self.args.last(Opt::CudaPath).unwrap_or("")).join("bin")];
         if let Some(path) = self.s.env.get_os("PATH") {
@@ -744,10 +816,10 @@ impl Ctx<'_, '_> {
             ));
         }
         self.runner.run(&inv)?;
-        self.read_back(&out)
+        Ok((out.clone(), self.read_back(&out)?))
     }
 
-    fn hip_bundle(&self, images: &[&Linked]) -> Result<Vec<u8>> {
+    fn hip_bundle(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
         let program = self.finder.find("clang-offload-bundler", None)?;
         let out = self.temps.create(&self.exe_file, "hipfb")?;
         let mut inv = ToolInvocation::new(program)
@@ -771,7 +843,7 @@ impl Ctx<'_, '_> {
         }
         inv = inv.arg(format!("-output={}", out.display()));
         self.runner.run(&inv)?;
-        self.read_back(&out)
+        Ok((out.clone(), self.read_back(&out)?))
     }
 
     fn host_link(&self, wrapped: &[PathBuf]) -> Result<()> {
@@ -797,6 +869,7 @@ impl Ctx<'_, '_> {
         }
         let contents = self.read_back(Path::new(exe))?;
         let suffix = relocate::suffix(&contents);
+        // (`finish_relocatable` does the same on its own, for plans.)
         let objcopy = self
             .finder
             .find("llvm-objcopy", None)

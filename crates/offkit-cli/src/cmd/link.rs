@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use offkit_link::link::{self, Session, Wrap};
+use offkit_link::link::{self, Session};
 use offkit_link::opts::{self, Arg, Opt};
 use offkit_tools::{Env, ToolFinder};
 
@@ -62,22 +62,26 @@ pub struct Args {
     /// Print every command before running it
     #[arg(short, long)]
     verbose: bool,
+    /// Only rename the offloading entry sections of FILE, the output of a relocatable link,
+    /// as the last step of `-r` does (what `--emit-plan` scripts call)
+    #[arg(long, value_name = "FILE", conflicts_with = "host")]
+    finish_relocatable: Option<PathBuf>,
     /// The host link command line (after `--`)
-    #[arg(last = true, required = true, value_name = "HOST LINK ARGS")]
+    #[arg(
+        last = true,
+        required_unless_present = "finish_relocatable",
+        value_name = "HOST LINK ARGS"
+    )]
     host: Vec<OsString>,
-}
-
-/// The wrap step of `offkit link`.
-struct OffkitWrap;
-
-impl Wrap for OffkitWrap {
-    fn wrap(&self, _req: &link::WrapRequest<'_>) -> Result<Vec<u8>, link::BoxError> {
-        Err("offkit-wrap (registration objects, issue 4) has not landed yet".into())
-    }
 }
 
 /// Runs `offkit link`.
 pub fn run(args: Args, env: &Env) -> Result<()> {
+    if let Some(file) = &args.finish_relocatable {
+        return offkit_link::link::finish_relocatable(file).with_context(|| {
+            format!("failed to finish the relocatable link `{}`", file.display())
+        });
+    }
     let host: Vec<String> = args
         .host
         .iter()
@@ -134,7 +138,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         args: &parsed,
         env,
         argv0: argv0.as_deref().map(Path::new),
-        wrap: &OffkitWrap,
+        wrap: &offkit_link::wrap::OffkitWrap,
         log: None,
     })
     .context("link failed")
