@@ -66,8 +66,10 @@ pub fn run(data: &[u8]) {
     for p in &parts {
         one(p);
     }
-    for a in &parts {
-        for b in &parts {
+    // Pairs of the first few strings (all pairs of 16 would make each run 16x slower).
+    let few = parts.get(..parts.len().min(6)).unwrap_or_default();
+    for a in few {
+        for b in few {
             let (ia, ib) = (
                 bundle::BundleEntryId::parse(a),
                 bundle::BundleEntryId::parse(b),

@@ -144,17 +144,6 @@ pub enum Error {
         #[source]
         source: crate::relocate::RelocateError,
     },
-    /// Writing an offload binary around a linked image failed.
-    #[error("cannot package the linked {triple} {arch} image")]
-    Package {
-        /// Its triple.
-        triple: String,
-        /// Its architecture.
-        arch: String,
-        /// Why.
-        #[source]
-        source: Box<offkit_format::Error>,
-    },
 }
 
 /// The result type of this crate.

@@ -205,6 +205,47 @@ mod tests {
     }
 
     #[test]
+    fn parallel_within_the_jobserver() {
+        use std::io::Write as _;
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("jobs");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        let keep = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&fifo)
+            .unwrap();
+        let js = Jobserver::connect(&offkit_tools::jobserver::Auth::Fifo(fifo.clone())).unwrap();
+        let run = |tokens: &[u8]| {
+            (&keep).write_all(tokens).unwrap();
+            let live = AtomicUsize::new(0);
+            let peak = AtomicUsize::new(0);
+            let items: Vec<u32> = (0..8).collect();
+            let out = parallel(&items, 4, Some(&js), |&x| {
+                let n = live.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(n, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(20));
+                live.fetch_sub(1, Ordering::SeqCst);
+                x
+            });
+            assert_eq!(out, items);
+            peak.load(Ordering::SeqCst)
+        };
+        // No token free: only the implicit job runs, one link at a time.
+        assert_eq!(run(b""), 1);
+        // One token: two at a time, however many jobs were asked for.
+        assert_eq!(run(b"+"), 2);
+        // The token went back, and only it.
+        let t = js.try_acquire().unwrap();
+        assert!(t.is_some());
+        assert!(js.try_acquire().unwrap().is_none());
+    }
+
+    #[test]
     fn printed_like_llvm() {
         assert_eq!(
             llvm_command_line("/usr/bin/ld", &["-o".into(), "a b".into()]),

@@ -37,7 +37,6 @@ pub mod explain;
 pub mod invoke;
 pub mod link;
 pub mod opts;
-pub mod order;
 pub mod plan;
 pub mod relocate;
 pub mod resolve;
@@ -45,5 +44,7 @@ pub mod scan;
 pub mod symbols;
 pub mod targets;
 pub mod temp;
+pub mod trace;
+pub mod wrap;
 
 pub use error::{Error, InputName, Result};

@@ -6,7 +6,6 @@ use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use offkit_format::binary::{self, ImageSpec};
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_tools::{Env, Jobserver, MappedFile, ToolFinder, ToolInvocation};
 
@@ -16,35 +15,52 @@ use crate::explain::Explain;
 use crate::invoke::{parallel, Runner};
 use crate::opts::{Args, Opt};
 use crate::plan::Step;
+use crate::relocate;
 use crate::resolve::{self, Group, TargetId};
 use crate::scan::{self, DeviceInput};
 use crate::targets;
 use crate::temp::{self, Temps};
-use crate::{order, relocate};
+use crate::trace::Trace;
 
-/// What the wrap step is asked for: the images of one offload kind, already bundled as LLVM 19
-/// bundles them (OpenMP: one offload binary per image; CUDA: one fatbinary; HIP: one offload
-/// bundle), and the host they are for.
+/// One image to wrap.
+#[derive(Debug, Clone, Copy)]
+pub struct WrapImage<'a> {
+    /// The linked device image (OpenMP), or the fatbinary / offload bundle (CUDA, HIP).
+    pub data: &'a [u8],
+    /// Its triple.
+    pub triple: &'a str,
+    /// Its arch (target ID); `None` when the image has none (an `--override-image` for a CPU).
+    pub arch: Option<&'a str>,
+}
+
+/// What the wrap step is asked for: the images of one offload kind and the host they are for.
+/// OpenMP images come in the order their groups were linked (the wrap step applies LLVM 19's
+/// order); CUDA and HIP get the one fatbinary or offload bundle made from their images.
 #[derive(Debug, Clone, Copy)]
 pub struct WrapRequest<'a> {
     /// The offload kind.
     pub kind: OffloadKind,
-    /// The buffers to embed.
-    pub images: &'a [Vec<u8>],
+    /// The images.
+    pub images: &'a [WrapImage<'a>],
     /// The host triple (`--host-triple`).
     pub host_triple: &'a str,
     /// Whether the link is relocatable (`-r`): images go to `.llvm.offloading.relocatable`.
     pub relocatable: bool,
 }
 
+/// A boxed error of the wrap step.
+pub type BoxError = Box<dyn StdError + Send + Sync>;
+
 /// Makes registration objects (offkit-wrap's work); a trait so that the pipeline can be tested
 /// without it.
 pub trait Wrap: Sync {
     /// The relocatable host object that embeds and registers `req.images`.
-    fn wrap(
-        &self,
-        req: &WrapRequest<'_>,
-    ) -> std::result::Result<Vec<u8>, Box<dyn StdError + Send + Sync>>;
+    fn wrap(&self, req: &WrapRequest<'_>) -> std::result::Result<Vec<u8>, BoxError>;
+
+    /// The same object as LLVM IR text (`--print-wrapped-module`).
+    fn llvm_ir(&self, _req: &WrapRequest<'_>) -> std::result::Result<String, BoxError> {
+        Err("printing the wrapped module is not available".into())
+    }
 }
 
 /// One link to perform.
@@ -114,7 +130,6 @@ pub fn executable_name(args: &Args, host_triple: &str) -> String {
 #[derive(Debug, Clone)]
 struct Linked {
     kind: OffloadKind,
-    image_kind: ImageKind,
     triple: String,
     arch: Option<String>,
     bytes: Arc<Vec<u8>>,
@@ -131,6 +146,7 @@ struct Ctx<'a, 'd> {
     host_triple: String,
     common: Common,
     inputs: Vec<DeviceInput<'d>>,
+    trace: Trace,
 }
 
 fn temp_dir(env: &Env) -> PathBuf {
@@ -171,22 +187,9 @@ pub fn run(s: Session<'_>) -> Result<()> {
     };
     refuse(
         a,
-        Opt::PrintWrappedModule,
-        "--print-wrapped-module",
-        "offkit writes the registration object directly, with no LLVM IR to print; \
-         --save-temps keeps the object (<exe>.<kind>.image.wrapper.o)",
-    )?;
-    refuse(
-        a,
         Opt::EmbedBitcode,
         "--embed-bitcode",
         "embedding linked bitcode needs LLVM's in-process LTO pipeline",
-    )?;
-    refuse(
-        a,
-        Opt::WrapperTimeTrace,
-        "--wrapper-time-trace",
-        "offkit does not write LLVM time traces",
     )?;
 
     check_llvm_options(&s)?;
@@ -202,13 +205,30 @@ pub fn run(s: Session<'_>) -> Result<()> {
     let verbose = a.has(Opt::Verbose);
     let dry_run = a.has(Opt::DryRun);
     let save = a.has(Opt::SaveTemps);
-    let requests = a
-        .last(Opt::OffloadTargets)
-        .map(str::to_string)
-        .or_else(|| s.env.get("OFFKIT_OFFLOAD_TARGETS").map(str::to_string))
-        .map(|l| targets::parse(&l));
+    let requests = match a.last(Opt::OffloadTargets) {
+        Some(list) => {
+            let r = targets::parse(list);
+            if r.is_empty() {
+                return Err(Error::Usage(format!(
+                    "--offload-targets={list} names no target"
+                )));
+            }
+            Some(r)
+        }
+        None => s
+            .env
+            .get("OFFKIT_OFFLOAD_TARGETS")
+            .map(targets::parse)
+            .filter(|r| !r.is_empty()),
+    };
     let explain = a.has(Opt::Explain);
 
+    let trace = Trace::new(
+        a.has(Opt::WrapperTimeTrace),
+        a.last(Opt::WrapperTimeTraceGranularity)
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(500),
+    );
     // Phase 1: inputs and the offload binaries in them.
     let override_images = a.has(Opt::OverrideImage);
     let located = if override_images {
@@ -237,7 +257,9 @@ pub fn run(s: Session<'_>) -> Result<()> {
         })?);
     }
     let (scanned, lib_files) = files.split_at(located.len());
-    let mut inputs = scan::device_inputs(&located, scanned)?;
+    let mut inputs = trace.scope("ExtractDeviceCode", "", || {
+        scan::device_inputs(&located, scanned)
+    })?;
     let mut lib_ids = Vec::new();
     for ((kind, triple, arch, path), data) in libs.iter().zip(lib_files) {
         let id = inputs.len();
@@ -329,8 +351,17 @@ pub fn run(s: Session<'_>) -> Result<()> {
         host_triple,
         common,
         inputs,
+        trace,
     };
-    let result = ctx.link(&groups, jobs, &exe);
+    let result = ctx.trace.scope("Execute linker wrapper", "", || {
+        ctx.link(&groups, jobs, &exe)
+    });
+    if let (Ok(()), Some(file)) = (&result, a.last(Opt::WrapperTimeTrace)) {
+        temp::write(
+            Path::new(file),
+            ctx.trace.json("clang-linker-wrapper").as_bytes(),
+        )?;
+    }
     for line in exp.lines() {
         ctx.runner.say(&format!("offkit: explain: {line}"));
     }
@@ -409,6 +440,21 @@ fn check_llvm_options(s: &Session<'_>) -> Result<()> {
     }
 }
 
+/// The last step of a relocatable link on its own: renames the entry sections of `file` (with
+/// the MD5 suffix of its contents) and empties its `.llvm.offloading`, in place.
+pub fn finish_relocatable(file: &Path) -> Result<()> {
+    let contents = std::fs::read(file).map_err(|source| Error::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let suffix = relocate::suffix(&contents);
+    let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    temp::write_atomic(file, &out)
+}
+
 fn target_text(t: &TargetId) -> String {
     if t.1.is_empty() {
         t.0.clone()
@@ -431,7 +477,12 @@ impl Ctx<'_, '_> {
         // Phase 3: device links.
         let js = Jobserver::from_env(self.s.env);
         let jobs = jobs.unwrap_or(if js.is_some() { groups.len() } else { 1 });
-        let results = parallel(groups, jobs, js.as_ref(), |g| self.link_group(g, &written));
+        let results = parallel(groups, jobs, js.as_ref(), |g| {
+            self.trace
+                .scope("Link device input", &target_text(&g.target), || {
+                    self.link_group(g, &written)
+                })
+        });
         let mut by_kind: Vec<(OffloadKind, Vec<Linked>)> = self.override_images()?;
         for r in results {
             for l in r? {
@@ -444,24 +495,24 @@ impl Ctx<'_, '_> {
         // Phase 4: bundle and wrap per offload kind.
         let mut wrapped = Vec::new();
         for (kind, images) in &by_kind {
-            let keys: Vec<order::Key<'_>> = images
+            // LLVM 19's order (offkit-wrap applies it to OpenMP images itself; CUDA and HIP
+            // bundle their images in it).
+            let keys: Vec<(&str, &str)> = images
                 .iter()
-                .map(|l| {
-                    (
-                        l.triple.as_str(),
-                        l.arch.as_deref().unwrap_or(""),
-                        l.kind.to_raw(1).unwrap_or(0),
-                    )
-                })
+                .map(|l| (l.triple.as_str(), l.arch.as_deref().unwrap_or("")))
                 .collect();
-            let sorted: Vec<&Linked> = order::llvm19_order(&keys)
+            let sorted: Vec<&Linked> = offkit_wrap::llvm19_order(&keys)
                 .iter()
                 .map(|&i| &images[i])
                 .collect();
-            wrapped.push(self.wrap(*kind, &sorted)?);
+            let first_seen: Vec<&Linked> = images.iter().collect();
+            wrapped.push(self.trace.scope("Wrap bundled images", kind.name(), || {
+                self.wrap(*kind, &first_seen, &sorted)
+            })?);
         }
         // Phase 5: the host link.
-        self.host_link(&wrapped)?;
+        self.trace
+            .scope("Execute host linker", "", || self.host_link(&wrapped))?;
         if self.args.has(Opt::Relocatable) {
             self.relocate(exe)?;
         }
@@ -534,6 +585,28 @@ impl Ctx<'_, '_> {
             ),
             "img",
         )?;
+        // With --clang-backend or a --builtin-bitcode for this triple, LLVM 19 gives clang the
+        // linked *bitcode* to compile (so that cc1 can link the builtin library into it): the
+        // bitcode is linked into one module with llvm-link first, and compiled by clang.
+        let clang_backend = self.args.has(Opt::ClangBackend)
+            || self
+                .args
+                .values(Opt::BuiltinBitcode)
+                .iter()
+                .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
+        if clang_backend && !bitcode.is_empty() {
+            let llvm_link = self.finder.find("llvm-link", None)?;
+            let module = self
+                .temps
+                .create(&format!("{}-jit-{}", self.exe_file, triple), "bc")?;
+            let inv = ToolInvocation::new(llvm_link)
+                .arg("-o")
+                .arg(&module)
+                .args(&bitcode);
+            self.runner.run(&inv)?;
+            objects.insert(0, module.to_string_lossy().into_owned());
+            bitcode.clear();
+        }
         let d = DeviceLink {
             triple: &triple,
             arch: &arch,
@@ -554,7 +627,6 @@ impl Ctx<'_, '_> {
             .into_iter()
             .map(|kind| Linked {
                 kind,
-                image_kind: ImageKind::Object,
                 triple: triple.clone(),
                 arch: Some(arch.clone()),
                 bytes: bytes.clone(),
@@ -598,7 +670,6 @@ impl Ctx<'_, '_> {
                 })?;
             let l = Linked {
                 kind,
-                image_kind: ImageKind::Object,
                 triple,
                 arch,
                 bytes: Arc::new(bytes),
@@ -612,30 +683,18 @@ impl Ctx<'_, '_> {
         Ok(out)
     }
 
-    fn wrap(&self, kind: OffloadKind, images: &[&Linked]) -> Result<PathBuf> {
-        let buffers: Vec<Vec<u8>> = match kind {
-            OffloadKind::OpenMp => images
-                .iter()
-                .map(|l| {
-                    let mut strings: Vec<(&[u8], &[u8])> = vec![(b"triple", l.triple.as_bytes())];
-                    if let Some(a) = &l.arch {
-                        strings.push((b"arch", a.as_bytes()));
-                    }
-                    let spec = ImageSpec {
-                        image_kind: l.image_kind,
-                        offload_kind: kind,
-                        flags: 0,
-                        strings,
-                    };
-                    binary::write_v1(&spec, &l.bytes).map_err(|source| Error::Package {
-                        triple: l.triple.clone(),
-                        arch: l.arch.clone().unwrap_or_default(),
-                        source: Box::new(source),
-                    })
-                })
-                .collect::<Result<_>>()?,
-            OffloadKind::Cuda => vec![self.fatbinary(images)?],
-            OffloadKind::Hip => vec![self.hip_bundle(images)?],
+    /// Bundles (CUDA, HIP) and wraps the images of one kind; `first_seen` is the order the
+    /// groups were linked in, `sorted` LLVM 19's order of them.
+    fn wrap(
+        &self,
+        kind: OffloadKind,
+        first_seen: &[&Linked],
+        sorted: &[&Linked],
+    ) -> Result<PathBuf> {
+        let bundle = match kind {
+            OffloadKind::OpenMp => None,
+            OffloadKind::Cuda => Some(self.fatbinary(sorted)?),
+            OffloadKind::Hip => Some(self.hip_bundle(sorted)?),
             k => {
                 return Err(Error::Wrap {
                     kind: k.name().into(),
@@ -643,20 +702,37 @@ impl Ctx<'_, '_> {
                 })
             }
         };
+        let images: Vec<WrapImage<'_>> = match &bundle {
+            Some((_, b)) => vec![WrapImage {
+                data: b,
+                triple: sorted.first().map_or("", |l| l.triple.as_str()),
+                arch: None,
+            }],
+            None => first_seen
+                .iter()
+                .map(|l| WrapImage {
+                    data: &l.bytes,
+                    triple: &l.triple,
+                    arch: l.arch.as_deref(),
+                })
+                .collect(),
+        };
         let relocatable = self.args.has(Opt::Relocatable);
-        let obj = self
-            .s
-            .wrap
-            .wrap(&WrapRequest {
-                kind,
-                images: &buffers,
-                host_triple: &self.host_triple,
-                relocatable,
-            })
-            .map_err(|source| Error::Wrap {
-                kind: kind.name().into(),
-                source,
-            })?;
+        let req = WrapRequest {
+            kind,
+            images: &images,
+            host_triple: &self.host_triple,
+            relocatable,
+        };
+        let wrap_err = |source| Error::Wrap {
+            kind: kind.name().into(),
+            source,
+        };
+        if self.args.has(Opt::PrintWrappedModule) {
+            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
+            self.runner.say(ir.trim_end_matches('\n'));
+        }
+        let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
         let path = self.temps.create(
             &format!("{}.{}.image.wrapper", self.exe_file, kind.name()),
             "o",
@@ -664,16 +740,23 @@ impl Ctx<'_, '_> {
         temp::write(&path, &obj)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
-            images: images
-                .iter()
-                .map(|l| {
-                    (
-                        l.path.clone(),
-                        l.triple.clone(),
-                        l.arch.clone().unwrap_or_default(),
-                    )
-                })
-                .collect(),
+            images: match &bundle {
+                Some((path, _)) => vec![(
+                    path.clone(),
+                    sorted.first().map_or(String::new(), |l| l.triple.clone()),
+                    String::new(),
+                )],
+                None => first_seen
+                    .iter()
+                    .map(|l| {
+                        (
+                            l.path.clone(),
+                            l.triple.clone(),
+                            l.arch.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            },
             host_triple: self.host_triple.clone(),
             relocatable,
             to: path.clone(),
@@ -692,7 +775,7 @@ impl Ctx<'_, '_> {
         }
     }
 
-    fn fatbinary(&self, images: &[&Linked]) -> Result<Vec<u8>> {
+    fn fatbinary(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
         let mut dirs: Vec<PathBuf> =
             vec![Path::new(self.args.last(Opt::CudaPath).unwrap_or("")).join("bin")];
         if let Some(path) = self.s.env.get_os("PATH") {
@@ -733,10 +816,10 @@ impl Ctx<'_, '_> {
             ));
         }
         self.runner.run(&inv)?;
-        self.read_back(&out)
+        Ok((out.clone(), self.read_back(&out)?))
     }
 
-    fn hip_bundle(&self, images: &[&Linked]) -> Result<Vec<u8>> {
+    fn hip_bundle(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
         let program = self.finder.find("clang-offload-bundler", None)?;
         let out = self.temps.create(&self.exe_file, "hipfb")?;
         let mut inv = ToolInvocation::new(program)
@@ -760,7 +843,7 @@ impl Ctx<'_, '_> {
         }
         inv = inv.arg(format!("-output={}", out.display()));
         self.runner.run(&inv)?;
-        self.read_back(&out)
+        Ok((out.clone(), self.read_back(&out)?))
     }
 
     fn host_link(&self, wrapped: &[PathBuf]) -> Result<()> {
@@ -786,6 +869,7 @@ impl Ctx<'_, '_> {
         }
         let contents = self.read_back(Path::new(exe))?;
         let suffix = relocate::suffix(&contents);
+        // (`finish_relocatable` does the same on its own, for plans.)
         let objcopy = self
             .finder
             .find("llvm-objcopy", None)

@@ -48,7 +48,7 @@ pub enum Step {
     },
     /// The renaming of a relocatable output's entry sections.
     Relocate {
-        /// The llvm-objcopy arguments LLVM 19 uses, without the hash (added by the script).
+        /// The relocatable output.
         file: PathBuf,
     },
     /// A note (dropped targets and the like).
@@ -122,22 +122,13 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 out.push_str(&sub(cmd));
             }
             Step::Relocate { file } => {
-                let f = q(file);
                 out.push_str(
-                    "# LLVM 19's renaming of the entry sections of a relocatable output\n",
+                    "# LLVM 19 renames the entry sections of a relocatable output (llvm-objcopy)\n",
                 );
                 out.push_str(&format!(
-                    "h=$(md5sum {f} | cut -c1-16 | sed 's/\\(..\\)/\\1 /g' | awk '{{for(i=NF;i>0;i--) printf \"%s\", $i}}' | sed 's/^0*//')\n"
+                    "\"$OFFKIT\" link --finish-relocatable {}",
+                    q(file)
                 ));
-                let mut args = vec![format!("{f} --remove-section .llvm.offloading")];
-                for p in crate::relocate::PREFIXES {
-                    let s = format!("{p}_offloading_entries");
-                    args.push(format!(
-                        "--rename-section {s}={s}_$h --redefine-sym __start_{s}=__start_{s}_$h \
-                         --redefine-sym __stop_{s}=__stop_{s}_$h"
-                    ));
-                }
-                out.push_str(&format!("llvm-objcopy-19 {}", args.join(" ")));
             }
             Step::Note(n) => out.push_str(&format!("# {n}")),
         }

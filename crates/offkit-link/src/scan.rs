@@ -234,6 +234,23 @@ pub fn device_inputs<'d>(
     Ok(out)
 }
 
+fn push_entry<'d>(
+    out: &mut Vec<DeviceInput<'d>>,
+    origin: &InputName,
+    stem: &str,
+    lazy: bool,
+    entry: Entry<'d>,
+) {
+    out.push(DeviceInput {
+        id: out.len(),
+        origin: origin.clone(),
+        stem: stem.to_string(),
+        lazy,
+        offset: entry.image_offset,
+        entry,
+    });
+}
+
 fn push_binaries<'d>(
     out: &mut Vec<DeviceInput<'d>>,
     bytes: &'d [u8],
@@ -254,14 +271,7 @@ fn push_binaries<'d>(
                 std::borrow::Cow::Borrowed(d) => {
                     for b in container::offload_binaries(d, e.offset).map_err(bad)? {
                         for entry in b.entries {
-                            out.push(DeviceInput {
-                                id: out.len(),
-                                origin: origin.clone(),
-                                stem: stem.clone(),
-                                lazy,
-                                offset: entry.image_offset,
-                                entry,
-                            });
+                            push_entry(out, &origin, &stem, lazy, entry);
                         }
                     }
                     continue;
@@ -274,29 +284,14 @@ fn push_binaries<'d>(
                     .collect(),
             };
             for entry in owned {
-                out.push(DeviceInput {
-                    id: out.len(),
-                    origin: origin.clone(),
-                    stem: stem.clone(),
-                    lazy,
-                    offset: entry.image_offset,
-                    entry,
-                });
+                push_entry(out, &origin, &stem, lazy, entry);
             }
         }
         return Ok(());
     }
-    let binaries = container::offload_binaries(bytes, base).map_err(bad)?;
-    for b in binaries {
+    for b in container::offload_binaries(bytes, base).map_err(bad)? {
         for entry in b.entries {
-            out.push(DeviceInput {
-                id: out.len(),
-                origin: origin.clone(),
-                stem: stem.clone(),
-                lazy,
-                offset: entry.image_offset,
-                entry,
-            });
+            push_entry(out, &origin, &stem, lazy, entry);
         }
     }
     Ok(())

@@ -719,6 +719,93 @@ mod tests {
         assert!(!p.failed());
     }
 
+    const TOOL: &[Spec] = &[
+        Spec::flag("h").really_hidden(),
+        Spec::value("o"),
+        Spec::value("image"),
+        Spec::flag("archive"),
+        Spec::immediate("help"),
+        Spec::immediate("version"),
+    ];
+
+    fn tool(v: &[&str]) -> Parsed {
+        parse_config(
+            &args(v),
+            &Config {
+                specs: TOOL,
+                max_positionals: Some(1),
+                suggest_order: &["o", "help", "version", "archive", "image"],
+            },
+        )
+    }
+
+    #[test]
+    fn one_letter_options_group() {
+        let p = tool(&["t", "-ho", "out"]);
+        assert!(!p.failed(), "{}", p.errors);
+        assert_eq!(p.flag("h"), Some(true));
+        assert_eq!(p.last("o"), Some("out"));
+        let p = tool(&["t", "-oh"]);
+        assert_eq!(
+            p.errors,
+            "t: for the -o option: may not occur within a group!\n\
+             t: Unknown command line argument '-oh'.  Try: 't --help'\n\
+             t: Did you mean '-o'?\n"
+        );
+        let p = tool(&["t", "-hx"]);
+        assert_eq!(p.flag("h"), Some(true));
+        assert!(p.errors.contains("Unknown command line argument '-hx'"));
+        assert_eq!(tool(&["t", "-o=x"]).last("o"), Some("x"));
+    }
+
+    #[test]
+    fn immediates_take_no_value_and_positionals_are_counted() {
+        let p = tool(&["t", "--help=0"]);
+        assert_eq!(p.immediate, None);
+        assert_eq!(
+            p.errors,
+            "t: for the --help option: does not allow a value! '0' specified.\n"
+        );
+        let p = tool(&["t", "a", "b"]);
+        assert_eq!(
+            p.errors,
+            "t: Too many positional arguments specified!\nCan specify at most 1 positional \
+             arguments: See: t --help\n"
+        );
+        assert!(!tool(&["t", "a"]).failed());
+        // A suggestion keeps the typed value and counts it in the dashes.
+        let p = tool(&["t", "--zz=5"]);
+        assert!(
+            p.errors.ends_with("t: Did you mean '--o=5'?\n"),
+            "{}",
+            p.errors
+        );
+    }
+
+    #[test]
+    fn response_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let rsp = dir.path().join("args.rsp");
+        std::fs::write(&rsp, "-o 'a b' @missing\n").unwrap();
+        let p = tool(&["t", &format!("@{}", rsp.display())]);
+        assert_eq!(p.last("o"), Some("a b"));
+        assert_eq!(p.positionals, ["@missing"]);
+        std::fs::write(&rsp, format!("@{}", rsp.display())).unwrap();
+        let p = tool(&["t", &format!("@{}", rsp.display())]);
+        assert!(p
+            .expansion_error
+            .unwrap()
+            .starts_with("recursive expansion of: '"));
+        let p = tool(&["t", &format!("@{}", dir.path().display())]);
+        assert_eq!(
+            p.expansion_error.unwrap(),
+            format!(
+                "cannot not open file '{}': Is a directory\n",
+                dir.path().display()
+            )
+        );
+    }
+
     #[test]
     fn integers_with_radix() {
         assert_eq!(parse_llvm_u64("0x10"), Some(16));

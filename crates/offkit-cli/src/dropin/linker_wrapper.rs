@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use offkit_link::link::{self, Wrap, WrapRequest};
+use offkit_link::link;
 use offkit_link::opts::{self, Opt};
 use offkit_tools::Env;
 
@@ -18,18 +18,6 @@ const HELP: &str = include_str!("linker_wrapper/help.txt");
 const HELP_HIDDEN: &str = include_str!("linker_wrapper/help-hidden.txt");
 /// `--version` (`getClangToolFullVersion("clang-linker-wrapper")` of Debian's build).
 const VERSION: &str = "Debian clang-linker-wrapper version 19.1.7 (3~deb12u1)\n";
-
-/// The wrap step: registration objects from offkit-wrap.
-struct OffkitWrap;
-
-impl Wrap for OffkitWrap {
-    fn wrap(
-        &self,
-        _req: &WrapRequest<'_>,
-    ) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
-        Err("offkit-wrap (registration objects, issue 4) has not landed yet".into())
-    }
-}
 
 /// Runs the tool with its full argument vector.
 pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
@@ -72,7 +60,7 @@ pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
         args: &parsed,
         env,
         argv0: Some(Path::new(&argv0)),
-        wrap: &OffkitWrap,
+        wrap: &offkit_link::wrap::OffkitWrap,
         log: None,
     };
     match link::run(session) {

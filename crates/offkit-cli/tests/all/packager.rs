@@ -176,6 +176,8 @@ fn packaging_to_stdout_special_files_and_errors() {
 #[test]
 fn command_line_parsing_help_and_typos() {
     let t = twin();
+    t.put("self.rsp", b"-h @self.rsp");
+    t.put("args.rsp", b"--bogus 'quoted arg' \\\"x\\\" @missing");
     let cases: &[&[&str]] = &[
         &[],
         &["--help"],
@@ -216,6 +218,14 @@ fn command_line_parsing_help_and_typos() {
         &["--image"],
         &["@missing-response-file"],
         &["@."],
+        &["@self.rsp"],
+        &["@args.rsp", "--version"],
+        &["-W"],
+        &["-Wh"],
+        &["-W=0"],
+        &["-Wq"],
+        &["-Wox"],
+        &["-hWo", "out"],
         &[
             "-x",
             "-y",

@@ -59,6 +59,11 @@ pub struct Image {
 
 /// An x86-64 host object whose `.llvm.offloading` section holds OpenMP images.
 pub fn fat_object(images: &[Image]) -> Vec<u8> {
+    fat_object_of(images, OffloadKind::OpenMp)
+}
+
+/// An x86-64 host object whose `.llvm.offloading` section holds images of `kind`.
+pub fn fat_object_of(images: &[Image], kind: OffloadKind) -> Vec<u8> {
     let mut o = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
     let text = o.section_id(StandardSection::Text);
     o.append_section_data(text, &[0xc3; 4], 16);
@@ -69,14 +74,14 @@ pub fn fat_object(images: &[Image]) -> Vec<u8> {
     };
     let mut data = Vec::new();
     for im in images {
-        let kind = if im.bytes.starts_with(b"BC\xC0\xDE") {
+        let image_kind = if im.bytes.starts_with(b"BC\xC0\xDE") {
             ImageKind::Bitcode
         } else {
             ImageKind::Object
         };
         let spec = ImageSpec {
-            image_kind: kind,
-            offload_kind: OffloadKind::OpenMp,
+            image_kind,
+            offload_kind: kind,
             flags: 0,
             strings: vec![
                 (b"triple", im.triple.as_bytes()),

@@ -4,13 +4,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use offkit_format::binary;
 use offkit_format::kind::OffloadKind;
 use offkit_link::link::{self, Wrap, WrapRequest};
 use offkit_link::{opts, Error};
 use offkit_tools::Env;
 
-use crate::fixtures::{archive, device_object, fat_object, put, Image, Sym};
+use crate::fixtures::{archive, device_object, fat_object, fat_object_of, put, Image, Sym};
 
 const X86: &str = "x86_64-pc-linux-gnu";
 const AMD: &str = "amdgcn-amd-amdhsa";
@@ -91,14 +90,11 @@ impl Wrap for Recorder {
         &self,
         req: &WrapRequest<'_>,
     ) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
-        let mut images = Vec::new();
-        for buf in req.images {
-            for b in binary::parse_all(buf, 0) {
-                for e in b?.entries {
-                    images.push((e.triple().into_owned(), e.arch().into_owned()));
-                }
-            }
-        }
+        let images = req
+            .images
+            .iter()
+            .map(|i| (i.triple.to_string(), i.arch.unwrap_or("").to_string()))
+            .collect();
         self.calls
             .lock()
             .unwrap()
@@ -116,6 +112,12 @@ struct Outcome {
 fn link_with(f: &Fake, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let mut words = vec![format!("--linker-path={}", f.bin("ld"))];
     words.extend(args.iter().map(|s| s.to_string()));
+    // Outputs go to the test's directory, never the working directory.
+    for i in 1..words.len() {
+        if words[i - 1] == "-o" && !words[i].starts_with('/') {
+            words[i] = f.path().join(&words[i]).display().to_string();
+        }
+    }
     let parsed = opts::parse(&words).unwrap();
     let clang = f.bin("clang");
     let bundler = f.bin("clang-offload-bundler");
@@ -279,7 +281,11 @@ fn no_device_code_means_no_wrapper() {
     );
     let o = link(&f, &["-o", "x", &plain, "--wrapper-verbose"]);
     o.result.unwrap();
-    assert_eq!(o.lines, [format!(" \"{}\" -o x {plain}", f.bin("ld"))]);
+    let x = f.path().join("x");
+    assert_eq!(
+        o.lines,
+        [format!(" \"{}\" -o {} {plain}", f.bin("ld"), x.display())]
+    );
     assert!(o.wraps.is_empty());
 }
 
@@ -305,12 +311,13 @@ fn groups_and_image_order() {
         !calls[1].iter().any(|a| a == "-shared"),
         "AMDGPU links get no host libraries"
     );
-    // LLVM 19's comparator puts gfx90a before x86_64 for this input order.
+    // The wrap step gets the images in the order the groups were linked (it applies LLVM
+    // 19's order itself).
     assert_eq!(
         o.wraps[0].1,
         [
-            (AMD.to_string(), "gfx90a".to_string()),
-            (X86.to_string(), String::new())
+            (X86.to_string(), String::new()),
+            (AMD.to_string(), "gfx90a".to_string())
         ]
     );
 }
@@ -507,7 +514,8 @@ fn dry_run_prints_and_runs_nothing() {
         "{}",
         o.lines[0]
     );
-    assert!(o.lines[1].starts_with(&format!(" \"{}\" -o p ", f.bin("ld"))));
+    let out = f.path().join("p");
+    assert!(o.lines[1].starts_with(&format!(" \"{}\" -o {} ", f.bin("ld"), out.display())));
 }
 
 #[test]
@@ -564,8 +572,9 @@ fn emit_plan_writes_a_script() {
     assert!(text.contains("\"$OFFKIT\" wrap --kind openmp --host-triple x86_64-pc-linux-gnu -o \"$T\"/p.openmp.image.wrapper-"), "{text}");
     assert!(
         text.contains(&format!(
-            "{} -o p \"$T\"/p.openmp.image.wrapper-",
-            f.bin("ld")
+            "{} -o {} \"$T\"/p.openmp.image.wrapper-",
+            f.bin("ld"),
+            f.path().join("p").display()
         )),
         "{text}"
     );
@@ -660,4 +669,125 @@ fn relocatable_output_renamed_in_place() {
         file.symbol_by_index(i).unwrap().name().unwrap(),
         format!("__start_omp_offloading_entries{suffix}")
     );
+}
+
+#[test]
+fn hip_and_cuda_bundles() {
+    let f = Fake::new();
+    let img = |arch: &'static str, triple: &'static str| Image {
+        triple,
+        arch,
+        bytes: device_object(&[Sym::Def("k")]),
+    };
+    let hip = f.put(
+        "hip.o",
+        &fat_object_of(&[img("gfx90a", AMD), img("gfx1030", AMD)], OffloadKind::Hip),
+    );
+    let o = link(
+        &f,
+        &["-o", "p", &hip, "--compress", "--compression-level=9"],
+    );
+    o.result.unwrap();
+    let calls = f.calls();
+    let bundler = calls
+        .iter()
+        .find(|c| c[0] == "clang-offload-bundler")
+        .unwrap();
+    must_have_in_order(
+        bundler,
+        &[
+            "-type=o",
+            "-bundle-align=4096",
+            "-compress",
+            "-compression-level=9",
+            "-targets=host-x86_64-unknown-linux,hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx1030",
+            "-input=/dev/null",
+            "-input=*",
+            "-input=*",
+            "-output=*",
+        ],
+    );
+    assert_eq!(o.wraps.len(), 1);
+    assert_eq!(o.wraps[0].0, OffloadKind::Hip);
+    assert_eq!(o.wraps[0].1.len(), 1, "one offload bundle");
+
+    // CUDA: without a CUDA toolkit the nvptx device link is a clear error.
+    let f = Fake::new();
+    let cu = f.put(
+        "cu.o",
+        &fat_object_of(&[img("sm_70", "nvptx64-nvidia-cuda")], OffloadKind::Cuda),
+    );
+    std::fs::remove_file(f.path().join("bin/nvlink")).unwrap();
+    let o = link(&f, &["-o", "p", &cu]);
+    let err = o.result.unwrap_err().to_string();
+    assert!(
+        err.starts_with("linking nvptx64-nvidia-cuda device code needs the CUDA toolkit"),
+        "{err}"
+    );
+    // With one (here: fake nvlink and fatbinary), the fatbinary is made as LLVM 19 makes it.
+    let f = Fake::new();
+    let cu = f.put(
+        "cu.o",
+        &fat_object_of(&[img("sm_70", "nvptx64-nvidia-cuda")], OffloadKind::Cuda),
+    );
+    let o = link(&f, &["-o", "p", &cu]);
+    o.result.unwrap();
+    let calls = f.calls();
+    assert!(
+        !calls[0].iter().any(|a| a == "-Wl,--no-undefined"),
+        "no --no-undefined for NVPTX"
+    );
+    let fatbin = calls.iter().find(|c| c[0] == "fatbinary").unwrap();
+    must_have_in_order(
+        fatbin,
+        &["-64", "--create", "*", "--image=profile=sm_70,file=*"],
+    );
+    assert_eq!(o.wraps[0].0, OffloadKind::Cuda);
+}
+
+#[test]
+fn time_trace() {
+    let f = Fake::new();
+    let p = kernel_object(&f, "p.o", &[(X86, "", &[Sym::Def("k")])]);
+    let t = f.path().join("trace.json");
+    let o = link(
+        &f,
+        &[
+            "-o",
+            "p",
+            &p,
+            &format!("--wrapper-time-trace={}", t.display()),
+            "--wrapper-time-trace-granularity=0",
+        ],
+    );
+    o.result.unwrap();
+    let j = std::fs::read_to_string(&t).unwrap();
+    for name in [
+        "ExtractDeviceCode",
+        "Link device input",
+        "Wrap bundled images",
+        "Execute host linker",
+        "Execute linker wrapper",
+        "process_name",
+    ] {
+        assert!(
+            j.contains(&format!("\"name\":\"{name}\"")),
+            "{name} missing: {j}"
+        );
+    }
+}
+
+#[test]
+fn empty_offload_targets() {
+    let f = Fake::new();
+    let p = kernel_object(&f, "p.o", &[(X86, "", &[Sym::Def("k")])]);
+    let o = link(&f, &["-o", "p", &p, "--offload-targets="]);
+    assert_eq!(
+        o.result.unwrap_err().to_string(),
+        "--offload-targets= names no target"
+    );
+    // An empty OFFKIT_OFFLOAD_TARGETS is as if it were not set.
+    let o = link_with(&f, &["-o", "p", &p], &[("OFFKIT_OFFLOAD_TARGETS", "")]);
+    o.result.unwrap();
+    assert_eq!(o.wraps.len(), 1);
 }
