@@ -75,14 +75,14 @@ fn elf_sections_of<'d, Elf: FileHeader<Endian = Endianness>>(
         let (offset, _) = sh.file_range(endian).unwrap_or((0, 0));
         let contents = sh.data(endian, data).map_err(|source| Error::Object {
             what: "ELF section",
-            offset: base + offset,
+            offset: base.saturating_add(offset),
             source,
         })?;
         out.push(Section {
             name,
             index,
             sh_type,
-            offset: base + offset,
+            offset: base.saturating_add(offset),
             data: contents,
         });
     }
@@ -140,10 +140,10 @@ fn collect<'d>(data: &'d [u8], base: u64, depth: usize, out: &mut Vec<Binary<'d>
                 let (off, _) = s.file_range().unwrap_or((0, 0));
                 let contents = s.data().map_err(|source| Error::Object {
                     what: "COFF section",
-                    offset: base + off,
+                    offset: base.saturating_add(off),
                     source,
                 })?;
-                for b in binary::parse_all(contents, base + off) {
+                for b in binary::parse_all(contents, base.saturating_add(off)) {
                     push(out, b?, base)?;
                 }
             }
@@ -169,7 +169,7 @@ fn collect<'d>(data: &'d [u8], base: u64, depth: usize, out: &mut Vec<Binary<'d>
                 let (off, _) = member.file_range();
                 let bytes = member.data(data).map_err(|source| Error::Object {
                     what: "archive member",
-                    offset: base + off,
+                    offset: base.saturating_add(off),
                     source,
                 })?;
                 collect(bytes, base + off, depth + 1, out)?;

@@ -28,6 +28,7 @@
 //! ```
 
 mod elf;
+mod flags;
 
 use std::fmt;
 
@@ -38,6 +39,7 @@ use crate::kind::OffloadKind;
 use crate::limits;
 
 pub use elf::read_tables;
+pub use flags::{cuda, describe, omp, Description, Role};
 
 /// Which entry section a table was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -387,204 +389,6 @@ impl Entry<'_> {
             self.raw.size,
             self.raw.data,
         )
-    }
-}
-
-/// What an entry registers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Role {
-    /// A kernel (size 0): OpenMP target region, CUDA/HIP `__global__` function.
-    Kernel,
-    /// A global variable (OpenMP `declare target to/enter`, CUDA/HIP `__device__`).
-    Variable,
-    /// An OpenMP `declare target link` variable (the entry is the host's reference pointer).
-    Link,
-    /// An OpenMP indirect function (`declare target indirect`).
-    IndirectFunction,
-    /// An OpenMP global constructor.
-    Ctor,
-    /// An OpenMP global destructor.
-    Dtor,
-    /// An OpenMP `requires` registration (the flags are in `data`).
-    Requires,
-    /// A CUDA/HIP `__managed__` variable.
-    Managed,
-    /// A CUDA/HIP surface.
-    Surface,
-    /// A CUDA/HIP texture.
-    Texture,
-    /// A kind offkit does not know.
-    Unknown,
-}
-
-impl Role {
-    /// A short lowercase name: `kernel`, `variable`, `link`, `indirect`, `ctor`, `dtor`,
-    /// `requires`, `managed`, `surface`, `texture`, `unknown`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Role::Kernel => "kernel",
-            Role::Variable => "variable",
-            Role::Link => "link",
-            Role::IndirectFunction => "indirect",
-            Role::Ctor => "ctor",
-            Role::Dtor => "dtor",
-            Role::Requires => "requires",
-            Role::Managed => "managed",
-            Role::Surface => "surface",
-            Role::Texture => "texture",
-            Role::Unknown => "unknown",
-        }
-    }
-}
-
-/// The decoded meaning of an entry's flags.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Description {
-    /// What the entry registers.
-    pub role: Role,
-    /// The names of the flag bits set, in bit order (e.g. `link`; `extern`, `constant`).
-    pub flags: Vec<&'static str>,
-    /// Bits offkit has no name for.
-    pub unknown_flags: u32,
-    /// For an OpenMP `requires` entry, the names of the requirement bits in `data`.
-    pub requires: Vec<&'static str>,
-}
-
-/// OpenMP entry flags (`OpenMPOffloadingDeclareTargetFlags` and the requires bit).
-pub mod omp {
-    /// `declare target link`.
-    pub const LINK: u32 = 0x01;
-    /// Global constructor.
-    pub const CTOR: u32 = 0x02;
-    /// Global destructor.
-    pub const DTOR: u32 = 0x04;
-    /// `declare target indirect` function.
-    pub const INDIRECT: u32 = 0x08;
-    /// A `requires` registration entry.
-    pub const REGISTER_REQUIRES: u32 = 0x10;
-    /// The names of the flag bits.
-    pub const NAMES: [(u32, &str); 5] = [
-        (LINK, "link"),
-        (CTOR, "ctor"),
-        (DTOR, "dtor"),
-        (INDIRECT, "indirect"),
-        (REGISTER_REQUIRES, "requires"),
-    ];
-    /// The `requires` clauses (`OMP_REQ_*`) in the `data` of a requires entry.
-    pub const REQUIRES_NAMES: [(u64, &str); 5] = [
-        (0x001, "none"),
-        (0x002, "reverse_offload"),
-        (0x004, "unified_address"),
-        (0x008, "unified_shared_memory"),
-        (0x010, "dynamic_allocators"),
-    ];
-}
-
-/// CUDA and HIP entry flags (`OffloadEntryKindFlag`).
-pub mod cuda {
-    /// Bits 0–2: the kind of a variable entry.
-    pub const KIND_MASK: u32 = 0x7;
-    /// A global variable.
-    pub const GLOBAL: u32 = 0;
-    /// A `__managed__` variable.
-    pub const MANAGED: u32 = 1;
-    /// A surface.
-    pub const SURFACE: u32 = 2;
-    /// A texture.
-    pub const TEXTURE: u32 = 3;
-    /// The variable is `extern` (defined in another translation unit).
-    pub const EXTERN: u32 = 0x08;
-    /// The variable is `__constant__`.
-    pub const CONSTANT: u32 = 0x10;
-    /// The texture is normalized.
-    pub const NORMALIZED: u32 = 0x20;
-    /// The names of the flag bits above the kind.
-    pub const NAMES: [(u32, &str); 3] = [
-        (EXTERN, "extern"),
-        (CONSTANT, "constant"),
-        (NORMALIZED, "normalized"),
-    ];
-}
-
-/// Decodes `flags` of an entry of model `kind` with `size` and `data`, as LLVM's runtimes and
-/// registration code read them: OpenMP by flag bits (size 0 without flags is a kernel), CUDA and
-/// HIP by size (0 is a kernel) and then the kind bits.
-pub fn describe(kind: OffloadKind, flags: u32, size: u64, data: u64) -> Description {
-    let named = |names: &[(u32, &'static str)], flags: u32| {
-        let mut known = 0;
-        let mut out = Vec::new();
-        for &(bit, name) in names {
-            if flags & bit != 0 {
-                out.push(name);
-                known |= bit;
-            }
-        }
-        (out, flags & !known)
-    };
-    match kind {
-        OffloadKind::OpenMp => {
-            let (names, unknown) = named(&omp::NAMES, flags);
-            let role = if flags & omp::REGISTER_REQUIRES != 0 {
-                Role::Requires
-            } else if flags & omp::LINK != 0 {
-                Role::Link
-            } else if flags & omp::INDIRECT != 0 {
-                Role::IndirectFunction
-            } else if flags & omp::CTOR != 0 {
-                Role::Ctor
-            } else if flags & omp::DTOR != 0 {
-                Role::Dtor
-            } else if size == 0 {
-                Role::Kernel
-            } else {
-                Role::Variable
-            };
-            let requires = if role == Role::Requires {
-                omp::REQUIRES_NAMES
-                    .iter()
-                    .filter(|(bit, _)| data & bit != 0)
-                    .map(|(_, n)| *n)
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            Description {
-                role,
-                flags: names,
-                unknown_flags: unknown,
-                requires,
-            }
-        }
-        OffloadKind::Cuda | OffloadKind::Hip => {
-            let (names, unknown) = named(&cuda::NAMES, flags & !cuda::KIND_MASK);
-            let role = if size == 0 {
-                Role::Kernel
-            } else {
-                match flags & cuda::KIND_MASK {
-                    cuda::GLOBAL => Role::Variable,
-                    cuda::MANAGED => Role::Managed,
-                    cuda::SURFACE => Role::Surface,
-                    cuda::TEXTURE => Role::Texture,
-                    _ => Role::Unknown,
-                }
-            };
-            Description {
-                role,
-                flags: names,
-                unknown_flags: unknown,
-                requires: Vec::new(),
-            }
-        }
-        _ => Description {
-            role: if size == 0 {
-                Role::Kernel
-            } else {
-                Role::Unknown
-            },
-            flags: Vec::new(),
-            unknown_flags: flags,
-            requires: Vec::new(),
-        },
     }
 }
 

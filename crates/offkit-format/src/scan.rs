@@ -38,21 +38,25 @@
 //! assert_eq!(report.images[0].triple, "x86_64-pc-linux-gnu");
 //! ```
 
+mod archive;
 mod bundle;
 mod elf;
 mod location;
+mod report;
 
 use std::fmt;
 
 use object::FileKind;
 
 use crate::binary;
-use crate::entry::{self, Layout, Resolution, Role, TableKind};
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
 use crate::limits;
 
 pub use location::{Location, Step};
+pub use report::{
+    Compression, Container, EntryInfo, Event, Format, Image, ImageInfo, Report, Source, TableInfo,
+};
 
 /// Reads the members of thin archives, which live in files of their own.
 pub trait Resolver {
@@ -81,293 +85,6 @@ impl fmt::Debug for Options<'_> {
             .field("resolver", &self.resolver.is_some())
             .finish()
     }
-}
-
-/// What a container is.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// An ELF file.
-    Elf {
-        /// `elf32` or `elf64` and the machine, as `llvm-objdump` names it (`elf64-x86-64`).
-        name: String,
-        /// `relocatable`, `executable`, `pie executable`, `shared`, `core` or `other`.
-        file_type: &'static str,
-        /// Whether it is big-endian.
-        big_endian: bool,
-    },
-    /// A COFF object.
-    Coff,
-    /// A static archive.
-    Archive {
-        /// `gnu`, `bsd`, `thin`, `coff`, `aix` …
-        kind: &'static str,
-    },
-    /// A file that is a sequence of offload binaries.
-    OffloadBinaries,
-    /// An offload bundle (`__CLANG_OFFLOAD_BUNDLE__`).
-    Bundle,
-    /// A compressed offload bundle (`CCOB`).
-    CompressedBundle(Compression),
-    /// LLVM bitcode.
-    Bitcode,
-}
-
-impl fmt::Display for Format {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Format::Elf {
-                name, file_type, ..
-            } => write!(f, "{name} {file_type}"),
-            Format::Coff => f.write_str("coff object"),
-            Format::Archive { kind } => write!(f, "{kind} archive"),
-            Format::OffloadBinaries => f.write_str("offload binary"),
-            Format::Bundle => f.write_str("offload bundle"),
-            Format::CompressedBundle(c) => write!(f, "compressed offload bundle ({c})"),
-            Format::Bitcode => f.write_str("llvm bitcode"),
-        }
-    }
-}
-
-/// A container met during the walk: the input file, an archive member, an object, a bundle.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Container {
-    /// Where it is.
-    pub location: Location,
-    /// What it is.
-    pub format: Format,
-    /// The absolute offset of its first byte.
-    pub offset: u64,
-    /// Its size in bytes.
-    pub size: u64,
-}
-
-/// How an image's bytes were compressed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Compression {
-    /// The container format: `ccob` (compressed offload bundle) or `offload-binary`.
-    pub format: &'static str,
-    /// The format's version.
-    pub version: u16,
-    /// `zlib`, `zstd`, or `method N`.
-    pub method: String,
-    /// The absolute offset of the compressed container's header.
-    pub offset: u64,
-    /// The compressed size (the container's, header included).
-    pub compressed_size: u64,
-    /// The inflated size.
-    pub uncompressed_size: u64,
-}
-
-impl fmt::Display for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} v{} {} {}→{}",
-            self.format, self.version, self.method, self.compressed_size, self.uncompressed_size
-        )
-    }
-}
-
-/// Where a device image was found.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Source {
-    /// An offload binary (`0x10FF10AD`).
-    OffloadBinary {
-        /// The binary's version.
-        version: u32,
-        /// The absolute offset of the binary's header.
-        offset: u64,
-        /// The entry's flags.
-        flags: u32,
-    },
-    /// An entry of an offload bundle.
-    BundleEntry {
-        /// The bundle entry ID.
-        id: String,
-    },
-    /// A `__CLANG_OFFLOAD_BUNDLE__<id>` section of an object (a bundled object).
-    BundleSection {
-        /// The bundle entry ID (the rest of the section name).
-        id: String,
-        /// The section holds the one `\0` byte that stands for the host object itself.
-        host_placeholder: bool,
-    },
-    /// A `.nv_fatbin` section: a CUDA fatbinary, listed but not looked into.
-    NvFatbin,
-    /// A `.hip_fatbin` section that holds no offload bundle.
-    HipFatbin,
-}
-
-impl Source {
-    /// A short name: `offload-binary`, `bundle`, `bundle-section`, `nv-fatbin`, `hip-fatbin`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Source::OffloadBinary { .. } => "offload-binary",
-            Source::BundleEntry { .. } => "bundle",
-            Source::BundleSection { .. } => "bundle-section",
-            Source::NvFatbin => "nv-fatbin",
-            Source::HipFatbin => "hip-fatbin",
-        }
-    }
-}
-
-/// A device image and what is known about it, without its bytes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageInfo {
-    /// Where it is.
-    pub location: Location,
-    /// What holds it.
-    pub source: Source,
-    /// The programming model: `openmp`, `cuda`, `hip`, `none` (offload binaries), or a
-    /// bundle entry's kind as written (`host`, `hip`, `hipv4`, `openmp`, …).
-    pub offload_kind: String,
-    /// What the image is.
-    pub image_kind: ImageKind,
-    /// The target triple.
-    pub triple: String,
-    /// The target ID (`arch`): a processor and features, e.g. `gfx90a:xnack+`; may be empty.
-    pub target_id: String,
-    /// All key/value strings of an offload binary entry, in file order.
-    pub strings: Vec<(String, String)>,
-    /// The absolute offset of the image's first byte (in the inflated data when
-    /// `location.is_inflated()`, in the thin member's file for thin members).
-    pub offset: u64,
-    /// The image size.
-    pub size: u64,
-    /// The compression of the container it was inflated from, if any.
-    pub compression: Option<Compression>,
-}
-
-/// A device image and its bytes, as the walk passes it to the visitor.
-#[derive(Debug, Clone, Copy)]
-pub struct Image<'a> {
-    /// What is known about it.
-    pub info: &'a ImageInfo,
-    /// Its bytes.
-    pub bytes: &'a [u8],
-}
-
-/// One entry of an entry table, owned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EntryInfo {
-    /// Its index in the table.
-    pub index: usize,
-    /// The absolute offset of the entry.
-    pub offset: u64,
-    /// The programming model.
-    pub offload_kind: OffloadKind,
-    /// The name string (empty for a null name).
-    pub name: String,
-    /// Whether the name could be read (false: it points at an undefined symbol, shown in
-    /// `name` as `<symbol+addend>`).
-    pub name_resolved: bool,
-    /// The host address as text: a symbol (`scale`, `.rodata+0x10`), or a hex address, or
-    /// `null`.
-    pub addr: String,
-    /// The address, when it is a known value.
-    pub addr_value: Option<u64>,
-    /// The symbol at or of the address, when there is one.
-    pub addr_symbol: Option<String>,
-    /// `size`.
-    pub size: u64,
-    /// `flags`.
-    pub flags: u32,
-    /// `data` (LLVM 19: the `reserved` field).
-    pub data: u64,
-    /// `version` (0 for LLVM 19 entries).
-    pub version: u16,
-    /// The raw `kind` field (0 for LLVM 19 entries).
-    pub kind: u16,
-    /// What the entry registers.
-    pub role: Role,
-    /// The names of the flag bits set.
-    pub flag_names: Vec<&'static str>,
-    /// Flag bits offkit has no name for.
-    pub unknown_flags: u32,
-    /// For a `requires` entry, the requirement names.
-    pub requires: Vec<&'static str>,
-}
-
-/// An entry table, owned.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TableInfo {
-    /// Where it is (the ELF file's location plus the section).
-    pub location: Location,
-    /// Which section.
-    pub kind: TableKind,
-    /// The entry layout.
-    pub layout: Layout,
-    /// How pointers were resolved.
-    pub resolution: Resolution,
-    /// The absolute offset of the section contents.
-    pub offset: u64,
-    /// The entries.
-    pub entries: Vec<EntryInfo>,
-}
-
-impl TableInfo {
-    fn from_table(location: Location, t: &entry::Table<'_>) -> Self {
-        let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-        let entries = t
-            .entries
-            .iter()
-            .map(|e| {
-                let d = e.describe();
-                EntryInfo {
-                    index: e.index,
-                    offset: e.raw.offset,
-                    offload_kind: e.offload_kind,
-                    name: e.name.display(),
-                    name_resolved: !matches!(e.name, entry::Name::Unresolved(_)),
-                    addr: e.addr.to_string(),
-                    addr_value: e.addr.value,
-                    addr_symbol: e.addr.symbol.map(lossy),
-                    size: e.raw.size,
-                    flags: e.raw.flags,
-                    data: e.raw.data,
-                    version: e.raw.version,
-                    kind: e.raw.kind,
-                    role: d.role,
-                    flag_names: d.flags,
-                    unknown_flags: d.unknown_flags,
-                    requires: d.requires,
-                }
-            })
-            .collect();
-        TableInfo {
-            location,
-            kind: t.kind,
-            layout: t.layout,
-            resolution: t.resolution,
-            offset: t.offset,
-            entries,
-        }
-    }
-}
-
-/// What the walk reports, in the order it meets things (file order, depth first).
-#[derive(Debug, Clone, Copy)]
-#[non_exhaustive]
-pub enum Event<'a> {
-    /// A container.
-    Container(&'a Container),
-    /// A device image.
-    Image(Image<'a>),
-    /// An entry table.
-    Table(&'a TableInfo),
-}
-
-/// Everything a scan found, without payloads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Report {
-    /// The containers, outermost first.
-    pub containers: Vec<Container>,
-    /// The device images.
-    pub images: Vec<ImageInfo>,
-    /// The entry tables.
-    pub tables: Vec<TableInfo>,
 }
 
 /// Scans `data` (the input named `name`) and collects what it holds.
@@ -701,68 +418,6 @@ impl<E> Walker<'_, '_, E> {
                 std::borrow::Cow::Owned(bytes) => {
                     self.binaries(bytes, 0, &gloc.with(Step::Decoded), depth + 1)?
                 }
-            }
-        }
-        Ok(())
-    }
-
-    fn archive(&mut self, data: &[u8], base: u64, loc: &Location, depth: usize) -> Step_<E> {
-        use object::read::archive::ArchiveFile;
-        use object::read::archive::ArchiveKind;
-        let err = |offset| {
-            move |source| Error::Object {
-                what: "archive",
-                offset,
-                source,
-            }
-        };
-        let archive = ArchiveFile::parse(data).map_err(err(base))?;
-        let kind = match archive.kind() {
-            _ if archive.is_thin() => "thin",
-            ArchiveKind::Gnu | ArchiveKind::Gnu64 => "gnu",
-            ArchiveKind::Bsd | ArchiveKind::Bsd64 => "bsd",
-            ArchiveKind::Coff => "coff",
-            ArchiveKind::AixBig => "aix",
-            _ => "unknown",
-        };
-        self.emit(Event::Container(&Container {
-            location: loc.clone(),
-            format: Format::Archive { kind },
-            offset: base,
-            size: data.len() as u64,
-        }))?;
-        // Where the next member header is, for errors (the object crate's do not say).
-        let mut next = 8u64;
-        for member in archive.members() {
-            let member = member.map_err(err(base + next))?;
-            let (off, size) = member.file_range();
-            let name = String::from_utf8_lossy(member.name()).into_owned();
-            if member.is_thin() {
-                let mloc = loc.with(Step::ThinMember(name.clone()));
-                let bytes = match self.resolver.as_deref_mut() {
-                    Some(r) => r.thin_member(loc, &name),
-                    None => Err("no resolver for thin archive members was given".into()),
-                }
-                .map_err(|reason| Error::Invalid {
-                    what: "thin archive member",
-                    offset: base + next,
-                    reason: format!("cannot read `{name}`: {reason}"),
-                })?;
-                let bytes: &[u8] = (*bytes).as_ref();
-                self.node(bytes, 0, &mloc, depth + 1, Pos::Host)?;
-                // The member's header is followed by no data in a thin archive.
-                next = off;
-            } else {
-                let mloc = loc.with(Step::Member(name));
-                let bytes = member.data(data).map_err(|source| {
-                    mloc.wrap(Error::Object {
-                        what: "archive member",
-                        offset: base + off,
-                        source,
-                    })
-                })?;
-                self.node(bytes, base + off, &mloc, depth + 1, Pos::Host)?;
-                next = off + size + (size & 1);
             }
         }
         Ok(())

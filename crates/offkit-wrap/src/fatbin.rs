@@ -12,6 +12,7 @@
 use object::elf::{SHT_INIT_ARRAY, SHT_NOBITS, SHT_PROGBITS};
 
 use offkit_format::bundle::binary as bundle;
+use offkit_format::bundle::compressed;
 
 use crate::code::{self, Anchor, Routines};
 use crate::elf::{Contents, Object, Piece, Section, Symbol, A, SHF_X86_64_LARGE, WA};
@@ -48,6 +49,26 @@ pub fn hip_bundle<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
             what: "HIP offload bundle",
             source,
         })?;
+    if let Some(opts) = &w.hip_compress {
+        // Compression needs the whole bundle; LLVM's bundler builds it in memory too.
+        let entries: Vec<(&[u8], &[u8])> = std::iter::once((id_bytes[0], &[][..]))
+            .chain(
+                id_bytes[1..]
+                    .iter()
+                    .copied()
+                    .zip(w.placed.iter().map(|p| p.image.data)),
+            )
+            .collect();
+        let whole = bundle::write(&entries, HIP_BUNDLE_ALIGN).map_err(|source| Error::Format {
+            what: "HIP offload bundle",
+            source,
+        })?;
+        let c = compressed::compress(&whole, opts).map_err(|source| Error::Format {
+            what: "compressed HIP offload bundle",
+            source,
+        })?;
+        return Ok(vec![Piece::Bytes(c.bytes)]);
+    }
     let mut pieces = vec![Piece::Bytes(layout.header.clone())];
     // The host entry is empty; its padding is all that is written for it.
     let payloads = std::iter::once(&[][..]).chain(w.placed.iter().map(|p| p.image.data));
@@ -65,7 +86,7 @@ pub fn hip_bundle<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
 /// The fatbinary's pieces: the one CUDA fatbinary, or the HIP bundle.
 pub fn fatbin_pieces<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
     match w.kind {
-        Kind::Hip => hip_bundle(w),
+        Kind::Hip if !crate::image::is_offload_bundle(w.placed[0].image.data) => hip_bundle(w),
         _ => Ok(w
             .placed
             .iter()

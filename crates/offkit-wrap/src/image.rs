@@ -22,6 +22,11 @@ pub struct Image<'a> {
     pub arch: &'a str,
     /// A name for messages (usually the file name); may be empty.
     pub name: &'a str,
+    /// Whether the image has an `arch` string at all (true from [`Image::new`]). LLVM 19 gives
+    /// an `--override-image` without a CPU (an x86-64 image, say) none; its offload binary then
+    /// records only `triple`, unless LLVM's sort happened to read the `arch` (see
+    /// [`crate::llvm19_sort`]).
+    pub has_arch: bool,
 }
 
 impl<'a> Image<'a> {
@@ -32,6 +37,16 @@ impl<'a> Image<'a> {
             triple,
             arch,
             name: "",
+            has_arch: true,
+        }
+    }
+
+    /// The same image without an `arch` string (its `arch` is then empty).
+    pub fn without_arch(self) -> Self {
+        Image {
+            arch: "",
+            has_arch: false,
+            ..self
         }
     }
 
@@ -86,6 +101,12 @@ fn label_of(machine: u16) -> Option<&'static str> {
 /// The magic of an NVIDIA fatbinary file (`fatbinary --create` output).
 pub const FATBIN_MAGIC: [u8; 4] = [0x50, 0xed, 0x55, 0xba];
 
+/// Whether `data` is an offload bundle: binary (`__CLANG_OFFLOAD_BUNDLE__`) or compressed
+/// (`CCOB`).
+pub(crate) fn is_offload_bundle(data: &[u8]) -> bool {
+    data.starts_with(b"__CLANG_OFFLOAD_BUNDLE__") || data.starts_with(b"CCOB")
+}
+
 /// The ELF machine of `data`, if it is an ELF file.
 fn elf_machine(data: &[u8]) -> Option<u16> {
     if !data.starts_with(b"\x7fELF") {
@@ -137,6 +158,11 @@ pub(crate) fn check(index: usize, img: &Image<'_>, kind: Kind) -> Result<ImageKi
         name: img.name.to_string(),
     };
     let triple = Triple::parse(img.triple);
+    // A ready-made HIP offload bundle (what LLVM's linker wrapper has the bundler make) is
+    // embedded as it is, whatever triple it comes with.
+    if kind == Kind::Hip && is_offload_bundle(img.data) {
+        return Ok(ImageKind::None);
+    }
     let arch = arch_of(&triple).ok_or_else(|| Error::UnknownTriple {
         image: name(),
         triple: img.triple.to_string(),
@@ -173,7 +199,10 @@ pub(crate) fn check(index: usize, img: &Image<'_>, kind: Kind) -> Result<ImageKi
         }
         Kind::Hip => match elf_machine(img.data) {
             Some(m) if m == arch.machine => Ok(ImageKind::Object),
-            _ => Err(wrong(format!("an {} ELF code object", arch.label))),
+            _ => Err(wrong(format!(
+                "an {} ELF code object or an offload bundle",
+                arch.label
+            ))),
         },
         Kind::OpenMp => match elf_machine(img.data) {
             Some(m) if m == arch.machine => Ok(ImageKind::Object),

@@ -31,6 +31,12 @@
 //! several gigabytes from a memory map is never copied. Above [`LARGE_THRESHOLD`] bytes of
 //! image data the images go to a `.lrodata.*` section (see [`Large`]).
 //!
+//! The API: [`Image`] (borrowed bytes, triple, target ID; [`Image::without_arch`] for an image
+//! that has no `arch` string), [`WrapOptions`] (host triple, [`Kind`], relocatable, seed-002
+//! form, [`Order`], [`Large`], HIP compression), [`Wrapper::new`] (checks and lays out; every
+//! input error is found here), then [`Wrapper::write_object`] or [`Wrapper::write_llvm_ir`] to
+//! any `Write`; [`write_object`] does both steps.
+//!
 //! ```no_run
 //! use offkit_wrap::{Image, Kind, WrapOptions};
 //!
@@ -56,12 +62,13 @@ mod order;
 use std::io::Write;
 
 use offkit_format::binary::{self, ImageSpec};
+pub use offkit_format::bundle::compressed;
 use offkit_format::kind::OffloadKind;
 
 pub use error::{Error, ImageName};
 pub use host::Host;
 pub use image::{Image, FATBIN_MAGIC};
-pub use order::llvm19_order;
+pub use order::{llvm19_order, llvm19_sort};
 
 /// The most images one object may hold.
 pub const MAX_IMAGES: usize = 1 << 16;
@@ -92,6 +99,16 @@ impl Kind {
             Kind::OpenMp => "OpenMP",
             Kind::Cuda => "CUDA",
             Kind::Hip => "HIP",
+        }
+    }
+
+    /// The kind for an offload binary's offload kind (`None` for none and SYCL).
+    pub fn from_offload_kind(k: OffloadKind) -> Option<Kind> {
+        match k {
+            OffloadKind::OpenMp => Some(Kind::OpenMp),
+            OffloadKind::Cuda => Some(Kind::Cuda),
+            OffloadKind::Hip => Some(Kind::Hip),
+            _ => None,
         }
     }
 
@@ -155,6 +172,10 @@ pub struct WrapOptions {
     /// `clang-offload-wrapper` does); the offload binary then records the image kind found
     /// (ELF object, bitcode, or none).
     pub check_images: bool,
+    /// HIP: compress the offload bundle (LLVM's `clang-linker-wrapper --compress
+    /// [--compression-level=N]`, which passes `-compress` to the bundler). The bundle is then
+    /// built in memory. `compressed::Options::default()` is what LLVM 19 writes.
+    pub hip_compress: Option<compressed::Options>,
 }
 
 impl WrapOptions {
@@ -168,6 +189,7 @@ impl WrapOptions {
             order: Order::Llvm19,
             large: Large::Auto,
             check_images: true,
+            hip_compress: None,
         }
     }
 }
@@ -218,6 +240,7 @@ pub struct Wrapper<'a> {
     form: Form,
     relocatable: bool,
     large: bool,
+    hip_compress: Option<compressed::Options>,
     placed: Vec<Placed<'a>>,
 }
 
@@ -236,6 +259,11 @@ impl<'a> Wrapper<'a> {
             }
             (Kind::Cuda | Kind::Hip, false) => Form::Fatbin,
         };
+        if opts.hip_compress.is_some() && opts.kind != Kind::Hip {
+            return Err(Error::BadOptions(
+                "only HIP offload bundles are compressed".to_string(),
+            ));
+        }
         if opts.relocatable && form != Form::OpenMp {
             return Err(Error::BadOptions(
                 "relocatable mode applies to LLVM 19's OpenMP form only".to_string(),
@@ -265,27 +293,37 @@ impl<'a> Wrapper<'a> {
                 image::detect(img.data)
             });
         }
-        let order: Vec<usize> = match opts.order {
+        let (order, touched) = match opts.order {
             Order::Llvm19 => {
                 let keys: Vec<(&str, &str)> = images.iter().map(|i| (i.triple, i.arch)).collect();
-                llvm19_order(&keys)
+                llvm19_sort(&keys)
             }
-            Order::AsGiven => (0..images.len()).collect(),
+            Order::AsGiven => ((0..images.len()).collect(), vec![false; images.len()]),
         };
+        if opts.kind == Kind::Hip
+            && images.len() > 1
+            && images.iter().any(|i| image::is_offload_bundle(i.data))
+        {
+            return Err(Error::BadOptions(
+                "a ready-made HIP offload bundle must be the only image".to_string(),
+            ));
+        }
         let mut placed = Vec::with_capacity(images.len());
         let mut offset = 0u64;
         for &i in &order {
             let image = images[i];
             let (head, tail, align) = match form {
                 Form::OpenMp => {
+                    let mut strings: Vec<(&[u8], &[u8])> =
+                        vec![(b"triple", image.triple.as_bytes())];
+                    if image.has_arch || touched[i] {
+                        strings.push((b"arch", image.arch.as_bytes()));
+                    }
                     let spec = ImageSpec {
                         image_kind: kinds[i],
                         offload_kind: opts.kind.offload_kind(),
                         flags: 0,
-                        strings: vec![
-                            (b"triple", image.triple.as_bytes()),
-                            (b"arch", image.arch.as_bytes()),
-                        ],
+                        strings,
                     };
                     let layout =
                         binary::layout_v1(&spec, image.data.len() as u64).map_err(|source| {
@@ -328,6 +366,7 @@ impl<'a> Wrapper<'a> {
             form,
             relocatable: opts.relocatable,
             large,
+            hip_compress: opts.hip_compress,
             placed,
         })
     }

@@ -13,35 +13,54 @@
 
 /// Within one wrapper object every image has the same offload kind, so the comparator's last
 /// clause is always false and only `(triple, arch)` matters.
+#[cfg(test)]
 type Key<'a> = (&'a str, &'a str);
-
-fn comp(a: Key<'_>, b: Key<'_>) -> bool {
-    a.0 > b.0 || a.1 > b.1
-}
 
 /// The positions of `keys` (`(triple, arch)` per image, in the order the linker wrapper found
 /// them) in LLVM 19's sorted order: `result[i]` is the index of the image that comes `i`th.
 pub fn llvm19_order(keys: &[(&str, &str)]) -> Vec<usize> {
+    llvm19_sort(keys).0
+}
+
+/// [`llvm19_order`], and for each image (by its index in `keys`) whether the comparator read
+/// its `arch`. LLVM reads it with `StringData["arch"]`, which *inserts* an empty `arch` string
+/// into an image that had none (an `--override-image` without a CPU), so such an image's offload
+/// binary gets an `arch` key exactly when the sort compared it past the triples.
+pub fn llvm19_sort(keys: &[(&str, &str)]) -> (Vec<usize>, Vec<bool>) {
     let mut v: Vec<usize> = (0..keys.len()).collect();
-    let mut s = Sorter { keys, v: &mut v };
+    let mut touched = vec![false; keys.len()];
+    let mut s = Sorter {
+        keys,
+        v: &mut v,
+        touched: &mut touched,
+    };
     s.sort();
-    v
+    (v, touched)
 }
 
 struct Sorter<'k, 'v> {
     keys: &'k [(&'k str, &'k str)],
     v: &'v mut Vec<usize>,
+    touched: &'v mut Vec<bool>,
 }
 
 const THRESHOLD: usize = 16;
 
 impl Sorter<'_, '_> {
-    fn c(&self, a: usize, b: usize) -> bool {
-        comp(self.keys[a], self.keys[b])
+    /// LLVM's comparator on images `a` and `b`; `||` short-circuits, so the arches are read
+    /// only when the triples do not decide.
+    fn c(&mut self, a: usize, b: usize) -> bool {
+        let (ka, kb) = (self.keys[a], self.keys[b]);
+        if ka.0 > kb.0 {
+            return true;
+        }
+        self.touched[a] = true;
+        self.touched[b] = true;
+        ka.1 > kb.1
     }
 
     /// `comp(v[i], v[j])`.
-    fn cv(&self, i: usize, j: usize) -> bool {
+    fn cv(&mut self, i: usize, j: usize) -> bool {
         self.c(self.v[i], self.v[j])
     }
 
@@ -138,7 +157,10 @@ impl Sorter<'_, '_> {
     fn unguarded_linear_insert(&mut self, mut last: usize) {
         let val = self.v[last];
         // Unguarded in libstdc++; the earlier passes normally guarantee a stop above 0.
-        while last > 0 && self.c(val, self.v[last - 1]) {
+        while last > 0 && {
+            let prev = self.v[last - 1];
+            self.c(val, prev)
+        } {
             self.v[last] = self.v[last - 1];
             last -= 1;
         }
@@ -187,7 +209,8 @@ impl Sorter<'_, '_> {
         // __push_heap
         while hole > top {
             let parent = (hole - 1) / 2;
-            if !self.c(self.v[first + parent], value) {
+            let p = self.v[first + parent];
+            if !self.c(p, value) {
                 break;
             }
             self.v[first + hole] = self.v[first + parent];

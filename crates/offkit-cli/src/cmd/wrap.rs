@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use offkit_tools::{Env, MappedFile};
-use offkit_wrap::{Image, Kind, Large, Order, WrapOptions, Wrapper};
+use offkit_wrap::{compressed, Image, Kind, Large, Order, WrapOptions, Wrapper};
 
 use crate::output::write_atomic_with;
 
@@ -38,7 +38,10 @@ pub struct Args {
     #[arg(long, value_enum)]
     kind: KindArg,
     /// A device image, in clang-offload-packager's form: `file=F,triple=T[,arch=A][,kind=K]`
-    /// (a repeated `file=` adds one image per file). CUDA takes one fatbinary.
+    /// (a repeated `file=` adds one image per file). As with the packager, a key left out is
+    /// not recorded: `arch=` gives the empty arch LLVM's device links record, no `arch` none
+    /// (as LLVM does for an `--override-image` without a CPU). CUDA takes one fatbinary; HIP
+    /// takes AMD GPU code objects, or one ready-made offload bundle.
     #[arg(long = "image", value_name = "KEY=VALUE,...", required = true)]
     images: Vec<String>,
     /// The output file (`-` is stdout; an object is refused on a terminal).
@@ -61,6 +64,18 @@ pub struct Args {
     /// The large-image layout: past 1 GiB of images (auto), never, or always.
     #[arg(long, value_enum, default_value = "auto")]
     large: LargeArg,
+    /// HIP: compress the offload bundle as LLVM 19's `clang-linker-wrapper --compress` does
+    /// (zstd, compressed bundle version 2).
+    #[arg(long)]
+    compress: bool,
+    /// HIP: the zstd level with `--compress` (LLVM's `--compression-level`).
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "compress",
+        allow_negative_numbers = true
+    )]
+    compression_level: Option<i32>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -94,7 +109,7 @@ enum LargeArg {
 struct ImageArg {
     files: Vec<String>,
     triple: String,
-    arch: String,
+    arch: Option<String>,
     kind: Option<String>,
 }
 
@@ -130,7 +145,7 @@ fn parse_image(arg: &str) -> Result<ImageArg> {
     Ok(ImageArg {
         files: files.split(',').map(str::to_string).collect(),
         triple,
-        arch: get("arch").unwrap_or_default(),
+        arch: get("arch"),
         kind: get("kind"),
     })
 }
@@ -167,7 +182,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     let images: Vec<Image> = specs
         .iter()
         .zip(&maps)
-        .map(|((f, t, a), m)| Image::new(m, t, a).named(f))
+        .map(|((f, t, a), m)| match a {
+            Some(a) => Image::new(m, t, a).named(f),
+            None => Image::new(m, t, "").without_arch().named(f),
+        })
         .collect();
     let opts = WrapOptions {
         relocatable: args.relocatable,
@@ -181,6 +199,12 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             LargeArg::Never => Large::Never,
             LargeArg::Always => Large::Always,
         },
+        hip_compress: args.compress.then(|| compressed::Options {
+            level: args
+                .compression_level
+                .unwrap_or(compressed::Options::default().level),
+            ..compressed::Options::default()
+        }),
         ..WrapOptions::new(args.host_triple.clone(), kind)
     };
     let wrapper = Wrapper::new(&images, &opts)?;
@@ -213,7 +237,7 @@ mod tests {
     fn image_args() {
         let a = parse_image("file=a.o,triple=x86_64-pc-linux-gnu").unwrap();
         assert_eq!(a.files, ["a.o"]);
-        assert_eq!(a.arch, "");
+        assert_eq!(a.arch, None);
         let b = parse_image("triple=amdgcn-amd-amdhsa,arch=gfx90a,file=x,file=y,kind=hip").unwrap();
         assert_eq!(b.files, ["x", "y"]);
         assert_eq!(b.kind.as_deref(), Some("hip"));

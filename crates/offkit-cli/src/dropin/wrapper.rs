@@ -8,8 +8,8 @@
 //! `.offload_arch_list` per image, a constructor that calls `__tgt_register_image_info` when the
 //! runtime has it, then `__tgt_register_lib`, unregistration from `.fini_array`):
 //!
-//! * as a relocatable object written by offkit (any output name but `*.bc`), ready for the
-//!   host link (the original tool's driver compiled its bitcode to this);
+//! * as a relocatable object written by offkit (any output name but `*.bc`; `-` is standard
+//!   output), ready for the host link (the original tool's driver compiled its bitcode to this);
 //! * as bitcode when the output name ends in `.bc`, like the original: offkit's IR assembled by
 //!   `llvm-as` (found as offkit finds tools; a clear error when it is missing).
 //!
@@ -174,6 +174,12 @@ fn run(
         e => e.to_string(),
     })?;
     let is_bc = output.extension().is_some_and(|e| e == "bc");
+    if output.as_os_str() == "-" {
+        // `ToolOutputFile("-")` is standard output; the object goes there.
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        wrapper.write_object(&mut out).map_err(|e| e.to_string())?;
+        return out.flush().map_err(|e| os_message(&e));
+    }
     let dir = output
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

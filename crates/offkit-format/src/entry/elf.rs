@@ -112,7 +112,7 @@ fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
     let mut rows = 0usize;
     for (index, kind, sh) in found {
         let (file_off, _) = sh.file_range(endian).unwrap_or((0, 0));
-        let offset = base + file_off;
+        let offset = base.saturating_add(file_off);
         let bytes = sh
             .data(endian, data)
             .map_err(obj_err("offload entry section", offset))?;
@@ -250,7 +250,9 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
                 .sections
                 .section(index)
                 .map_err(obj_err("relocation section's symbol table", self.base))?;
-            let offset = self.base + sh.file_range(self.endian).unwrap_or((0, 0)).0;
+            let offset = self
+                .base
+                .saturating_add(sh.file_range(self.endian).unwrap_or((0, 0)).0);
             let table = match sh.sh_type(self.endian) {
                 elf::SHT_SYMTAB | elf::SHT_DYNSYM => {
                     SymbolTable::parse(self.endian, self.data, self.sections, index, sh)
@@ -283,7 +285,7 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
     ) -> Result<()> {
         let endian = self.endian;
         let (file_off, _) = sh.file_range(endian).unwrap_or((0, 0));
-        let offset = self.base + file_off;
+        let offset = self.base.saturating_add(file_off);
         let err = obj_err("relocation section", offset);
         let symtab = SectionIndex(sh.sh_link(endian) as usize);
         let mut push = |c: Crel, rela: bool| -> Result<()> {
@@ -589,7 +591,7 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
                         "points at {v:#x}, outside the file's loaded segments"
                     )));
                 };
-                let start = off + (v - vaddr);
+                let start = off.saturating_add(v - vaddr);
                 self.cstr(start, off.saturating_add(filesz), at)
                     .map(Name::Str)
             }
@@ -625,7 +627,7 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
                 ),
             });
         }
-        self.cstr(off + pos, off.saturating_add(size), at)
+        self.cstr(off.saturating_add(pos), off.saturating_add(size), at)
             .map(Name::Str)
     }
 
@@ -644,7 +646,7 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
                 offset: at,
                 reason: format!(
                     "the string at offset {:#x} has no terminating NUL",
-                    self.base + start
+                    self.base.saturating_add(start)
                 ),
             })?;
         Ok(bytes.get(..len).unwrap_or_default())

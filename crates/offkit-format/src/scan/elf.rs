@@ -127,14 +127,14 @@ impl<E> Walker<'_, '_, E> {
             let (off, _) = s.file_range().unwrap_or((0, 0));
             let contents = s.data().map_err(|source| Error::Object {
                 what: "COFF section",
-                offset: base + off,
+                offset: base.saturating_add(off),
                 source,
             })?;
             let section = Section {
                 name,
                 index,
                 sh_type: SHT_LLVM_OFFLOADING,
-                offset: base + off,
+                offset: base.saturating_add(off),
                 data: contents,
             };
             self.section(&section, loc, depth)?;

@@ -6,4 +6,5 @@ mod common;
 mod image_info;
 mod large;
 mod llvm;
+mod props;
 mod runtime;
