@@ -16,17 +16,21 @@
 //! `--explain` says why each device image was or was not linked, `--emit-plan=FILE` writes the
 //! link as a shell script.
 //!
+//! Where LLVM 19 uses LLVM's libraries inside the wrapper, offkit uses LLVM 19's tools: the LTO
+//! of bitcode device code is the device linker's (`-flto`: ld.lld, or the host linker with
+//! LLVM's gold plugin), `-mllvm`/`--offload-opt=` are checked by LLVM's option parser (llc's)
+//! and passed to the LTO plugin, `--clang-backend` links the bitcode with llvm-link for clang;
+//! `--embed-bitcode` is refused.
+//!
 //! ```no_run
-//! use offkit_link::{opts, link};
-//! # struct W;
-//! # impl link::Wrap for W {
-//! #     fn wrap(&self, _: &link::WrapRequest<'_>) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> { unimplemented!() }
-//! # }
+//! use offkit_link::{link, opts, wrap::OffkitWrap};
+//!
 //! let words: Vec<String> = ["--linker-path=/usr/bin/ld", "-o", "a.out", "main.o"]
 //!     .iter().map(|s| s.to_string()).collect();
 //! let args = opts::parse(&words).unwrap();
 //! let env = offkit_tools::Env::capture();
-//! link::run(link::Session { args: &args, env: &env, argv0: None, wrap: &W, log: None }).unwrap();
+//! let session = link::Session { args: &args, env: &env, argv0: None, wrap: &OffkitWrap, log: None };
+//! link::run(session).unwrap();
 //! ```
 #![deny(missing_docs)]
 

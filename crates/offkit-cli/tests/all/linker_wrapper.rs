@@ -561,4 +561,36 @@ mod e2e {
         }
         assert_eq!(e.run("prog"), tl::TARGET_REGION.expected);
     }
+
+    /// Under `make -j`, the device links run inside make's jobserver (inherited pipes).
+    #[test]
+    fn under_make_jobserver() {
+        let e = Env::new();
+        let amd = ["-Xopenmp-target=amdgcn-amd-amdhsa", "-march=gfx90a"];
+        e.compile(
+            "region.c",
+            tl::TARGET_REGION.sources[0].1,
+            &[X86, AMD],
+            &[amd[0], amd[1], "-nogpulib"],
+        );
+        let shims = e.shims.display();
+        let rule = |out: &str| {
+            format!(
+                "{out}:\n\t+clang-19 -B {shims} -fopenmp -fopenmp-targets={X86},{AMD} {} {} region.o -o {out}\n",
+                amd[0], amd[1]
+            )
+        };
+        std::fs::write(
+            e.path().join("Makefile"),
+            format!("all: one two\n{}{}", rule("one"), rule("two")),
+        )
+        .unwrap();
+        let o = run("make", ["-j3"], e.path());
+        assert_eq!(o.code, Some(0), "{}", o.stderr_str());
+        assert_eq!(
+            std::fs::read(e.exe("one")).unwrap(),
+            std::fs::read(e.exe("two")).unwrap()
+        );
+        assert_eq!(e.run("one"), tl::TARGET_REGION.expected);
+    }
 }
