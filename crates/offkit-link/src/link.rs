@@ -88,25 +88,6 @@ impl std::fmt::Debug for Session<'_> {
 /// The default host triple of Debian's LLVM 19 (`sys::getDefaultTargetTriple()`).
 pub const DEFAULT_HOST_TRIPLE: &str = "x86_64-pc-linux-gnu";
 
-/// `StringRef::getAsInteger(0, …)`: `0x`, `0b`, `0o`/leading-`0` octal, or decimal.
-fn llvm_integer(s: &str) -> Option<u64> {
-    let (radix, d) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (16, r)
-    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
-        (2, r)
-    } else if let Some(r) = s.strip_prefix("0o") {
-        (8, r)
-    } else if s.len() > 1 && s.starts_with('0') {
-        (8, &s[1..])
-    } else {
-        (10, s)
-    };
-    if d.is_empty() || !d.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(d, radix).ok()
-}
-
 fn is_windows(triple: &str) -> bool {
     triple.split('-').nth(2).is_some_and(|os| {
         os.starts_with("windows") || os.starts_with("win32") || os.starts_with("mingw32")
@@ -171,7 +152,8 @@ fn refuse(args: &Args, opt: Opt, option: &str, why: &str) -> Result<()> {
 pub fn run(s: Session<'_>) -> Result<()> {
     let a = s.args;
     let jobs = match a.args.iter().rev().find(|x| x.opt == Opt::WrapperJobs) {
-        Some(arg) => match llvm_integer(arg.value()).filter(|&n| n > 0 && n <= u64::from(u32::MAX))
+        Some(arg) => match offkit_format::llvm::integer::parse_u64(arg.value())
+            .filter(|&n| n > 0 && n <= u64::from(u32::MAX))
         {
             Some(n) => Some(n as usize),
             None => {
