@@ -302,11 +302,17 @@ pub fn section_payload(
     if s.is_host_marker(data) {
         return objcopy::host_bundle(ctx, member);
     }
-    match s.file_range {
-        Some((off, len)) => Ok(data
-            .get(off as usize..(off + len) as usize)
-            .unwrap_or_default()
-            .to_vec()),
+    let range = s.file_range.and_then(|(off, len)| {
+        let start = usize::try_from(off).ok()?;
+        Some(start..start.checked_add(usize::try_from(len).ok()?)?)
+    });
+    match range {
+        Some(r) => data.get(r).map(<[u8]>::to_vec).ok_or_else(|| {
+            error(format!(
+                "the contents of section {} lie outside the object",
+                s.index
+            ))
+        }),
         None => Ok(Vec::new()),
     }
 }
