@@ -21,8 +21,9 @@ show "${cc[@]}" -c "$src/saxpy.c" -o "$out/saxpy.o"
 show "${cc[@]}" -c "$src/main.c" -o "$out/main.o"
 show llvm-ar-19 rcs "$out/libsaxpy.a" "$out/saxpy.o"
 
-step "link (clang-linker-wrapper extracts, device-links and wraps the images)"
-show "${cc[@]}" "$out/main.o" -L"$out" -lsaxpy -o "$out/saxpy"
+step "link through offkit's clang-linker-wrapper (clang-19 -B: it extracts, device-links and wraps the images)"
+show "$offkit" shims "$out/shims"
+show "${cc[@]}" -B "$out/shims" "$out/main.o" -L"$out" -lsaxpy -o "$out/saxpy"
 
 step "run on libomptarget (the x86_64 offload device is this CPU)"
 LD_LIBRARY_PATH=/usr/lib/llvm-19/lib show "$out/saxpy"

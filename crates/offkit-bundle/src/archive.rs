@@ -3,10 +3,11 @@
 //! as LLVM's `writeArchive` builds it).
 //!
 //! The symbol table lists, for each member in order, its defined global symbols: ELF symbols in
-//! symbol table order (global or weak, defined or common, not section or file symbols). LLVM
-//! also lists the symbols of **bitcode** members (HIP `-fgpu-rdc` device code is bitcode);
-//! `ar_archive_writer`'s own reader does not read bitcode, so bitcode members contribute no
-//! symbols here until offkit's bitcode symbol reader is wired in (see [`symbols`]).
+//! symbol table order (global or weak, defined or common, not section or file symbols), and
+//! for **bitcode** members (HIP `-fgpu-rdc` device code is bitcode) the module's symbols as
+//! `llvm-ar` lists them, read by `offkit_format::bitcode` (`ar_archive_writer`'s own reader
+//! does not read bitcode). A bitcode member that does not parse contributes no symbols, as in
+//! LLVM (which warns `Malformed block`).
 
 use std::io::{self, Cursor};
 
@@ -14,14 +15,38 @@ use ar_archive_writer::{ArchiveKind, NewArchiveMember, ObjectReader};
 use object::read::archive::ArchiveFile;
 use object::read::{Object, ObjectSymbol};
 
+/// Archive members: each member's name and its bytes.
+pub type Members<'d> = Vec<(Vec<u8>, &'d [u8])>;
+
 /// The members of an archive, in order: each member's name (as the archive spells it, long
 /// names resolved) and its bytes.
-pub fn read_members(data: &[u8]) -> object::Result<Vec<(Vec<u8>, &[u8])>> {
+pub fn read_members(data: &[u8]) -> object::Result<Members<'_>> {
     let a = ArchiveFile::parse(data)?;
     let mut out = Vec::new();
     for m in a.members() {
         let m = m?;
         out.push((m.name().to_vec(), m.data(data)?));
+    }
+    Ok(out)
+}
+
+/// The members of an archive as LLVM 19's `Archive` iterates them for the bundler, or the
+/// message LLVM prints for a file it cannot open as an archive. A member that cannot be read
+/// ends the iteration silently, as it does in LLVM 19's `UnbundleArchive`.
+pub fn llvm19_members(data: &[u8]) -> Result<Members<'_>, String> {
+    if !is_archive(data) {
+        return Err("file too small to be an archive".into());
+    }
+    if data.len() > 8 && data.len() < 8 + 60 {
+        return Err("truncated or malformed archive (remaining size of archive too small for next archive member header at offset 8)".into());
+    }
+    let a =
+        ArchiveFile::parse(data).map_err(|e| format!("truncated or malformed archive ({e})"))?;
+    let mut out = Vec::new();
+    for m in a.members() {
+        let Ok(m) = m else { break };
+        let Ok(d) = m.data(data) else { break };
+        out.push((m.name().to_vec(), d));
     }
     Ok(out)
 }
@@ -34,6 +59,15 @@ pub fn is_archive(data: &[u8]) -> bool {
 /// The symbols LLVM's archive writer would list for one member (see the module docs); reports
 /// whether the member is a symbolic file at all.
 pub fn symbols(buf: &[u8], f: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<bool> {
+    if offkit_format::bitcode::is_bitcode(buf) {
+        let Ok(syms) = offkit_format::bitcode::archive_symbols(buf, 0) else {
+            return Ok(false);
+        };
+        for s in syms {
+            f(s)?;
+        }
+        return Ok(true);
+    }
     let Ok(file) = object::File::parse(buf) else {
         return Ok(false);
     };
@@ -73,7 +107,26 @@ pub fn write(members: &[(String, &[u8])]) -> io::Result<Vec<u8>> {
         .collect();
     let mut out = Cursor::new(Vec::new());
     ar_archive_writer::write_archive_to_stream(&mut out, &new, ArchiveKind::Gnu, false, None)?;
-    Ok(out.into_inner())
+    let mut bytes = out.into_inner();
+    // LLVM writes a symbol table (possibly empty) only when some member is a symbolic file;
+    // `ar_archive_writer` writes one for any member. Without symbolic members the table holds
+    // no symbols, so dropping it changes no other offset.
+    let mut any_symbolic = false;
+    for (_, data) in members {
+        any_symbolic |= symbols(data, &mut |_| Ok(()))?;
+    }
+    if !any_symbolic && bytes.get(8..10) == Some(b"/ ") {
+        let size: usize = bytes
+            .get(8 + 48..8 + 58)
+            .and_then(|f| std::str::from_utf8(f).ok())
+            .and_then(|f| f.trim().parse().ok())
+            .unwrap_or(0);
+        let end = 8 + 60 + size + size % 2;
+        if end <= bytes.len() {
+            bytes.drain(8..end);
+        }
+    }
+    Ok(bytes)
 }
 
 #[cfg(test)]

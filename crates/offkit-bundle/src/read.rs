@@ -261,6 +261,40 @@ impl Bundle {
         self.entries.iter().find(|e| e.id == id)
     }
 
+    /// The entry for a requested target: the entry with exactly that ID; else the one with the
+    /// target's standardised ID (`hip-amdgcn-amd-amdhsa-gfx90a` finds
+    /// `hip-amdgcn-amd-amdhsa--gfx90a`); else the one entry that LLVM 19's compatibility rule
+    /// accepts for it (a `gfx90a` entry for a `gfx90a:xnack+` target). Several compatible
+    /// entries and no exact one is an error naming them.
+    pub fn find_target(&self, target: &[u8]) -> std::result::Result<Option<&Entry>, String> {
+        use offkit_format::target_id::bundle::{is_compatible, standardise, BundleEntryId};
+        if let Some(e) = self.find(target) {
+            return Ok(Some(e));
+        }
+        let std = standardise(target);
+        if let Some(e) = self.find(&std) {
+            return Ok(Some(e));
+        }
+        let requested = BundleEntryId::parse(&std);
+        let compatible: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| is_compatible(&BundleEntryId::parse(&e.id), &requested, false))
+            .collect();
+        match compatible.as_slice() {
+            [] => Ok(None),
+            [one] => Ok(Some(one)),
+            many => Err(format!(
+                "several entries are compatible with `{}`: {}; name one exactly",
+                String::from_utf8_lossy(target),
+                many.iter()
+                    .map(|e| e.id_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
     /// Writes `entry`'s payload to `out`: copied by the kernel from the file when it can, the
     /// host object without its bundle sections for a host marker.
     pub fn extract(&self, entry: &Entry, out: &mut Output) -> Result<()> {

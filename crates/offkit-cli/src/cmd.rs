@@ -39,16 +39,3 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Shims(a) => shims::run(a, env),
     }
 }
-
-/// The arguments of a subcommand that has not landed yet: accepts anything, so that the
-/// "not landed" message (and not a usage error) is what the user sees.
-#[derive(Debug, clap::Args)]
-pub struct Pending {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
-    rest: Vec<std::ffi::OsString>,
-}
-
-/// The error of a subcommand that has not landed yet.
-pub fn pending(name: &str, issue: u32) -> Result<()> {
-    anyhow::bail!("`offkit {name}` has not landed yet (issue {issue})")
-}

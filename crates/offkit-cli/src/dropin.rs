@@ -73,19 +73,6 @@ pub fn run(tool: Tool, args: Vec<OsString>, env: &Env) -> ExitCode {
     }
 }
 
-/// What a drop-in whose work has not landed prints: it says so and exits 1.
-pub fn not_landed(args: &[OsString], tool: Tool, issue: u32) -> ExitCode {
-    let argv0 = args
-        .first()
-        .map(|a| a.to_string_lossy().into_owned())
-        .unwrap_or_else(|| tool.name().to_string());
-    eprintln!(
-        "{argv0}: error: offkit's {} has not landed yet (issue {issue}); use LLVM's tool",
-        tool.name()
-    );
-    ExitCode::from(1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -60,6 +60,7 @@ pub const OFFLOADING_SECTION: &[u8] = b".llvm.offloading";
 pub(crate) mod block {
     pub const MODULE: u32 = 8;
     pub const CONSTANTS: u32 = 11;
+    pub const FUNCTION: u32 = 12;
     pub const IDENTIFICATION: u32 = 13;
     pub const METADATA: u32 = 15;
     pub const TYPE: u32 = 17;
@@ -90,12 +91,12 @@ pub struct File<'d> {
 pub struct Module<'d> {
     /// The absolute offset of its first block (`IDENTIFICATION`, or `MODULE` when there is none).
     pub offset: u64,
-    /// The producer string of the `IDENTIFICATION` block (`LLVM19.1.7`), if there is one.
-    pub producer: Option<Vec<u8>>,
     /// The string table its names refer to (the first `STRTAB` after it), with its offset.
     pub strtab: (&'d [u8], u64),
     stream: &'d [u8],
     stream_base: u64,
+    /// Bit index (in `stream`) just after the `IDENTIFICATION_BLOCK` ID, if there is one.
+    identification_bit: Option<u64>,
     /// Bit index (in `stream`) just after the `MODULE_BLOCK` ID.
     module_bit: u64,
 }
@@ -117,6 +118,17 @@ impl<'d> Module<'d> {
     /// Reads the module's version, triple, data layout and source file name.
     pub fn header(&self) -> Result<ModuleHeader> {
         module::read_header(self)
+    }
+
+    /// The producer string of the module's `IDENTIFICATION` block (`LLVM19.1.7`), if it has
+    /// one. Like LLVM, [`parse`] skips that block; it is read (and its epoch checked) when the
+    /// module is loaded, as [`embedded_objects`] does.
+    pub fn producer(&self) -> Result<Option<Vec<u8>>> {
+        let Some(bit) = self.identification_bit else {
+            return Ok(None);
+        };
+        let mut c = Cursor::new(self.stream, self.stream_base, bit);
+        module::read_identification(&mut c).map(Some)
     }
 
     /// A cursor inside the module block, with fresh block info (as LLVM reads each module).
@@ -210,9 +222,10 @@ pub fn parse(data: &[u8], base: u64) -> Result<File<'_>> {
         };
         match id {
             block::IDENTIFICATION | block::MODULE => {
-                let mut producer = None;
+                let mut identification_bit = None;
                 if id == block::IDENTIFICATION {
-                    producer = Some(module::read_identification(&mut c)?);
+                    identification_bit = Some(c.bits().bit());
+                    c.skip_block()?;
                     match c.advance()? {
                         Entry::SubBlock {
                             id: block::MODULE, ..
@@ -231,7 +244,7 @@ pub fn parse(data: &[u8], base: u64) -> Result<File<'_>> {
                 c.skip_block()?;
                 file.modules.push(Module {
                     offset: bc_base + begin,
-                    producer,
+                    identification_bit,
                     strtab: (&[], bc_base),
                     stream: bc,
                     stream_base: bc_base,
@@ -274,9 +287,8 @@ fn read_blob_block<'d>(c: &mut Cursor<'d>, id: u32) -> Result<(&'d [u8], u64)> {
             Entry::SubBlock { .. } => c.skip_block()?,
             Entry::Record(r) => {
                 if r.code == 1 {
-                    if let Some(blob) = r.blob()? {
-                        out = blob;
-                    }
+                    // An unabbreviated record has no blob: LLVM then gets an empty one.
+                    out = r.blob()?.unwrap_or((&[], r.offset));
                 }
             }
         }
@@ -289,7 +301,10 @@ fn read_blob_block<'d>(c: &mut Cursor<'d>, id: u32) -> Result<(&'d [u8], u64)> {
 pub fn embedded_objects(data: &[u8], base: u64) -> Result<Vec<Embedded<'_>>> {
     let file = parse(data, base)?;
     match file.modules.as_slice() {
-        [m] => module::embedded_objects(m),
+        [m] => {
+            m.producer()?;
+            module::embedded_objects(m)
+        }
         ms => Err(Error::Invalid {
             what: "bitcode",
             offset: file.offset,

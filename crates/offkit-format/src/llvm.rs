@@ -4,4 +4,5 @@
 
 pub mod densemap;
 pub mod hashing;
+pub mod integer;
 pub mod stringmap;

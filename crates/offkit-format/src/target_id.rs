@@ -15,7 +15,7 @@
 //! use offkit_format::triple::Triple;
 //!
 //! let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
-//! let id = TargetId::parse(&amdgcn, b"tahiti").unwrap();
+//! let id = TargetId::parse(&amdgcn, "tahiti").unwrap();
 //! assert_eq!(id.canonical(), b"gfx600");
 //! let id = TargetId::parse(&amdgcn, b"gfx90a:xnack-:sramecc+").unwrap();
 //! assert_eq!(id.canonical(), b"gfx90a:sramecc+:xnack-");
@@ -107,8 +107,8 @@ fn split_features(tid: &[u8]) -> Split<'_> {
 /// without looking anything up. The empty string parses (as an empty processor); an empty
 /// processor otherwise, a feature without a trailing `+`/`-`, or a feature given twice do not.
 /// A trailing `:` is accepted (`gfx906:`, `gfx906:xnack+:`).
-pub fn parse_format(tid: &[u8]) -> Result<RawTargetId<'_>> {
-    let split = split_features(tid);
+pub fn parse_format<S: AsRef<[u8]> + ?Sized>(tid: &S) -> Result<RawTargetId<'_>> {
+    let split = split_features(tid.as_ref());
     match split.error {
         None => Ok(RawTargetId {
             processor: split.processor,
@@ -158,8 +158,9 @@ pub fn allowed_features(triple: &Triple, processor: &[u8]) -> &'static [&'static
 }
 
 impl<'a> TargetId<'a> {
-    /// LLVM 19's `parseTargetID(triple, tid)`.
-    pub fn parse(triple: &Triple, tid: &'a [u8]) -> Result<Self> {
+    /// LLVM 19's `parseTargetID(triple, tid)` (`tid` is a `&str` or bytes).
+    pub fn parse<S: AsRef<[u8]> + ?Sized>(triple: &Triple, tid: &'a S) -> Result<Self> {
+        let tid = tid.as_ref();
         let raw = parse_format(tid)?;
         let processor = canonical_processor(triple, raw.processor).ok_or_else(|| {
             if raw.processor.is_empty() {

@@ -69,25 +69,42 @@ pub type NmSymbol = (char, String);
 /// `all`, format-specific ones too).
 #[track_caller]
 pub fn nm(file: &Path, all: bool) -> Vec<NmSymbol> {
+    nm_many(&[file], all).pop().unwrap_or_default()
+}
+
+/// [`nm`] of several files in one `llvm-nm-19` run: one list per file, in order.
+#[track_caller]
+pub fn nm_many(files: &[&Path], all: bool) -> Vec<Vec<NmSymbol>> {
     let mut args = vec!["--no-sort".to_string()];
     if all {
         args.push("--debug-syms".into());
     }
-    args.push(file.display().to_string());
-    let out = run_ok(
-        llvm_tool("llvm-nm"),
-        &args,
-        file.parent().unwrap_or(Path::new(".")),
-    );
-    out.stdout_str()
-        .lines()
-        .filter(|l| l.len() > 19)
-        .map(|l| {
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    let cwd = files
+        .first()
+        .and_then(|f| f.parent())
+        .unwrap_or(Path::new("."));
+    let out = run_ok(llvm_tool("llvm-nm"), &args, cwd);
+    let mut lists: Vec<Vec<NmSymbol>> = Vec::new();
+    if files.len() == 1 {
+        lists.push(Vec::new());
+    }
+    for l in out.stdout_str().lines() {
+        if l.starts_with('-') || l.starts_with(' ') {
             // "<16 address chars or spaces> <letter> <name>"
             let letter = l.chars().nth(17).unwrap_or('?');
-            (letter, l.get(19..).unwrap_or_default().to_string())
-        })
-        .collect()
+            let sym = (letter, l.get(19..).unwrap_or_default().to_string());
+            lists
+                .last_mut()
+                .expect("a file header comes first")
+                .push(sym);
+        } else if l.ends_with(':') {
+            // "<file>:" before each file's symbols when there are several files.
+            lists.push(Vec::new());
+        }
+    }
+    assert_eq!(lists.len(), files.len(), "llvm-nm listed every file");
+    lists
 }
 
 /// The archive symbol table `llvm-ar-19 --format=gnu rcs` writes for `members` (copied into a
@@ -127,15 +144,17 @@ pub fn armap(dir: &Path, members: &[&Path]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// `llvm-lto2-19 dump-symtab FILE`: the irsymtab as LLVM's LTO reads it.
+/// `llvm-lto2-19 dump-symtab FILE...`: the irsymtab as LLVM's LTO reads it (the files' dumps
+/// one after the other, each ending with an empty line).
 #[track_caller]
-pub fn dump_symtab(file: &Path) -> String {
-    run_ok(
-        llvm_tool("llvm-lto2"),
-        ["dump-symtab".to_string(), file.display().to_string()],
-        file.parent().unwrap_or(Path::new(".")),
-    )
-    .stdout_str()
+pub fn dump_symtab(files: &[&Path]) -> String {
+    let cwd = files
+        .first()
+        .and_then(|f| f.parent())
+        .unwrap_or(Path::new("."));
+    let mut args = vec!["dump-symtab".to_string()];
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    run_ok(llvm_tool("llvm-lto2"), &args, cwd).stdout_str()
 }
 
 /// A C file with one symbol of each kind the module symbol table distinguishes.

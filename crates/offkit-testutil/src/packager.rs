@@ -135,3 +135,163 @@ where
         stderr: out.stderr,
     }
 }
+
+/// Two working directories with the same inputs, one for LLVM 19's tool and one for offkit's
+/// drop-in (a symlink named after the tool), so that a command can be run by both and
+/// everything compared: exit status, stdout, stderr and every file left behind.
+#[derive(Debug)]
+pub struct Twin {
+    root: tempfile::TempDir,
+    /// Where LLVM's tool runs.
+    pub llvm_dir: PathBuf,
+    /// Where offkit runs.
+    pub ours_dir: PathBuf,
+    ours_bin: PathBuf,
+    llvm_bin: PathBuf,
+    name: String,
+}
+
+/// A file left in a working directory: its mode bits and bytes.
+pub type Snapshot = std::collections::BTreeMap<String, (u32, Vec<u8>)>;
+
+impl Twin {
+    /// A pair of working directories for `tool` (e.g. `clang-offload-packager`), with offkit's
+    /// executable `offkit` linked under the tool's name.
+    #[track_caller]
+    pub fn new(tool: &str, offkit: &Path) -> Twin {
+        let root = tempfile::tempdir().expect("tempdir");
+        let bin = root.path().join("bin");
+        let llvm_dir = root.path().join("llvm");
+        let ours_dir = root.path().join("ours");
+        for d in [&bin, &llvm_dir, &ours_dir] {
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+        let ours_bin = bin.join(tool);
+        std::os::unix::fs::symlink(offkit, &ours_bin).expect("symlink");
+        Twin {
+            root,
+            llvm_dir,
+            ours_dir,
+            ours_bin,
+            llvm_bin: llvm_tool(tool),
+            name: tool.to_string(),
+        }
+    }
+
+    /// The scratch directory both working directories live in.
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
+
+    /// Writes `bytes` to `rel` in both working directories.
+    #[track_caller]
+    pub fn put(&self, rel: &str, bytes: &[u8]) {
+        for d in [&self.llvm_dir, &self.ours_dir] {
+            let p = d.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).expect("mkdir");
+            }
+            std::fs::write(p, bytes).expect("write input");
+        }
+    }
+
+    /// Copies file `from` to `rel` in both working directories.
+    #[track_caller]
+    pub fn put_file(&self, rel: &str, from: &Path) {
+        self.put(rel, &std::fs::read(from).expect("read fixture"));
+    }
+
+    /// Removes everything from both working directories.
+    pub fn clear(&self) {
+        for d in [&self.llvm_dir, &self.ours_dir] {
+            let _ = std::fs::remove_dir_all(d);
+            std::fs::create_dir_all(d).expect("mkdir");
+        }
+    }
+
+    /// Runs both tools with `args` (argv[0] is the tool's plain name for both), each in its own
+    /// directory; the directory's path in their output reads `<cwd>`.
+    pub fn run(&self, args: &[String], stdin: Option<&[u8]>) -> (Output, Output) {
+        let a = self.run_one(&self.llvm_bin, &self.llvm_dir, args, stdin);
+        let b = self.run_one(&self.ours_bin, &self.ours_dir, args, stdin);
+        (a, b)
+    }
+
+    fn run_one(&self, bin: &Path, dir: &Path, args: &[String], stdin: Option<&[u8]>) -> Output {
+        let mut out = run_as(bin, &self.name, args, dir, stdin);
+        let cwd = dir.display().to_string();
+        for s in [&mut out.stdout, &mut out.stderr] {
+            let text = String::from_utf8_lossy(s).replace(&cwd, "<cwd>");
+            if text.as_bytes() != s.as_slice() && !s.is_empty() && std::str::from_utf8(s).is_ok() {
+                *s = text.into_bytes();
+            }
+        }
+        out
+    }
+
+    /// Every regular file under `dir`, by relative path.
+    pub fn snapshot(dir: &Path) -> Snapshot {
+        use std::os::unix::fs::PermissionsExt;
+        let mut out = Snapshot::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).expect("read_dir").flatten() {
+                let p = e.path();
+                let meta = std::fs::symlink_metadata(&p).expect("stat");
+                if meta.is_dir() {
+                    stack.push(p);
+                } else {
+                    let rel = p.strip_prefix(dir).unwrap_or(&p).display().to_string();
+                    let bytes = std::fs::read(&p).unwrap_or_default();
+                    out.insert(rel, (meta.permissions().mode() & 0o7777, bytes));
+                }
+            }
+        }
+        out
+    }
+
+    /// Runs both tools and asserts they agree on everything; returns LLVM's result.
+    #[track_caller]
+    pub fn assert_same(&self, args: &[String], stdin: Option<&[u8]>, case: &str) -> Output {
+        let (a, b) = self.run(args, stdin);
+        assert!(
+            a.code == b.code && a.stderr == b.stderr && a.stdout == b.stdout,
+            "{case}: {} {}\n--- LLVM (exit {:?})\n{}\n--- offkit (exit {:?})\n{}\n--- stdout equal: {}",
+            self.name,
+            args.join(" "),
+            a.code,
+            a.stderr_str(),
+            b.code,
+            b.stderr_str(),
+            a.stdout == b.stdout
+        );
+        let (sa, sb) = (
+            Self::snapshot(&self.llvm_dir),
+            Self::snapshot(&self.ours_dir),
+        );
+        if sa != sb {
+            let names = |s: &Snapshot| s.keys().cloned().collect::<Vec<_>>();
+            let differing: Vec<_> = sa
+                .iter()
+                .filter(|(k, v)| sb.get(*k) != Some(v))
+                .map(|(k, (m, d))| {
+                    let o = sb.get(k);
+                    format!(
+                        "{k}: LLVM mode {m:o} {} bytes, offkit {:?}",
+                        d.len(),
+                        o.map(|(m, d)| (format!("{m:o}"), d.len()))
+                    )
+                })
+                .collect();
+            panic!(
+                "{case}: {} {}\nfiles differ:\n  LLVM:   {:?}\n  offkit: {:?}\n  {}",
+                self.name,
+                args.join(" "),
+                names(&sa),
+                names(&sb),
+                differing.join("\n  ")
+            );
+        }
+        a
+    }
+}

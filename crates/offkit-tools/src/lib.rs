@@ -24,11 +24,13 @@
 pub mod env;
 pub mod error;
 pub mod invoke;
+pub mod jobserver;
 pub mod lookup;
 pub mod mmap;
 
 pub use env::Env;
 pub use error::Error;
 pub use invoke::{Output, ToolInvocation};
+pub use jobserver::Jobserver;
 pub use lookup::ToolFinder;
 pub use mmap::MappedFile;

@@ -9,13 +9,17 @@ use offkit_bundle::io::{Input, Output};
 use offkit_bundle::types::FileType;
 use offkit_bundle::write::{self, Entry, Format};
 use offkit_format::bundle::compressed::{self, Method};
+use offkit_format::target_id::bundle::BundleEntryId;
 use offkit_tools::Env;
 
 /// Write an offload bundle from per-target inputs.
 ///
-/// Each `--target ID=FILE` adds one entry, in order. IDs are written as given: use the
-/// standardised form LLVM 19 writes (`host-x86_64-unknown-linux-gnu-`,
-/// `hip-amdgcn-amd-amdhsa--gfx90a:xnack+`). Binary and text bundles stream their payloads
+/// Each `--target ID=FILE` adds one entry, in order. IDs are written in the standardised form
+/// LLVM 19 writes: an ID ending in `-` is taken as already standardised
+/// (`host-x86_64-unknown-linux-gnu-`), any other is standardised as LLVM does
+/// (`hip-amdgcn-amd-amdhsa-gfx90a` → `hip-amdgcn-amd-amdhsa--gfx90a`,
+/// `host-x86_64-unknown-linux-gnu` → `host-x86_64-unknown-linux-gnu-`); an unknown offload
+/// kind or architecture is an error. Binary and text bundles stream their payloads
 /// (gigabytes need no memory); `--compress` writes a compressed bundle (`CCOB`) that LLVM 19
 /// reproduces byte for byte at version 2 with zstd and one thread; `--type o` writes a fat
 /// object in-process (the `host` entry's input must be an ELF object).
@@ -76,10 +80,19 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         if id.is_empty() {
             bail!("`--target {t}` has an empty ID");
         }
-        if let Some((prev, _)) = pairs.iter().find(|(p, _)| p == id) {
+        let parsed = BundleEntryId::parse(id.as_bytes());
+        parsed
+            .check()
+            .map_err(|e| anyhow::anyhow!("`--target {t}`: {e}"))?;
+        let id = if id.ends_with('-') {
+            id.to_string()
+        } else {
+            String::from_utf8_lossy(&parsed.standardised()).into_owned()
+        };
+        if let Some((prev, _)) = pairs.iter().find(|(p, _)| *p == id) {
             bail!("duplicate target ID `{prev}`");
         }
-        pairs.push((id.to_string(), PathBuf::from(file)));
+        pairs.push((id, PathBuf::from(file)));
     }
     let inputs: Vec<Input> = pairs
         .iter()

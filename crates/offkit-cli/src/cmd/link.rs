@@ -1,19 +1,145 @@
-//! `offkit link`: link a program with device code: extract, device-link, wrap and host-link.
-//!
-//! Not landed yet (issue 5).
+//! `offkit link`: link a program with device code — the linker wrapper's pipeline with a plain
+//! command line.
 
-use anyhow::Result;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
-use offkit_tools::Env;
+use anyhow::{bail, Context, Result};
 
-/// Link a program with device code: extract, device-link, wrap and host-link.
+use offkit_link::link::{self, Session};
+use offkit_link::opts::{self, Arg, Opt};
+use offkit_tools::{Env, ToolFinder};
+
+/// Link a program with device code: find the device images in the inputs, link them per
+/// target, wrap them into registration objects and run the host linker with those.
+///
+/// Everything after `--` is the host link: `-o FILE`, the inputs, `-L DIR`, `-l NAME`,
+/// `--whole-archive`/`--no-whole-archive` and `-r` are read as a linker reads them (archive
+/// members with device code are linked when the device link needs them, as LLVM 19's
+/// clang-linker-wrapper decides); every other argument goes to the host linker unchanged. The
+/// registration objects are inserted right after `-o FILE`. The host linker is clang-19 by
+/// default, used as a driver, so `-Wl,…`, `-fopenmp` and the like work there.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  \
+    offkit link --offload-targets=x86_64-pc-linux-gnu --explain -- \\\n    \
+    -fopenmp -o app main.o -L. -lkernels -L/usr/lib/llvm-19/lib -lomptarget \\\n    \
+    -Wl,-rpath,/usr/lib/llvm-19/lib")]
 pub struct Args {
-    #[command(flatten)]
-    pending: super::Pending,
+    /// The host linker or compiler driver to run [default: clang-19]
+    #[arg(long, value_name = "PROGRAM")]
+    linker: Option<PathBuf>,
+    /// The host's target triple
+    #[arg(long, value_name = "TRIPLE", default_value = link::DEFAULT_HOST_TRIPLE)]
+    host_triple: String,
+    /// Keep only the images for these targets: `<triple>[:<target-id>]`, comma-separated
+    /// (default: every target found, or `OFFKIT_OFFLOAD_TARGETS`)
+    #[arg(long, value_name = "LIST")]
+    offload_targets: Option<String>,
+    /// Run at most N device links at once (inside make's jobserver when there is one)
+    #[arg(short, long, value_name = "N")]
+    jobs: Option<std::num::NonZeroU32>,
+    /// Say, for every device image, whether it was linked and why
+    #[arg(long)]
+    explain: bool,
+    /// Write the link as a shell script that performs it again
+    #[arg(long, value_name = "FILE")]
+    emit_plan: Option<PathBuf>,
+    /// An argument for every device link (`<triple>=<arg>`: only for that triple)
+    #[arg(long, value_name = "ARG")]
+    device_linker: Vec<String>,
+    /// The device links' optimisation level (O0, O1, O2, O3)
+    #[arg(short = 'O', long, value_name = "LEVEL", default_value = "O2")]
+    opt_level: String,
+    /// Link device code with debug information
+    #[arg(short = 'g', long)]
+    debug: bool,
+    /// Keep intermediate files, named as LLVM does, in the current directory
+    #[arg(long)]
+    save_temps: bool,
+    /// Print the commands without running them
+    #[arg(long)]
+    dry_run: bool,
+    /// Print every command before running it
+    #[arg(short, long)]
+    verbose: bool,
+    /// Only rename the offloading entry sections of FILE, the output of a relocatable link,
+    /// as the last step of `-r` does (what `--emit-plan` scripts call)
+    #[arg(long, value_name = "FILE", conflicts_with = "host")]
+    finish_relocatable: Option<PathBuf>,
+    /// The host link command line (after `--`)
+    #[arg(
+        last = true,
+        required_unless_present = "finish_relocatable",
+        value_name = "HOST LINK ARGS"
+    )]
+    host: Vec<OsString>,
 }
 
 /// Runs `offkit link`.
-pub fn run(_args: Args, _env: &Env) -> Result<()> {
-    super::pending("link", 5)
+pub fn run(args: Args, env: &Env) -> Result<()> {
+    if let Some(file) = &args.finish_relocatable {
+        return offkit_link::link::finish_relocatable(file).with_context(|| {
+            format!("failed to finish the relocatable link `{}`", file.display())
+        });
+    }
+    let host: Vec<String> = args
+        .host
+        .iter()
+        .map(|a| {
+            a.to_str()
+                .map(str::to_string)
+                .with_context(|| format!("argument `{}` is not UTF-8", a.to_string_lossy()))
+        })
+        .collect::<Result<_>>()?;
+    let mut parsed = opts::parse(&host).context("cannot read the host link command line")?;
+    if let Some(a) = parsed.args.iter().find(|a| a.opt.wrapper_only()) {
+        bail!(
+            "`{}` after `--` is an option of the linker wrapper; give offkit link's own options \
+             before `--` (see `offkit link --help`)",
+            a.render().join(" ")
+        );
+    }
+    let linker = match args.linker {
+        Some(l) => l,
+        None => ToolFinder::new(env, None).find("clang", None)?,
+    };
+    let mut extra = vec![
+        Arg::synthesized(Opt::LinkerPath, &linker.to_string_lossy()),
+        Arg::synthesized(Opt::HostTriple, &args.host_triple),
+        Arg::synthesized(Opt::OptLevel, &args.opt_level),
+    ];
+    if let Some(t) = &args.offload_targets {
+        extra.push(Arg::synthesized(Opt::OffloadTargets, t));
+    }
+    if let Some(j) = args.jobs {
+        extra.push(Arg::synthesized(Opt::WrapperJobs, &j.to_string()));
+    }
+    if let Some(p) = &args.emit_plan {
+        extra.push(Arg::synthesized(Opt::EmitPlan, &p.to_string_lossy()));
+    }
+    for d in &args.device_linker {
+        extra.push(Arg::synthesized(Opt::DeviceLinker, d));
+    }
+    for (on, opt) in [
+        (args.explain, Opt::Explain),
+        (args.debug, Opt::DeviceDebug),
+        (args.save_temps, Opt::SaveTemps),
+        (args.dry_run, Opt::DryRun),
+        (args.verbose, Opt::Verbose),
+    ] {
+        if on {
+            extra.push(Arg::synthesized(opt, ""));
+        }
+    }
+    extra.append(&mut parsed.args);
+    parsed.args = extra;
+    let argv0 = std::env::current_exe().ok();
+    link::run(Session {
+        args: &parsed,
+        env,
+        argv0: argv0.as_deref().map(Path::new),
+        wrap: &offkit_link::wrap::OffkitWrap,
+        log: None,
+    })
+    .context("link failed")
 }

@@ -12,8 +12,9 @@ use offkit_tools::Env;
 
 /// Extract per-target files from an offload bundle.
 ///
-/// Each `--target ID=FILE` writes the payload of the entry with that exact ID (as `offkit list`
-/// shows it) to FILE; `--output-dir DIR` writes every entry to `DIR/<ID>` (`:` as `_`).
+/// Each `--target ID=FILE` writes the payload of the entry with that ID (as `offkit list`
+/// shows it; else the entry with the target's standardised ID, else the one entry LLVM 19's
+/// target-ID compatibility rule accepts, e.g. `gfx90a` for a `gfx90a:xnack+` target) to FILE; `--output-dir DIR` writes every entry to `DIR/<ID>` (`:` as `_`).
 /// Payloads are copied by the kernel, never held in memory; a fat object's host entry gives
 /// the object without its bundle sections. For an archive input, each target's output is an
 /// archive of that target's code objects from every member, named as LLVM names them
@@ -106,6 +107,11 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             wanted.push((id.to_string(), PathBuf::from(file)));
         }
     }
+    if wanted.iter().any(|(_, p)| p.as_os_str() == "-")
+        && std::io::IsTerminal::is_terminal(&std::io::stdout())
+    {
+        bail!("refusing to write binary data to a terminal; redirect stdout or name a file");
+    }
     if is_archive {
         return unbundle_archive(&args, &all, &wanted);
     }
@@ -115,7 +121,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     // Check every target first, so that a missing one leaves no output behind.
     let mut plan = Vec::new();
     for (id, path) in &wanted {
-        match bundle.find(id.as_bytes()) {
+        let found = bundle
+            .find_target(id.as_bytes())
+            .map_err(|m| anyhow::anyhow!("`{}`: {m}", args.input.display()))?;
+        match found {
             Some(e) => plan.push((Some(e), path)),
             None if args.allow_missing => plan.push((None, path)),
             None => bail!(missing(&args.input, id, bundle)),
@@ -155,7 +164,10 @@ fn unbundle_archive(
         let mut members = Vec::new();
         for (member, b) in all {
             let member = member.as_deref().unwrap_or_default();
-            if let Some(e) = b.find(id.as_bytes()) {
+            let found = b
+                .find_target(id.as_bytes())
+                .map_err(|m| anyhow::anyhow!("`{}({member})`: {m}", args.input.display()))?;
+            if let Some(e) = found {
                 // Archive members are written whole, so the payload is collected in memory.
                 let mut bytes: Vec<u8> = Vec::new();
                 if e.host_marker {

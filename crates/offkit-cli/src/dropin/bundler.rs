@@ -1,13 +1,409 @@
-//! The drop-in `clang-offload-bundler` (LLVM 19).
+//! The drop-in `clang-offload-bundler` (LLVM 19.1.7): the same options, environment variables,
+//! output bytes, `-list` order, messages and exit codes (`../shared/spec/bundler.md`).
 //!
-//! Not landed yet (issue 3).
+//! Departures, all where LLVM 19 crashes, hangs or writes garbage: a clear error instead, and
+//! never a partial output (outputs are written to a temporary file and renamed into place).
+//! Binary payloads are copied between files by the kernel instead of through memory.
+//!
+//! ```text
+//! argv ─cl─► Config (env, then options) ─checks §1.3─► list | bundle | unbundle | archive
+//! ```
+
+mod archive;
+mod bundle;
+mod help;
+mod objcopy;
+mod unbundle;
 
 use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use offkit_tools::Env;
+use offkit_format::target_id::bundle::{check_targets, CheckedTargets};
+use offkit_tools::{Env, ToolFinder};
+
+use super::cl::{self, Spec};
+
+/// The options of LLVM 19's `clang-offload-bundler`, in the order its help lists them.
+const SPECS: &[Spec] = &[
+    Spec::immediate("help"),
+    Spec::immediate("help-hidden"),
+    Spec::immediate("help-list"),
+    Spec::immediate("help-list-hidden"),
+    Spec::flag("print-all-options"),
+    Spec::flag("print-options"),
+    Spec::immediate("version"),
+    Spec::flag("###"),
+    Spec::flag("allow-missing-bundles"),
+    Spec::value("bundle-align"),
+    Spec::flag("check-input-archive"),
+    Spec::flag("compress"),
+    Spec::value("compression-level"),
+    Spec::flag("hip-openmp-compatible"),
+    Spec::value("input"),
+    Spec::list("inputs"),
+    Spec::flag("list"),
+    Spec::value("output"),
+    Spec::list("outputs"),
+    Spec::list("targets"),
+    Spec::value("type"),
+    Spec::flag("unbundle"),
+    Spec::flag("verbose"),
+    Spec::flag("h").really_hidden(),
+];
+
+/// What `--version` prints.
+const VERSION: &str = "Debian clang-offload-bundler version 19.1.7 (3~deb12u1)\n";
+
+/// Why a run stops: `<argv0>: error: <message>`, exit 1.
+#[derive(Debug)]
+enum Fail {
+    /// The message.
+    Error(String),
+}
+
+type Run<T = ()> = Result<T, Fail>;
+
+fn error(msg: impl Into<String>) -> Fail {
+    Fail::Error(msg.into())
+}
+
+/// LLVM's `'<path>': <strerror>` for a file error.
+fn file_error(path: &Path, e: &std::io::Error) -> Fail {
+    Fail::Error(format!("'{}': {}", path.display(), strerror(e)))
+}
+
+/// The C library's text for an I/O error, without Rust's ` (os error N)` suffix.
+fn strerror(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.rfind(" (os error ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+/// The bundler's configuration: environment variables first, then the options.
+#[derive(Debug, Clone)]
+struct Config {
+    files_type: String,
+    /// The standardised targets (after the checks).
+    targets: Vec<String>,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    unbundle: bool,
+    allow_missing: bool,
+    bundle_align: u32,
+    check_input_archive: bool,
+    hip_openmp: bool,
+    compress: bool,
+    compression_level: i32,
+    verbose: bool,
+    print_commands: bool,
+    /// The target the host input belongs to, if any.
+    host_index: Option<usize>,
+    /// Every target is HIP: bundling needs no host (input 0 is the reference).
+    hip_only: bool,
+}
+
+/// Everything a run needs.
+struct Ctx<'e> {
+    cfg: Config,
+    env: &'e Env,
+    objcopy: PathBuf,
+}
+
+impl Ctx<'_> {
+    /// The directory LLVM's `createTemporaryFile` uses.
+    fn tmpdir(&self) -> PathBuf {
+        ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]
+            .iter()
+            .find_map(|v| self.env.get_os(v).filter(|p| !p.is_empty()))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("/tmp"))
+    }
+}
 
 /// Runs the tool with its full argument vector.
-pub fn main(args: Vec<OsString>, _env: &Env) -> ExitCode {
-    super::not_landed(&args, super::Tool::Bundler, 3)
+pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
+    let p = cl::parse(&args, SPECS, false);
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(p.errors.as_bytes());
+    if let Some(name) = p.immediate {
+        let text = match name {
+            "help" => help::render(help::HELP, &p.prog),
+            "help-hidden" => help::render(help::HELP_HIDDEN, &p.prog),
+            "help-list" => help::render(help::HELP_LIST, &p.prog),
+            "help-list-hidden" => help::render(help::HELP_LIST_HIDDEN, &p.prog),
+            _ => VERSION.to_string(),
+        };
+        return print_stdout(&text);
+    }
+    let mut errors = String::new();
+    for v in p.values("bundle-align") {
+        if cl::parse_llvm_u64(v).is_none_or(|n| n > u64::from(u32::MAX)) {
+            errors.push_str(&format!(
+                "{}: for the --bundle-align option: '{v}' value invalid for uint argument!\n",
+                p.prog
+            ));
+        }
+    }
+    for v in p.values("compression-level") {
+        if cl::parse_llvm_i64(v).is_none_or(|n| i32::try_from(n).is_err()) {
+            errors.push_str(&format!(
+                "{}: for the --compression-level option: '{v}' value invalid for integer argument!\n",
+                p.prog
+            ));
+        }
+    }
+    if p.count("type") == 0 {
+        errors.push_str(&format!(
+            "{}: for the --type option: must be specified at least once!\n",
+            p.prog
+        ));
+    }
+    if p.failed() || !errors.is_empty() {
+        let _ = stderr.write_all(errors.as_bytes());
+        return ExitCode::from(1);
+    }
+    drop(stderr);
+    if p.flag("h") == Some(true) {
+        return print_stdout(&help::render(help::HELP_LIST, &p.prog));
+    }
+    match run(&p, &args, env) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Fail::Error(m)) => {
+            let _ = writeln!(std::io::stderr(), "{}: error: {m}", p.argv0);
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn print_stdout(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    ExitCode::SUCCESS
+}
+
+/// Builds the configuration: `OffloadBundlerConfig`'s environment variables, then the options.
+fn config(p: &cl::Parsed, env: &Env) -> Config {
+    let mut cfg = Config {
+        files_type: p.last("type").unwrap_or_default().to_string(),
+        targets: Vec::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        unbundle: p.flag("unbundle") == Some(true),
+        allow_missing: p.flag("allow-missing-bundles") == Some(true),
+        bundle_align: 1,
+        check_input_archive: p.flag("check-input-archive") == Some(true),
+        hip_openmp: p.flag("hip-openmp-compatible") == Some(true),
+        compress: false,
+        compression_level: 3,
+        verbose: false,
+        print_commands: p.flag("###") == Some(true),
+        host_index: None,
+        hip_only: false,
+    };
+    if env.get("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") != Some("1") {
+        if let Some(v) = env.get_os("OFFLOAD_BUNDLER_VERBOSE") {
+            cfg.verbose = v == "1";
+        }
+        if let Some(v) = env.get_os("OFFLOAD_BUNDLER_COMPRESS") {
+            cfg.compress = v == "1";
+        }
+        if let Some(v) = env.get_os("OFFLOAD_BUNDLER_COMPRESSION_LEVEL") {
+            let s = v.to_string_lossy();
+            match decimal_i32(&s) {
+                Some(l) => cfg.compression_level = l,
+                None => eprintln!(
+                    "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: {s}. Ignoring it."
+                ),
+            }
+        }
+    }
+    if let Some(v) = p.flag("verbose") {
+        cfg.verbose = v;
+    }
+    if let Some(v) = p.flag("compress") {
+        cfg.compress = v;
+    }
+    if let Some(v) = p.last("compression-level") {
+        cfg.compression_level = cl::parse_llvm_i64(v)
+            .and_then(|n| i32::try_from(n).ok())
+            .unwrap_or(cfg.compression_level);
+    }
+    if let Some(v) = p.last("bundle-align") {
+        cfg.bundle_align = cl::parse_llvm_u64(v)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(1);
+    }
+    cfg
+}
+
+/// `StringRef::getAsInteger(10, int)`: an optional `-` and decimal digits only.
+fn decimal_i32(s: &str) -> Option<i32> {
+    let digits = s.strip_prefix('-').unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// The checks of bundler.md §1.3 (steps 2–11), then the mode.
+fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
+    let mut cfg = config(p, env);
+    // Step 2: llvm-objcopy is looked up in every mode, beside argv[0] first.
+    let argv0 = args.first().map(PathBuf::from);
+    let objcopy = ToolFinder::new(env, argv0.as_deref())
+        .find("llvm-objcopy", None)
+        .map_err(|_| error("unable to find 'llvm-objcopy' in path"))?;
+    // Step 3: the deprecated comma forms.
+    let (input, inputs) = (p.values("input"), p.values("inputs"));
+    if !inputs.is_empty() && !input.is_empty() {
+        return Err(error(
+            "-inputs and -input cannot be used together, use only -input instead",
+        ));
+    }
+    if !inputs.is_empty() {
+        eprintln!(
+            "{}: warning: -inputs is deprecated, use -input instead",
+            p.argv0
+        );
+        cfg.inputs = inputs.iter().map(|s| s.to_string()).collect();
+    } else {
+        cfg.inputs = input.iter().map(|s| s.to_string()).collect();
+    }
+    let (output, outputs) = (p.values("output"), p.values("outputs"));
+    if !outputs.is_empty() && !output.is_empty() {
+        return Err(error(
+            "-outputs and -output cannot be used together, use only -output instead",
+        ));
+    }
+    if !outputs.is_empty() {
+        eprintln!(
+            "{}: warning: -outputs is deprecated, use -output instead",
+            p.argv0
+        );
+        cfg.outputs = outputs.iter().map(|s| s.to_string()).collect();
+    } else {
+        cfg.outputs = output.iter().map(|s| s.to_string()).collect();
+    }
+    let raw_targets: Vec<String> = p.values("targets").iter().map(|s| s.to_string()).collect();
+    let mut ctx = Ctx { cfg, env, objcopy };
+    // Step 4: listing.
+    if p.flag("list") == Some(true) {
+        if ctx.cfg.unbundle {
+            return Err(error("-unbundle and -list cannot be used together"));
+        }
+        if ctx.cfg.inputs.len() != 1 {
+            return Err(error("only one input file supported for -list"));
+        }
+        if !ctx.cfg.outputs.is_empty() {
+            return Err(error("-outputs option is invalid for -list"));
+        }
+        if !raw_targets.is_empty() {
+            return Err(error("-targets option is invalid for -list"));
+        }
+        return unbundle::list(&ctx);
+    }
+    // Step 5.
+    if ctx.cfg.check_input_archive {
+        if !ctx.cfg.unbundle {
+            return Err(error("-check-input-archive cannot be used while bundling"));
+        }
+        if ctx.cfg.files_type != "a" {
+            return Err(error(
+                "-check-input-archive can only be used for unbundling archives (-type=a)",
+            ));
+        }
+    }
+    // Steps 6–8.
+    if ctx.cfg.outputs.is_empty() {
+        return Err(error("no output file specified!"));
+    }
+    if p.count("targets") == 0 {
+        return Err(error(
+            "for the --targets option: must be specified at least once!",
+        ));
+    }
+    if ctx.cfg.unbundle {
+        if ctx.cfg.inputs.len() != 1 {
+            return Err(error("only one input file supported in unbundling mode"));
+        }
+        if ctx.cfg.outputs.len() != raw_targets.len() {
+            return Err(error(
+                "number of output files and targets should match in unbundling mode",
+            ));
+        }
+    } else {
+        if ctx.cfg.files_type == "a" {
+            return Err(error("Archive files are only supported for unbundling"));
+        }
+        if ctx.cfg.outputs.len() != 1 {
+            return Err(error("only one output file supported in bundling mode"));
+        }
+        if ctx.cfg.inputs.len() != raw_targets.len() {
+            return Err(error(
+                "number of input files and targets should match in bundling mode",
+            ));
+        }
+    }
+    // Steps 9–11: duplicates, validity, target-ID conflicts, host count.
+    let CheckedTargets {
+        standardised,
+        host_index,
+        hip_only,
+    } = check_targets(&raw_targets, ctx.cfg.unbundle)
+        .map_err(|e| error(String::from_utf8_lossy(&e.message()).into_owned()))?;
+    ctx.cfg.targets = standardised
+        .into_iter()
+        .map(|t| String::from_utf8_lossy(&t).into_owned())
+        .collect();
+    ctx.cfg.host_index = host_index;
+    ctx.cfg.hip_only = hip_only;
+    let result = if !ctx.cfg.unbundle {
+        bundle::bundle(&ctx)
+    } else if ctx.cfg.files_type == "a" {
+        archive::unbundle_archive(&ctx)
+    } else {
+        unbundle::unbundle(&ctx)
+    };
+    if ctx.cfg.verbose {
+        objcopy::print_timers();
+    }
+    result
+}
+
+/// Reads an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin).
+fn read_input(path: &str) -> Run<offkit_bundle::io::Input> {
+    offkit_bundle::io::Input::open(Path::new(path)).map_err(|e| file_error(Path::new(path), &e))
+}
+
+/// Writes a whole output file as LLVM's `raw_fd_ostream` would (`-` is stdout), atomically.
+fn write_output(path: &str, bytes: &[u8]) -> Run {
+    offkit_bundle::io::write_file(Path::new(path), bytes)
+        .map_err(|e| file_error(Path::new(path), &e))
+}
+
+/// The handler LLVM 19 picks for a `-type` (text types by comment, binary types, `o`/`a` by
+/// content), or its "invalid file type" error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handler {
+    Text(offkit_format::bundle::text::Comment),
+    Binary,
+    Object,
+}
+
+fn handler(ty: &str, reference: &[u8]) -> Run<Handler> {
+    use offkit_format::bundle::text::Comment;
+    if let Some(c) = Comment::for_type(ty) {
+        return Ok(Handler::Text(c));
+    }
+    match ty {
+        "bc" | "gch" | "ast" => Ok(Handler::Binary),
+        "o" | "a" if offkit_bundle::fatobj::is_object(reference) => Ok(Handler::Object),
+        "o" | "a" => Ok(Handler::Binary),
+        _ => Err(error(format!("'{ty}': invalid file type specified"))),
+    }
 }

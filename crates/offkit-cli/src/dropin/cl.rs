@@ -170,40 +170,7 @@ pub fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-/// `StringRef::getAsInteger(0, …)` for an unsigned value: `0x`/`0X` hex, `0b`/`0B` binary,
-/// `0o` or a leading `0` octal, else decimal; the whole string must be digits of that radix.
-pub fn parse_llvm_u64(s: &str) -> Option<u64> {
-    let (radix, digits) = if let Some(r) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        (16, r)
-    } else if let Some(r) = s.strip_prefix("0b").or_else(|| s.strip_prefix("0B")) {
-        (2, r)
-    } else if let Some(r) = s.strip_prefix("0o") {
-        (8, r)
-    } else if s.len() > 1 && s.starts_with('0') {
-        (8, &s[1..])
-    } else {
-        (10, s)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return None;
-    }
-    u64::from_str_radix(digits, radix).ok()
-}
-
-/// `StringRef::getAsInteger(0, …)` for a signed value (an optional leading `-`).
-pub fn parse_llvm_i64(s: &str) -> Option<i64> {
-    match s.strip_prefix('-') {
-        Some(rest) => {
-            let v = parse_llvm_u64(rest)?;
-            if v <= i64::MAX as u64 + 1 {
-                Some((v as i64).wrapping_neg())
-            } else {
-                None
-            }
-        }
-        None => parse_llvm_u64(s).and_then(|v| i64::try_from(v).ok()),
-    }
-}
+pub use offkit_format::llvm::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
 /// How a tool's command line is parsed, beyond its option table.
 #[derive(Debug, Clone, Copy)]
@@ -522,7 +489,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// against the working directory; a file that does not exist leaves the argument as it is;
 /// one that exists but cannot be read is an error ("cannot not open file", LLVM's wording);
 /// expanding a file from within itself is an error. GNU tokenization.
-fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
+pub fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
     // (absolute path, index one past its last expanded argument)
     let mut stack: Vec<(std::path::PathBuf, usize)> = Vec::new();
     let mut i = 0;
@@ -719,15 +686,91 @@ mod tests {
         assert!(!p.failed());
     }
 
+    const TOOL: &[Spec] = &[
+        Spec::flag("h").really_hidden(),
+        Spec::value("o"),
+        Spec::value("image"),
+        Spec::flag("archive"),
+        Spec::immediate("help"),
+        Spec::immediate("version"),
+    ];
+
+    fn tool(v: &[&str]) -> Parsed {
+        parse_config(
+            &args(v),
+            &Config {
+                specs: TOOL,
+                max_positionals: Some(1),
+                suggest_order: &["o", "help", "version", "archive", "image"],
+            },
+        )
+    }
+
     #[test]
-    fn integers_with_radix() {
-        assert_eq!(parse_llvm_u64("0x10"), Some(16));
-        assert_eq!(parse_llvm_u64("010"), Some(8));
-        assert_eq!(parse_llvm_u64("0b11"), Some(3));
-        assert_eq!(parse_llvm_u64("0"), Some(0));
-        assert_eq!(parse_llvm_u64("-1"), None);
-        assert_eq!(parse_llvm_u64("12a"), None);
-        assert_eq!(parse_llvm_i64("-0x10"), Some(-16));
+    fn one_letter_options_group() {
+        let p = tool(&["t", "-ho", "out"]);
+        assert!(!p.failed(), "{}", p.errors);
+        assert_eq!(p.flag("h"), Some(true));
+        assert_eq!(p.last("o"), Some("out"));
+        let p = tool(&["t", "-oh"]);
+        assert_eq!(
+            p.errors,
+            "t: for the -o option: may not occur within a group!\n\
+             t: Unknown command line argument '-oh'.  Try: 't --help'\n\
+             t: Did you mean '-o'?\n"
+        );
+        let p = tool(&["t", "-hx"]);
+        assert_eq!(p.flag("h"), Some(true));
+        assert!(p.errors.contains("Unknown command line argument '-hx'"));
+        assert_eq!(tool(&["t", "-o=x"]).last("o"), Some("x"));
+    }
+
+    #[test]
+    fn immediates_take_no_value_and_positionals_are_counted() {
+        let p = tool(&["t", "--help=0"]);
+        assert_eq!(p.immediate, None);
+        assert_eq!(
+            p.errors,
+            "t: for the --help option: does not allow a value! '0' specified.\n"
+        );
+        let p = tool(&["t", "a", "b"]);
+        assert_eq!(
+            p.errors,
+            "t: Too many positional arguments specified!\nCan specify at most 1 positional \
+             arguments: See: t --help\n"
+        );
+        assert!(!tool(&["t", "a"]).failed());
+        // A suggestion keeps the typed value and counts it in the dashes.
+        let p = tool(&["t", "--zz=5"]);
+        assert!(
+            p.errors.ends_with("t: Did you mean '--o=5'?\n"),
+            "{}",
+            p.errors
+        );
+    }
+
+    #[test]
+    fn response_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let rsp = dir.path().join("args.rsp");
+        std::fs::write(&rsp, "-o 'a b' @missing\n").unwrap();
+        let p = tool(&["t", &format!("@{}", rsp.display())]);
+        assert_eq!(p.last("o"), Some("a b"));
+        assert_eq!(p.positionals, ["@missing"]);
+        std::fs::write(&rsp, format!("@{}", rsp.display())).unwrap();
+        let p = tool(&["t", &format!("@{}", rsp.display())]);
+        assert!(p
+            .expansion_error
+            .unwrap()
+            .starts_with("recursive expansion of: '"));
+        let p = tool(&["t", &format!("@{}", dir.path().display())]);
+        assert_eq!(
+            p.expansion_error.unwrap(),
+            format!(
+                "cannot not open file '{}': Is a directory\n",
+                dir.path().display()
+            )
+        );
     }
 
     #[test]

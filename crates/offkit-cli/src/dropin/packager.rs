@@ -9,9 +9,9 @@
 //!   image is copied file to file (`copy_file_range`) into a temporary file that is renamed
 //!   into place.
 //! * **Extraction** (`clang-offload-packager INPUT --image=k=v… [--archive]`): the images of a
-//!   raw offload binary, an ELF or COFF object, an archive (recursively) or — once offkit reads
-//!   bitcode — an `-flto` bitcode object, selected by each `--image` filter and written under
-//!   LLVM's names, into a single file, or into a GNU archive.
+//!   raw offload binary, an ELF or COFF object, an archive (recursively) or an `-flto` bitcode
+//!   object, selected by each `--image` filter and written under LLVM's names, into a single
+//!   file, or into a GNU archive.
 //!
 //! Departures, as STYLE.md allows: where LLVM 19 would read outside its input (it checks few of
 //! an offload binary's offsets) offkit reports what is wrong instead, and no failure leaves a
@@ -29,10 +29,14 @@ use offkit_tools::Env;
 
 use super::cl::{self, Spec};
 
-/// The options of LLVM 19's tool: its own (`-o`, `--image`, `--archive`, the hidden `-h`) and
-/// `cl`'s generic ones.
+/// The options of LLVM 19's tool: its own (`-o`, `--image`, `--archive`, the hidden `-h`),
+/// `cl`'s generic ones, and `-W`, the one one-letter option among the 2,488 that libLLVM and
+/// libclang-cpp register in every tool (one-letter options group, so it changes how `-hW…` and
+/// `-W…` parse). The other library options (`-stats`, `--time-passes`, …) are accepted by
+/// LLVM's tool and unknown to offkit's.
 const SPECS: &[Spec] = &[
     Spec::flag("h").really_hidden(),
+    Spec::flag("W").really_hidden(),
     Spec::value("o"),
     Spec::value("image"),
     Spec::flag("archive"),
@@ -68,7 +72,7 @@ const HELP_LIST_HIDDEN: &str = include_str!("packager/help-list-hidden.txt");
 const VERSION: &str = "Debian clang-offload-packager version 19.1.7 (3~deb12u1)\n";
 
 /// Runs the tool with its full argument vector.
-pub fn main(args: Vec<OsString>, _env: &Env) -> ExitCode {
+pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
     let parsed = cl::parse_config(
         &args,
         &cl::Config {
@@ -102,7 +106,7 @@ pub fn main(args: Vec<OsString>, _env: &Env) -> ExitCode {
         // the uncategorized list.
         return print_stdout(&usage(HELP_LIST, &parsed.prog));
     }
-    let reporter = Reporter::new(&parsed.argv0);
+    let reporter = Reporter::new(&parsed.argv0, env);
     let output = parsed.last("o").unwrap_or("").to_string();
     let input = parsed.positionals.first().cloned().unwrap_or_default();
     let images: Vec<String> = parsed
@@ -150,21 +154,31 @@ fn print_stdout(text: &str) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Prints `<argv0>: error: …` and `<argv0>: warning: …` as LLVM's `WithColor` does (with its
-/// colors when standard error is a terminal).
+/// Prints `<argv0>: error: …` and `<argv0>: warning: …` as LLVM's `WithColor` does, with its
+/// colors when standard error is a terminal whose `TERM` LLVM 19 knows to take ANSI colors.
 pub(crate) struct Reporter {
     argv0: String,
     color: bool,
 }
 
+/// LLVM 19's `terminalHasColors`.
+fn term_has_colors(term: &str) -> bool {
+    matches!(term, "ansi" | "cygwin" | "linux")
+        || ["screen", "xterm", "vt100", "rxvt"]
+            .iter()
+            .any(|p| term.starts_with(p))
+        || term.ends_with("color")
+}
+
 impl Reporter {
-    fn new(argv0: &str) -> Reporter {
+    fn new(argv0: &str, env: &Env) -> Reporter {
         Reporter {
             argv0: argv0.to_string(),
-            color: std::io::stderr().is_terminal(),
+            color: std::io::stderr().is_terminal() && env.get("TERM").is_some_and(term_has_colors),
         }
     }
 
+    /// `raw_ostream::changeColor(…, /*Bold=*/true)` then `resetColor()` around the label.
     fn emit(&self, label: &str, ansi: &str, msg: &str) {
         let text = if self.color {
             format!("{}: \x1b[0;1;{ansi}m{label}: \x1b[0m{msg}\n", self.argv0)

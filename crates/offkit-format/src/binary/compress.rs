@@ -36,7 +36,7 @@ impl CompressionFormat {
     }
 }
 
-/// Whether and how [`super::write`] compresses (version 3 only).
+/// Whether and how [`super::write()`] compresses (version 3 only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Compression {
     /// No compression.

@@ -23,7 +23,7 @@ pub struct ImageSpec<'a> {
     pub strings: Vec<(&'a [u8], &'a [u8])>,
 }
 
-/// One image with its metadata, as [`write`] takes it.
+/// One image with its metadata, as [`write()`] takes it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Image<'a> {
     /// Everything but the bytes.

@@ -21,6 +21,7 @@ mod code {
     pub const FUNCTION: u32 = 8;
     pub const ALIAS_OLD: u32 = 9;
     pub const ALIAS: u32 = 14;
+    pub const VSTOFFSET: u32 = 13;
     pub const SOURCE_FILENAME: u32 = 16;
     pub const IFUNC: u32 = 18;
 }
@@ -51,6 +52,7 @@ mod md {
 }
 
 /// Reads an `IDENTIFICATION` block (the cursor is just after its ID): the producer string.
+/// Like LLVM 19, an epoch other than 0 and an unknown record are errors.
 pub(super) fn read_identification(c: &mut Cursor<'_>) -> Result<Vec<u8>> {
     c.enter_block(block::IDENTIFICATION)?;
     let mut producer = Vec::new();
@@ -153,6 +155,7 @@ enum Md<'d> {
 #[derive(Debug, Default)]
 struct Reader<'d> {
     use_strtab: bool,
+    vst_offset: bool,
     strtab: &'d [u8],
     values: Vec<Value<'d>>,
     types: Vec<Type>,
@@ -188,6 +191,10 @@ impl<'d> Reader<'d> {
                         c.enter_block(id)?;
                         self.metadata(c)?;
                     }
+                    // With a forward-declared value symbol table (every LLVM since 3.8),
+                    // LLVM's lazy module loading stops at the first function body: what follows
+                    // is not part of the module it extracts from.
+                    block::FUNCTION if self.vst_offset => return Ok(()),
                     _ => c.skip_block()?,
                 },
                 Entry::Record(r) => self.module_record(&r)?,
@@ -209,6 +216,12 @@ impl<'d> Reader<'d> {
                     });
                 }
                 self.use_strtab = v >= 2;
+            }
+            code::VSTOFFSET => {
+                // LLVM keeps `Record[0] - 1` in an unsigned and tests it for non-zero.
+                let v = r.first::<1>()?[0]
+                    .ok_or_else(|| invalid("bitcode VSTOFFSET record", r.offset, "empty record"))?;
+                self.vst_offset = v != 1;
             }
             code::GLOBALVAR | code::FUNCTION | code::ALIAS | code::ALIAS_OLD | code::IFUNC => {
                 let ops = r.first::<8>()?;

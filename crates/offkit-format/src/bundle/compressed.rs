@@ -575,6 +575,9 @@ pub fn compress_stream(data: &[u8], opts: &Options) -> Result<Vec<u8>> {
             )?;
             if opts.threads > 0 {
                 set(&mut cctx, zstd_safe::CParameter::NbWorkers(opts.threads))?;
+                // With long-distance matching the default job is 4 windows (512 MiB), so a
+                // bundle of a few hundred MiB would be one job on one thread.
+                set(&mut cctx, zstd_safe::CParameter::JobSize(32 << 20))?;
             }
             let mut out: Vec<u8> = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
             cctx.compress2(&mut out, data)

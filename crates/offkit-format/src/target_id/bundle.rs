@@ -66,7 +66,8 @@ impl<'a> BundleEntryId<'a> {
     /// 3. otherwise the kind and triple are `base` split at its first `-`, and the target ID
     ///    is empty (a `:…` suffix is dropped);
     /// 4. the triple is rebuilt from four components ([`Triple::four_components`]).
-    pub fn parse(id: &'a [u8]) -> Self {
+    pub fn parse<S: AsRef<[u8]> + ?Sized>(id: &'a S) -> Self {
+        let id = id.as_ref();
         let base = split_once(id, b':').0;
         let (head, last) = rsplit_once(base, b'-');
         let (kind_triple, target_id) = if offload_arch::is_known(last) {
@@ -158,7 +159,7 @@ impl<'a> BundleEntryId<'a> {
 }
 
 /// [`BundleEntryId::parse`] then [`BundleEntryId::standardised`].
-pub fn standardise(id: &[u8]) -> Vec<u8> {
+pub fn standardise<S: AsRef<[u8]> + ?Sized>(id: &S) -> Vec<u8> {
     BundleEntryId::parse(id).standardised()
 }
 

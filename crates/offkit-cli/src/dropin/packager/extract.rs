@@ -232,23 +232,21 @@ fn collect<'d>(
 
 /// The offload objects embedded in an LLVM bitcode file (`-flto` host objects): the
 /// initializers of the globals listed in `!llvm.embedded.objects` with section
-/// `.llvm.offloading`.
-///
-/// GAP: offkit's bitcode reader (`offkit_format::bitcode`) has not landed; until it does this
-/// says so and extraction from bitcode fails (LLVM 19 can extract from such files). This is the
-/// one function to switch over to `offkit_format::bitcode::embedded_objects`.
-fn bitcode_embedded_objects(_data: &[u8], _base: u64) -> Result<Vec<Cow<'_, [u8]>>, String> {
-    Err(
-        "offkit cannot read LLVM bitcode inputs yet (offload binaries embedded in -flto \
-         objects); use LLVM's clang-offload-packager for this input"
-            .into(),
-    )
+/// `.llvm.offloading` (offkit's bitcode reader). Where LLVM cannot load the module it says
+/// "Failed to create module"; where offkit does not do what LLVM would, its own message.
+fn bitcode_embedded_objects(data: &[u8], base: u64) -> Result<Vec<Cow<'_, [u8]>>, String> {
+    match offkit_format::bitcode::embedded_objects(data, base) {
+        Ok(objects) => Ok(objects.into_iter().map(|o| o.data).collect()),
+        Err(e @ offkit_format::Error::Unsupported { .. }) => Err(e.to_string()),
+        Err(_) => Err("Failed to create module".into()),
+    }
 }
 
-/// The names LLVM's archive writer lists in the symbol table for a bitcode member. GAP: empty
-/// until offkit's bitcode reader lands (`offkit_format::bitcode::archive_symbols`).
-fn bitcode_archive_symbols(_data: &[u8]) -> Option<Vec<Vec<u8>>> {
-    None
+/// The names LLVM's archive writer lists in the symbol table for a bitcode member (its
+/// irsymtab, read by offkit's bitcode reader); `Err` where offkit cannot do what LLVM would
+/// (rebuild a missing table from the module).
+fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, String> {
+    offkit_format::bitcode::archive_symbols(data, 0).map_err(|e| e.to_string())
 }
 
 /// Reads the offload binaries of one section (or raw file) as LLVM 19 does: version 1 only,
@@ -290,43 +288,34 @@ fn u64_at(d: &[u8], at: u64) -> Option<u64> {
 }
 
 /// The checks of LLVM 19's `OffloadBinary::create`, run on the rest of the section and then on
-/// the binary's own `size` bytes, with the errors they give.
+/// a copy of the binary's own `size` bytes, with the errors they give.
 fn llvm19_checks(rest: &[u8]) -> Result<(), String> {
     let fail = |m: &str| Err(m.to_string());
-    if rest.len() < 72 || !rest.starts_with(&binary::MAGIC) || rest.get(4..8) != Some(&[1, 0, 0, 0])
-    {
-        return fail(PARSE_FAILED);
-    }
-    let (size, entry_offset, entry_size) =
-        match (u64_at(rest, 8), u64_at(rest, 16), u64_at(rest, 24)) {
-            (Some(s), Some(o), Some(z)) => (s, o, z),
-            _ => return fail(PARSE_FAILED),
-        };
-    let entry_checks = |buf_len: u64| -> Result<(), String> {
-        if size > buf_len
-            || entry_offset > size.wrapping_sub(40)
-            || entry_size > size.wrapping_sub(32)
+    let checks = |buf: &[u8]| -> Result<(), String> {
+        if buf.len() < 72
+            || !buf.starts_with(&binary::MAGIC)
+            || buf.get(4..8) != Some(&[1, 0, 0, 0])
         {
+            return fail(PARSE_FAILED);
+        }
+        let field = |at| u64_at(buf, at).unwrap_or(u64::MAX);
+        let (size, entry_offset, entry_size) = (field(8), field(16), field(24));
+        if size > buf.len() as u64 || size < 40 {
             return fail(UNEXPECTED_EOF);
         }
-        // Here LLVM reads the entry; past the data that is undefined, and the second look
-        // (on `size` bytes, below 72) fails to parse anyway.
-        let (Some(image), Some(strings)) = (
-            u64_at(rest, entry_offset.wrapping_add(24)),
-            u64_at(rest, entry_offset.wrapping_add(8)),
-        ) else {
-            return fail(PARSE_FAILED);
-        };
-        if image > buf_len || strings > buf_len {
+        if entry_offset > size - 40 || entry_size > size - 32 {
+            return fail(UNEXPECTED_EOF);
+        }
+        // The entry lies within `size` bytes now.
+        let (strings, image) = (field(entry_offset + 8), field(entry_offset + 24));
+        if image > buf.len() as u64 || strings > buf.len() as u64 {
             return fail(UNEXPECTED_EOF);
         }
         Ok(())
     };
-    entry_checks(rest.len() as u64)?;
-    if size < 72 {
-        return fail(PARSE_FAILED);
-    }
-    entry_checks(size)
+    checks(rest)?;
+    let size = u64_at(rest, 8).unwrap_or(0) as usize;
+    checks(rest.get(..size).unwrap_or_default())
 }
 
 /// The symbols LLVM's archive writer indexes for a member: `SF_Global`, defined, and not
@@ -337,15 +326,11 @@ fn archive_symbols(
     f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<bool> {
     if identify(buf) == Magic::Bitcode {
-        return match bitcode_archive_symbols(buf) {
-            Some(names) => {
-                for n in names {
-                    f(&n)?;
-                }
-                Ok(true)
-            }
-            None => Ok(false),
-        };
+        // `write_archive` checked that the table can be read.
+        for n in bitcode_archive_symbols(buf).unwrap_or_default() {
+            f(n)?;
+        }
+        return Ok(true);
     }
     let Ok(file) = object::File::parse(buf) else {
         return Ok(false);
@@ -369,10 +354,34 @@ static READER: ObjectReader = ObjectReader {
     ..DEFAULT_OBJECT_READER
 };
 
+/// Whether LLVM's archive writer reads symbols from a member (`SymbolicFile::isSymbolicFile`):
+/// objects of the formats LLVM knows, and bitcode.
+fn is_symbolic(data: &[u8]) -> bool {
+    use object::FileKind;
+    identify(data) == Magic::Bitcode
+        || matches!(
+            FileKind::parse(data),
+            Ok(FileKind::Elf32
+                | FileKind::Elf64
+                | FileKind::Coff
+                | FileKind::CoffBig
+                | FileKind::CoffImport
+                | FileKind::MachO32
+                | FileKind::MachO64)
+        )
+}
+
 /// Writes the matched images as LLVM 19's `writeArchive` does for the packager: GNU format,
 /// deterministic (mtime, uid, gid 0, mode 644), a symbol table of the object members, each
 /// member named after the buffer the image came from.
 fn write_archive(file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
+    for f in matched {
+        if identify(&f.entry.image) == Magic::Bitcode {
+            // Where offkit cannot list a bitcode member's symbols as LLVM would, refuse rather
+            // than write a different archive.
+            bitcode_archive_symbols(&f.entry.image).map_err(|e| format!("'{}': {e}", f.name))?;
+        }
+    }
     let members: Vec<NewArchiveMember<'_>> = matched
         .iter()
         .map(|f| NewArchiveMember::new(f.entry.image.as_ref(), &READER, f.name.clone()))
@@ -380,7 +389,34 @@ fn write_archive(file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
     let mut bytes = Cursor::new(Vec::new());
     ar_archive_writer::write_archive_to_stream(&mut bytes, &members, ArchiveKind::Gnu, false, None)
         .map_err(|e| message(&e))?;
-    write_file(file, bytes.get_ref())
+    let mut bytes = bytes.into_inner();
+    if !matched.iter().any(|f| is_symbolic(&f.entry.image)) {
+        drop_symbol_table(&mut bytes);
+    }
+    write_file(file, &bytes)
+}
+
+/// Removes the leading symbol table member (`/`). `ar_archive_writer` writes an empty one for
+/// any member; LLVM only when some member is an object or bitcode (`HasObject`). No other part
+/// of a GNU archive refers to the symbol table, so dropping it gives LLVM's bytes.
+fn drop_symbol_table(archive: &mut Vec<u8>) {
+    const MAGIC: usize = 8;
+    const HEADER: usize = 60;
+    let Some(header) = archive.get(MAGIC..MAGIC + HEADER) else {
+        return;
+    };
+    if !header.starts_with(b"/ ") {
+        return;
+    }
+    let size = std::str::from_utf8(&header[48..58])
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok());
+    if let Some(size) = size {
+        let end = MAGIC + HEADER + size + size % 2;
+        if end <= archive.len() {
+            archive.drain(MAGIC..end);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,296 @@
+//! Phase 3: the device link of one group, as LLVM 19's `generic::clang` builds it.
+//!
+//! ```text
+//! clang --no-default-config -o <exe>.<archname>.<arch|native>.img --target=<triple>
+//!     (-mcpu=<arch> for AMDGPU | -march=<arch|native>) -O<n> [-flto]
+//!     [-Wl,--no-undefined unless NVPTX] <bitcode…> <objects…>
+//!     [CPU targets: -Wl,-Bsymbolic -shared <host libraries>]
+//!     [-mllvm <a>]… [-g] [-save-temps] [-v] [--cuda-path=…] [-Xcuda-ptxas <a>]…
+//!     [<linker-arg>…] [-Xclang -mlink-builtin-bitcode -Xclang <f>]… [-mllvm -openmp-opt-disable]
+//!     [LTO: -Wl,-plugin-opt=<-mllvm and --offload-opt options>… -Rpass…=<r>]
+//! ```
+//!
+//! Where LLVM 19 runs LTO on bitcode inputs inside the wrapper, offkit hands the bitcode to the
+//! device linker (`-flto`: ld.lld for AMDGPU, the host linker with LLVM's gold plugin for CPU
+//! targets), which performs the same LTO with the linker's own symbol resolution; LLVM 19's
+//! `-mllvm`/`--offload-opt`/`--pass-remarks*` options, which it applies to that LTO, go to the
+//! LTO plugin.
+
+use std::path::Path;
+
+use offkit_tools::ToolInvocation;
+
+use crate::error::{Error, Result};
+use crate::opts::{Args, Opt};
+use crate::scan::{magic, Magic};
+
+/// The family of a device triple, which decides how it is linked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// amdgcn (r600 is not supported by the wrapper).
+    Amdgpu,
+    /// nvptx / nvptx64.
+    Nvptx,
+    /// A CPU: x86, x86_64, aarch64(_be), ppc64(le), systemz.
+    Cpu,
+}
+
+/// The architecture component of a triple, as written (`Triple::getArchName`).
+pub fn arch_name(triple: &str) -> &str {
+    triple.split('-').next().unwrap_or("")
+}
+
+/// The family of `triple` (LLVM 19's `linkDevice` switch on `Triple::getArch`), or its
+/// "<arch> linking is not supported".
+pub fn family(triple: &str) -> Result<Family> {
+    use offkit_format::triple::{Arch, Triple};
+    Ok(match Triple::parse(triple).arch() {
+        Arch::Amdgcn => Family::Amdgpu,
+        Arch::Nvptx | Arch::Nvptx64 => Family::Nvptx,
+        Arch::X86
+        | Arch::X86_64
+        | Arch::Aarch64
+        | Arch::Aarch64Be
+        | Arch::Ppc64
+        | Arch::Ppc64le
+        | Arch::Systemz => Family::Cpu,
+        _ => return Err(Error::LinkingNotSupported(arch_name(triple).to_string())),
+    })
+}
+
+/// What one device link needs besides the common options.
+#[derive(Debug, Clone)]
+pub struct DeviceLink<'a> {
+    /// The group's triple (of its first input).
+    pub triple: &'a str,
+    /// The group's arch / target ID (of its first input).
+    pub arch: &'a str,
+    /// The output image.
+    pub output: &'a Path,
+    /// Bitcode inputs (handed to the linker's LTO).
+    pub bitcode: Vec<String>,
+    /// Object inputs.
+    pub objects: Vec<String>,
+    /// `--linker-arg=` values for this group (from `--device-linker=`).
+    pub linker_args: Vec<String>,
+}
+
+/// The `--device-linker=` values that apply to `triple`: no `=` → always; `<T>=<v>` → when
+/// `T` is the triple (so a triple-less value containing `=` is dropped, as in LLVM 19).
+pub fn linker_args_for(args: &Args, triple: &str) -> Vec<String> {
+    let mut out: Vec<String> = args
+        .values(Opt::LinkerArg)
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for v in args.values(Opt::DeviceLinker) {
+        let (t, val) = v.split_once('=').unwrap_or((v, ""));
+        if val.is_empty() {
+            out.push(t.to_string());
+        } else if t == triple {
+            out.push(val.to_string());
+        }
+    }
+    out
+}
+
+/// The host libraries a CPU device link gets (LLVM 19 copies every `-l`, `-L`, `-rpath`,
+/// whole-archive flag and every input that is an archive or shared object).
+pub fn host_libraries(args: &Args) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for a in args.filtered(&[
+        Opt::Input,
+        Opt::Library,
+        Opt::LibraryPath,
+        Opt::Rpath,
+        Opt::WholeArchive,
+        Opt::NoWholeArchive,
+    ]) {
+        match a.opt {
+            Opt::Input => {
+                let p = Path::new(&a.spelling);
+                if !p.exists() || p.is_dir() {
+                    continue;
+                }
+                let head = read_head(p).map_err(|source| Error::Read {
+                    path: p.to_path_buf(),
+                    source,
+                })?;
+                if !matches!(magic(&head), Magic::Archive | Magic::ElfShared) {
+                    continue;
+                }
+                out.push(a.spelling.clone());
+            }
+            Opt::WholeArchive => out.push("-Wl,--whole-archive".into()),
+            Opt::NoWholeArchive => out.push("-Wl,--no-whole-archive".into()),
+            _ => out.extend(a.render()),
+        }
+    }
+    Ok(out)
+}
+
+fn read_head(p: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(p)?;
+    let mut buf = vec![0u8; 20];
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    buf.truncate(n);
+    Ok(buf)
+}
+
+/// Options of the whole link that shape every device link.
+#[derive(Debug, Clone, Default)]
+pub struct Common {
+    /// `--opt-level=` (default `O2`).
+    pub opt_level: String,
+    /// `--wrapper-verbose`.
+    pub verbose: bool,
+    /// `--save-temps`.
+    pub save_temps: bool,
+    /// The host libraries, for CPU targets.
+    pub host_libs: Vec<String>,
+}
+
+/// Builds the clang command of one device link.
+pub fn command(
+    clang: &Path,
+    d: &DeviceLink<'_>,
+    args: &Args,
+    c: &Common,
+) -> Result<ToolInvocation> {
+    let fam = family(d.triple)?;
+    let arch = if d.arch.is_empty() { "native" } else { d.arch };
+    let mut v: Vec<String> = vec![
+        "--no-default-config".into(),
+        "-o".into(),
+        d.output.to_string_lossy().into_owned(),
+        format!("--target={}", d.triple),
+        if fam == Family::Amdgpu {
+            format!("-mcpu={arch}")
+        } else {
+            format!("-march={arch}")
+        },
+        format!("-{}", c.opt_level),
+    ];
+    let lto = !d.bitcode.is_empty();
+    if lto {
+        v.push("-flto".into());
+    }
+    if fam != Family::Nvptx {
+        v.push("-Wl,--no-undefined".into());
+    }
+    v.extend(d.bitcode.iter().cloned());
+    v.extend(d.objects.iter().cloned());
+    if fam == Family::Cpu {
+        v.push("-Wl,-Bsymbolic".into());
+        v.push("-shared".into());
+        v.extend(c.host_libs.iter().cloned());
+    }
+    for m in args.values(Opt::Mllvm) {
+        v.push("-mllvm".into());
+        v.push(m.to_string());
+    }
+    if args.has(Opt::DeviceDebug) {
+        v.push("-g".into());
+    }
+    if c.save_temps {
+        v.push("-save-temps".into());
+    }
+    if c.verbose {
+        v.push("-v".into());
+    }
+    if let Some(p) = args.last(Opt::CudaPath).filter(|p| !p.is_empty()) {
+        v.push(format!("--cuda-path={p}"));
+    }
+    for a in args.values(Opt::PtxasArg) {
+        v.push("-Xcuda-ptxas".into());
+        v.push(a.to_string());
+    }
+    v.extend(d.linker_args.iter().cloned());
+    for b in args.values(Opt::BuiltinBitcode) {
+        let (t, f) = b.split_once('=').unwrap_or((b, ""));
+        if t == d.triple {
+            v.extend(["-Xclang", "-mlink-builtin-bitcode", "-Xclang", f].map(String::from));
+        }
+    }
+    if args.has(Opt::ClangBackend) || args.has(Opt::BuiltinBitcode) {
+        v.extend(["-mllvm", "-openmp-opt-disable"].map(String::from));
+    }
+    if lto {
+        // What LLVM 19 applies to its in-process LTO goes to the linker's LTO instead.
+        for m in args.values(Opt::Mllvm) {
+            v.push(format!("-Wl,-plugin-opt={m}"));
+        }
+        for m in args.values(Opt::OffloadOpt) {
+            v.push(format!("-Wl,-plugin-opt=-{m}"));
+        }
+        for (opt, flag) in [
+            (Opt::PassRemarks, "-Rpass="),
+            (Opt::PassRemarksMissed, "-Rpass-missed="),
+            (Opt::PassRemarksAnalysis, "-Rpass-analysis="),
+        ] {
+            for r in args.values(opt) {
+                v.push(format!("{flag}{r}"));
+            }
+        }
+    }
+    Ok(ToolInvocation::new(clang).args(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opts::parse;
+
+    fn args(s: &str) -> Args {
+        parse(&s.split_whitespace().map(String::from).collect::<Vec<_>>()).unwrap()
+    }
+
+    #[test]
+    fn device_linker_values() {
+        let a = args("--device-linker=-x --device-linker=amdgcn-amd-amdhsa=-y --device-linker=nvptx64=-z --device-linker=a=b=c");
+        assert_eq!(linker_args_for(&a, "amdgcn-amd-amdhsa"), ["-x", "-y"]);
+        assert_eq!(linker_args_for(&a, "a"), ["-x", "b=c"]);
+    }
+
+    #[test]
+    fn x86_64_command_as_llvm_19() {
+        let a = args("-o p -L/usr/lib -lomp --whole-archive --no-whole-archive -mllvm -x");
+        let c = Common {
+            opt_level: "O2".into(),
+            verbose: true,
+            save_temps: false,
+            host_libs: host_libraries(&a).unwrap(),
+        };
+        let d = DeviceLink {
+            triple: "x86_64-pc-linux-gnu",
+            arch: "",
+            output: Path::new("/tmp/p.x86_64.native-051d9b.img"),
+            bitcode: vec![],
+            objects: vec!["/tmp/p-x86_64-pc-linux-gnu--b47ab7.o".into()],
+            linker_args: vec![],
+        };
+        let inv = command(Path::new("/usr/lib/llvm-19/bin/clang"), &d, &a, &c).unwrap();
+        let line: Vec<String> = inv
+            .args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            line.join(" "),
+            "--no-default-config -o /tmp/p.x86_64.native-051d9b.img --target=x86_64-pc-linux-gnu \
+             -march=native -O2 -Wl,--no-undefined /tmp/p-x86_64-pc-linux-gnu--b47ab7.o \
+             -Wl,-Bsymbolic -shared -L /usr/lib -l omp -Wl,--whole-archive -Wl,--no-whole-archive \
+             -mllvm -x -v"
+        );
+        assert!(
+            matches!(family("spirv64-unknown-unknown"), Err(Error::LinkingNotSupported(a)) if a == "spirv64")
+        );
+    }
+}

@@ -1,0 +1,150 @@
+//! The one error type of the linker wrapper.
+//!
+//! Where LLVM 19's `clang-linker-wrapper` has a message for the same failure, the message is
+//! the same text (the drop-in prints it after `<argv0>: error: `); the cause, if any, is in
+//! the `source` chain that `offkit link` prints under `Caused by:`.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use crate::opts::ParseError;
+
+/// An input file, or a member of an archive: `libdev.a(kern.o)`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct InputName {
+    /// The file as found (the command-line word, or the library search result).
+    pub file: PathBuf,
+    /// The archive member, if the input is one.
+    pub member: Option<String>,
+}
+
+impl InputName {
+    /// A plain file.
+    pub fn file(path: impl Into<PathBuf>) -> Self {
+        InputName {
+            file: path.into(),
+            member: None,
+        }
+    }
+}
+
+impl fmt::Display for InputName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.member {
+            Some(m) => write!(f, "{}({m})", self.file.display()),
+            None => write!(f, "{}", self.file.display()),
+        }
+    }
+}
+
+/// Everything that can make a link fail.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The command line could not be parsed.
+    #[error(transparent)]
+    Parse(#[from] ParseError),
+    /// An option has a value the wrapper refuses; the message is LLVM 19's where it has one.
+    #[error("{0}")]
+    Usage(String),
+    /// An option LLVM 19 implements with LLVM's own libraries, which offkit cannot reproduce.
+    #[error("{option} is not supported by offkit's clang-linker-wrapper: {why}")]
+    Unsupported {
+        /// The option as given.
+        option: String,
+        /// Why, and what to do instead.
+        why: String,
+    },
+    /// `-mllvm` / `--offload-opt=` options LLVM's option parser rejects; the text is what LLVM
+    /// 19's wrapper prints (complete lines, no `error:` prefix).
+    #[error("{0}")]
+    LlvmOptions(String),
+    /// `-l<name>` is in none of the search directories.
+    #[error("unable to find library -l{0}")]
+    LibraryNotFound(String),
+    /// An input could not be read.
+    #[error("'{}': {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("cannot write '{}': {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input holds offloading data that cannot be read.
+    #[error("invalid offload data in {input}")]
+    BadInput {
+        /// The file or archive member.
+        input: InputName,
+        /// What is wrong, at which offset.
+        #[source]
+        source: Box<offkit_format::Error>,
+    },
+    /// A device image could not be read for symbol resolution.
+    #[error("cannot read the symbols of the {} image in {}", .what.1, .what.0)]
+    BadImage {
+        /// Where the image comes from, and its target.
+        what: Box<(InputName, String)>,
+        /// What is wrong.
+        #[source]
+        source: Box<offkit_format::Error>,
+    },
+    /// A tool could not be found or started.
+    #[error(transparent)]
+    Tool(#[from] offkit_tools::Error),
+    /// A tool ran and failed (LLVM 19: `'<tool>' failed`).
+    #[error("'{tool}' failed")]
+    ToolFailed {
+        /// The tool's file name.
+        tool: String,
+        /// The failure.
+        #[source]
+        source: offkit_tools::Error,
+    },
+    /// A device target that cannot be linked (LLVM 19: `<arch> linking is not supported`).
+    #[error("{0} linking is not supported")]
+    LinkingNotSupported(String),
+    /// Device code for NVPTX needs the CUDA toolkit, which is not installed.
+    #[error(
+        "linking {triple} device code needs the CUDA toolkit (nvlink, ptxas, fatbinary): {why}"
+    )]
+    NoCuda {
+        /// The triple.
+        triple: String,
+        /// What is missing.
+        why: String,
+    },
+    /// `--offload-targets` names a target no input has an image for.
+    #[error("no device image for the requested offload target `{0}` in any input")]
+    TargetNotFound(String),
+    /// The registration object could not be made.
+    #[error("cannot wrap the {kind} device images")]
+    Wrap {
+        /// The offload kind.
+        kind: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A relocatable output could not be rewritten.
+    #[error("cannot rename the offloading sections of '{}'", path.display())]
+    Relocate {
+        /// The output.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: crate::relocate::RelocateError,
+    },
+}
+
+/// The result type of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,874 @@
+//! The whole link: scan → resolve → device link (per group, in parallel) → bundle → wrap →
+//! host link → (`-r`) rename the entry sections.
+
+use std::collections::BTreeSet;
+use std::error::Error as StdError;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use offkit_format::kind::{ImageKind, OffloadKind};
+use offkit_tools::{Env, Jobserver, MappedFile, ToolFinder, ToolInvocation};
+
+use crate::device::{self, Common, DeviceLink, Family};
+use crate::error::{Error, InputName, Result};
+use crate::explain::Explain;
+use crate::invoke::{parallel, Runner};
+use crate::opts::{Args, Opt};
+use crate::plan::Step;
+use crate::relocate;
+use crate::resolve::{self, Group, TargetId};
+use crate::scan::{self, DeviceInput};
+use crate::targets;
+use crate::temp::{self, Temps};
+use crate::trace::Trace;
+
+/// One image to wrap.
+#[derive(Debug, Clone, Copy)]
+pub struct WrapImage<'a> {
+    /// The linked device image (OpenMP), or the fatbinary / offload bundle (CUDA, HIP).
+    pub data: &'a [u8],
+    /// Its triple.
+    pub triple: &'a str,
+    /// Its arch (target ID); `None` when the image has none (an `--override-image` for a CPU).
+    pub arch: Option<&'a str>,
+}
+
+/// What the wrap step is asked for: the images of one offload kind and the host they are for.
+/// OpenMP images come in the order their groups were linked (the wrap step applies LLVM 19's
+/// order); CUDA and HIP get the one fatbinary or offload bundle made from their images.
+#[derive(Debug, Clone, Copy)]
+pub struct WrapRequest<'a> {
+    /// The offload kind.
+    pub kind: OffloadKind,
+    /// The images.
+    pub images: &'a [WrapImage<'a>],
+    /// The host triple (`--host-triple`).
+    pub host_triple: &'a str,
+    /// Whether the link is relocatable (`-r`): images go to `.llvm.offloading.relocatable`.
+    pub relocatable: bool,
+}
+
+/// A boxed error of the wrap step.
+pub type BoxError = Box<dyn StdError + Send + Sync>;
+
+/// Makes registration objects (offkit-wrap's work); a trait so that the pipeline can be tested
+/// without it.
+pub trait Wrap: Sync {
+    /// The relocatable host object that embeds and registers `req.images`.
+    fn wrap(&self, req: &WrapRequest<'_>) -> std::result::Result<Vec<u8>, BoxError>;
+
+    /// The same object as LLVM IR text (`--print-wrapped-module`).
+    fn llvm_ir(&self, _req: &WrapRequest<'_>) -> std::result::Result<String, BoxError> {
+        Err("printing the wrapped module is not available".into())
+    }
+}
+
+/// One link to perform.
+#[derive(Clone, Copy)]
+pub struct Session<'a> {
+    /// The parsed command line.
+    pub args: &'a Args,
+    /// The environment.
+    pub env: &'a Env,
+    /// `argv[0]`, where tools are looked for first.
+    pub argv0: Option<&'a Path>,
+    /// The wrap step.
+    pub wrap: &'a dyn Wrap,
+    /// Where lines for stderr go (commands under `--wrapper-verbose`, `--explain`); `None`
+    /// prints them to stderr.
+    pub log: Option<&'a (dyn Fn(&str) + Sync)>,
+}
+
+impl std::fmt::Debug for Session<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("args", self.args).finish()
+    }
+}
+
+/// The default host triple of Debian's LLVM 19 (`sys::getDefaultTargetTriple()`).
+pub const DEFAULT_HOST_TRIPLE: &str = "x86_64-pc-linux-gnu";
+
+fn is_windows(triple: &str) -> bool {
+    triple.split('-').nth(2).is_some_and(|os| {
+        os.starts_with("windows") || os.starts_with("win32") || os.starts_with("mingw32")
+    })
+}
+
+/// The file the host link writes (LLVM 19's `ExecutableName`).
+pub fn executable_name(args: &Args, host_triple: &str) -> String {
+    if args.has(Opt::Output) {
+        args.last(Opt::Output).unwrap_or("a.out").to_string()
+    } else if args.has(Opt::Out) {
+        args.last(Opt::Out).unwrap_or("a.exe").to_string()
+    } else if is_windows(host_triple) {
+        "a.exe".into()
+    } else {
+        "a.out".into()
+    }
+}
+
+/// One linked device image.
+#[derive(Debug, Clone)]
+struct Linked {
+    kind: OffloadKind,
+    triple: String,
+    arch: Option<String>,
+    bytes: Arc<Vec<u8>>,
+    path: PathBuf,
+}
+
+struct Ctx<'a, 'd> {
+    s: Session<'a>,
+    args: &'a Args,
+    finder: ToolFinder,
+    temps: Temps,
+    runner: Runner<'a>,
+    exe_file: String,
+    host_triple: String,
+    common: Common,
+    inputs: Vec<DeviceInput<'d>>,
+    trace: Trace,
+}
+
+fn temp_dir(env: &Env) -> PathBuf {
+    ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]
+        .iter()
+        .find_map(|v| env.get_os(v).filter(|p| !p.is_empty()))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp"))
+}
+
+fn refuse(args: &Args, opt: Opt, option: &str, why: &str) -> Result<()> {
+    if args.has(opt) {
+        return Err(Error::Unsupported {
+            option: option.into(),
+            why: why.into(),
+        });
+    }
+    Ok(())
+}
+
+/// Performs the link.
+pub fn run(s: Session<'_>) -> Result<()> {
+    let a = s.args;
+    let jobs = match a.args.iter().rev().find(|x| x.opt == Opt::WrapperJobs) {
+        Some(arg) => match offkit_format::llvm::integer::parse_u64(arg.value())
+            .filter(|&n| n > 0 && n <= u64::from(u32::MAX))
+        {
+            Some(n) => Some(n as usize),
+            None => {
+                return Err(Error::Usage(format!(
+                    "{}{}: expected a positive integer, got '{}'",
+                    arg.spelling,
+                    arg.value(),
+                    arg.value()
+                )))
+            }
+        },
+        None => None,
+    };
+    refuse(
+        a,
+        Opt::EmbedBitcode,
+        "--embed-bitcode",
+        "embedding linked bitcode needs LLVM's in-process LTO pipeline",
+    )?;
+
+    check_llvm_options(&s)?;
+    let host_triple = a
+        .last(Opt::HostTriple)
+        .unwrap_or(DEFAULT_HOST_TRIPLE)
+        .to_string();
+    let exe = executable_name(a, &host_triple);
+    let exe_file = Path::new(&exe)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| exe.clone());
+    let verbose = a.has(Opt::Verbose);
+    let dry_run = a.has(Opt::DryRun);
+    let save = a.has(Opt::SaveTemps);
+    let requests = match a.last(Opt::OffloadTargets) {
+        Some(list) => {
+            let r = targets::parse(list);
+            if r.is_empty() {
+                return Err(Error::Usage(format!(
+                    "--offload-targets={list} names no target"
+                )));
+            }
+            Some(r)
+        }
+        None => s
+            .env
+            .get("OFFKIT_OFFLOAD_TARGETS")
+            .map(targets::parse)
+            .filter(|r| !r.is_empty()),
+    };
+    let explain = a.has(Opt::Explain);
+
+    let trace = Trace::new(
+        a.has(Opt::WrapperTimeTrace),
+        a.last(Opt::WrapperTimeTraceGranularity)
+            .and_then(|g| g.parse().ok())
+            .unwrap_or(500),
+    );
+    // Phase 1: inputs and the offload binaries in them.
+    let override_images = a.has(Opt::OverrideImage);
+    let located = if override_images {
+        Vec::new()
+    } else {
+        scan::locate(a)?
+    };
+    let mut files: Vec<MappedFile> = located.iter().map(scan::load).collect::<Result<_>>()?;
+    let libs: Vec<(String, String, String, PathBuf)> = if override_images {
+        Vec::new()
+    } else {
+        a.values(Opt::BitcodeLibrary)
+            .iter()
+            .map(|v| {
+                let (device, path) = v.split_once('=').unwrap_or((v, ""));
+                let (rest, arch) = device.rsplit_once('-').unwrap_or((device, ""));
+                let (kind, triple) = rest.split_once('-').unwrap_or((rest, ""));
+                (kind.into(), triple.into(), arch.into(), PathBuf::from(path))
+            })
+            .collect()
+    };
+    for (_, _, _, p) in &libs {
+        files.push(MappedFile::open(p).map_err(|source| Error::Read {
+            path: p.clone(),
+            source,
+        })?);
+    }
+    let (scanned, lib_files) = files.split_at(located.len());
+    let mut inputs = trace.scope("ExtractDeviceCode", "", || {
+        scan::device_inputs(&located, scanned)
+    })?;
+    let mut lib_ids = Vec::new();
+    for ((kind, triple, arch, path), data) in libs.iter().zip(lib_files) {
+        let id = inputs.len();
+        lib_ids.push(id);
+        inputs.push(DeviceInput {
+            id,
+            origin: InputName::file(path),
+            stem: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            lazy: false,
+            offset: 0,
+            entry: offkit_format::binary::Entry {
+                image_kind: ImageKind::Bitcode,
+                offload_kind: OffloadKind::from_name_llvm19(kind),
+                flags: 0,
+                strings: vec![
+                    (
+                        "triple".as_bytes().into(),
+                        triple.as_bytes().to_vec().into(),
+                    ),
+                    ("arch".as_bytes().into(), arch.as_bytes().to_vec().into()),
+                ],
+                image: std::borrow::Cow::Borrowed(&data[..]),
+                image_offset: 0,
+            },
+        });
+    }
+
+    // Phase 2: resolution and groups.
+    let resolution = resolve::resolve(&inputs, &lib_ids)?;
+    let runner = Runner::new(verbose, dry_run, s.log);
+    let mut exp = Explain::new(explain);
+    exp.resolution(&inputs, &resolution);
+    let mut groups: Vec<Group> = Vec::new();
+    if let Some(reqs) = &requests {
+        for r in reqs {
+            if !resolution.groups.iter().any(|g| r.selects(&g.target)) {
+                return Err(Error::TargetNotFound(r.text.clone()));
+            }
+        }
+        let list = reqs
+            .iter()
+            .map(|r| r.text.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        for g in &resolution.groups {
+            if reqs.iter().any(|r| r.selects(&g.target)) {
+                groups.push(g.clone());
+            } else {
+                let what = target_text(&g.target);
+                if verbose {
+                    runner.say(&format!(
+                        "offkit: dropping the {what} device images ({} input(s)): not in --offload-targets={list}",
+                        g.inputs.len()
+                    ));
+                }
+                exp.dropped(&inputs, g, &list);
+                runner.record(Step::Note(format!(
+                    "dropped {what}: not in --offload-targets={list}"
+                )));
+            }
+        }
+    } else {
+        groups = resolution.groups.clone();
+    }
+
+    let common = Common {
+        opt_level: a.last(Opt::OptLevel).unwrap_or("O2").to_string(),
+        verbose,
+        save_temps: save,
+        host_libs: if groups
+            .iter()
+            .any(|g| matches!(device::family(&g.target.0), Ok(Family::Cpu)))
+        {
+            device::host_libraries(a)?
+        } else {
+            Vec::new()
+        },
+    };
+    let ctx = Ctx {
+        s,
+        args: a,
+        finder: ToolFinder::new(s.env, s.argv0),
+        temps: Temps::new(temp_dir(s.env), save),
+        runner,
+        exe_file,
+        host_triple,
+        common,
+        inputs,
+        trace,
+    };
+    let result = ctx.trace.scope("Execute linker wrapper", "", || {
+        ctx.link(&groups, jobs, &exe)
+    });
+    if let (Ok(()), Some(file)) = (&result, a.last(Opt::WrapperTimeTrace)) {
+        temp::write(
+            Path::new(file),
+            ctx.trace.json("clang-linker-wrapper").as_bytes(),
+        )?;
+    }
+    for line in exp.lines() {
+        ctx.runner.say(&format!("offkit: explain: {line}"));
+    }
+    if let Some(plan) = a.last(Opt::EmitPlan) {
+        let offkit = std::env::current_exe()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "offkit".into());
+        let text = crate::plan::script(&ctx.runner.steps(), &ctx.temps.paths(), &offkit);
+        temp::write(Path::new(plan), text.as_bytes())?;
+    }
+    result
+}
+
+/// LLVM 19 hands `-mllvm` values and `--offload-opt=` options to LLVM's own option parser,
+/// which rejects unknown ones before anything else happens. offkit asks the same parser, in
+/// `llc` (same LLVM, same code-generation flags), and reports its verdict as LLVM 19 does.
+fn check_llvm_options(s: &Session<'_>) -> Result<()> {
+    let mut opts: Vec<String> = s
+        .args
+        .values(Opt::Mllvm)
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    opts.extend(
+        s.args
+            .values(Opt::OffloadOpt)
+            .iter()
+            .map(|v| format!("-{v}")),
+    );
+    if opts.is_empty() {
+        return Ok(());
+    }
+    let Ok(llc) = ToolFinder::new(s.env, s.argv0).find("llc", None) else {
+        return Ok(());
+    };
+    let Ok(out) = std::process::Command::new(&llc)
+        .args(&opts)
+        .args(["-o", "/dev/null", "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+    else {
+        return Ok(());
+    };
+    let argv0 = s
+        .argv0
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "clang-linker-wrapper".into());
+    let prog = Path::new(&argv0)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let llc_path = llc.to_string_lossy().into_owned();
+    let text: String = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| l.strip_prefix("llc: "))
+        .filter(|l| {
+            l.starts_with("Unknown command line argument")
+                || l.starts_with("Did you mean")
+                || l.starts_with("for the ")
+                || l.starts_with("Too many positional")
+        })
+        .map(|l| {
+            format!(
+                "{prog}: {}\n",
+                l.replace(
+                    &format!("'{llc_path} --help'"),
+                    &format!("'{argv0} --help'")
+                )
+            )
+        })
+        .collect();
+    if text.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::LlvmOptions(text))
+    }
+}
+
+/// The last step of a relocatable link on its own: renames the entry sections of `file` (with
+/// the MD5 suffix of its contents) and empties its `.llvm.offloading`, in place.
+pub fn finish_relocatable(file: &Path) -> Result<()> {
+    let contents = std::fs::read(file).map_err(|source| Error::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let suffix = relocate::suffix(&contents);
+    let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    temp::write_atomic(file, &out)
+}
+
+fn target_text(t: &TargetId) -> String {
+    if t.1.is_empty() {
+        t.0.clone()
+    } else {
+        format!("{} {}", t.0, t.1)
+    }
+}
+
+impl Ctx<'_, '_> {
+    fn link(&self, groups: &[Group], jobs: Option<usize>, exe: &str) -> Result<()> {
+        // Every image a kept group uses is written once, even when several groups share it.
+        let mut wanted: BTreeSet<usize> = BTreeSet::new();
+        for g in groups {
+            wanted.extend(g.inputs.iter().map(|(id, _)| *id));
+        }
+        let mut written: Vec<Option<PathBuf>> = vec![None; self.inputs.len()];
+        for id in wanted {
+            written[id] = Some(self.extract(&self.inputs[id])?);
+        }
+        // Phase 3: device links.
+        let js = Jobserver::from_env(self.s.env);
+        let jobs = jobs.unwrap_or(if js.is_some() { groups.len() } else { 1 });
+        let results = parallel(groups, jobs, js.as_ref(), |g| {
+            self.trace
+                .scope("Link device input", &target_text(&g.target), || {
+                    self.link_group(g, &written)
+                })
+        });
+        let mut by_kind: Vec<(OffloadKind, Vec<Linked>)> = self.override_images()?;
+        for r in results {
+            for l in r? {
+                match by_kind.iter_mut().find(|(k, _)| *k == l.kind) {
+                    Some((_, v)) => v.push(l),
+                    None => by_kind.push((l.kind, vec![l])),
+                }
+            }
+        }
+        // Phase 4: bundle and wrap per offload kind.
+        let mut wrapped = Vec::new();
+        for (kind, images) in &by_kind {
+            // LLVM 19's order (offkit-wrap applies it to OpenMP images itself; CUDA and HIP
+            // bundle their images in it).
+            let keys: Vec<(&str, &str)> = images
+                .iter()
+                .map(|l| (l.triple.as_str(), l.arch.as_deref().unwrap_or("")))
+                .collect();
+            let sorted: Vec<&Linked> = offkit_wrap::llvm19_order(&keys)
+                .iter()
+                .map(|&i| &images[i])
+                .collect();
+            let first_seen: Vec<&Linked> = images.iter().collect();
+            wrapped.push(self.trace.scope("Wrap bundled images", kind.name(), || {
+                self.wrap(*kind, &first_seen, &sorted)
+            })?);
+        }
+        // Phase 5: the host link.
+        self.trace
+            .scope("Execute host linker", "", || self.host_link(&wrapped))?;
+        if self.args.has(Opt::Relocatable) {
+            self.relocate(exe)?;
+        }
+        Ok(())
+    }
+
+    fn extract(&self, d: &DeviceInput<'_>) -> Result<PathBuf> {
+        let ext = match d.entry.image_kind {
+            ImageKind::Object | ImageKind::Bitcode => "o",
+            k => k.extension(),
+        };
+        let prefix = format!("{}-{}-{}", d.stem, d.entry.triple(), d.entry.arch());
+        let path = self.temps.create(&prefix, ext)?;
+        temp::write(&path, &d.entry.image)?;
+        if matches!(d.entry.image, std::borrow::Cow::Borrowed(_)) {
+            self.runner.record(Step::Extract {
+                input: d.origin.clone(),
+                file: d.origin.file.clone(),
+                offset: d.offset,
+                size: d.entry.image.len() as u64,
+                to: path.clone(),
+            });
+        } else {
+            self.runner.record(Step::Note(format!(
+                "the {} image of {} is not stored byte for byte in the file (bitcode constant); \
+                 extract it with `offkit extract` to {}",
+                target_text(&d.target()),
+                d.origin,
+                path.display()
+            )));
+        }
+        Ok(path)
+    }
+
+    fn link_group(&self, g: &Group, written: &[Option<PathBuf>]) -> Result<Vec<Linked>> {
+        let first = &self.inputs[g.inputs[0].0];
+        let triple = first.entry.triple().into_owned();
+        let arch = first.entry.arch().into_owned();
+        let fam = device::family(&triple)?;
+        let mut kinds: Vec<OffloadKind> = Vec::new();
+        let (mut bitcode, mut objects) = (Vec::new(), Vec::new());
+        for (id, _) in &g.inputs {
+            let d = &self.inputs[*id];
+            if d.entry.offload_kind != OffloadKind::None && !kinds.contains(&d.entry.offload_kind) {
+                kinds.push(d.entry.offload_kind);
+            }
+            let p = written[*id]
+                .as_ref()
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            if d.entry.image_kind == ImageKind::Bitcode
+                || offkit_format::container::is_bitcode(&d.entry.image)
+            {
+                bitcode.push(p);
+            } else {
+                objects.push(p);
+            }
+        }
+        kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
+        let clang = self.finder.find("clang", None)?;
+        if fam == Family::Nvptx && !self.runner.dry_run {
+            self.check_cuda(&triple)?;
+        }
+        let out = self.temps.create(
+            &format!(
+                "{}.{}.{}",
+                self.exe_file,
+                device::arch_name(&triple),
+                if arch.is_empty() { "native" } else { &arch }
+            ),
+            "img",
+        )?;
+        // With --clang-backend or a --builtin-bitcode for this triple, LLVM 19 gives clang the
+        // linked *bitcode* to compile (so that cc1 can link the builtin library into it): the
+        // bitcode is linked into one module with llvm-link first, and compiled by clang.
+        let clang_backend = self.args.has(Opt::ClangBackend)
+            || self
+                .args
+                .values(Opt::BuiltinBitcode)
+                .iter()
+                .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
+        if clang_backend && !bitcode.is_empty() {
+            let llvm_link = self.finder.find("llvm-link", None)?;
+            let module = self
+                .temps
+                .create(&format!("{}-jit-{}", self.exe_file, triple), "bc")?;
+            let inv = ToolInvocation::new(llvm_link)
+                .arg("-o")
+                .arg(&module)
+                .args(&bitcode);
+            self.runner.run(&inv)?;
+            objects.insert(0, module.to_string_lossy().into_owned());
+            bitcode.clear();
+        }
+        let d = DeviceLink {
+            triple: &triple,
+            arch: &arch,
+            output: &out,
+            bitcode,
+            objects,
+            linker_args: device::linker_args_for(self.args, &triple),
+        };
+        let inv = device::command(&clang, &d, self.args, &self.common)?;
+        self.runner.run(&inv)?;
+        let bytes = match std::fs::read(&out) {
+            Ok(b) => b,
+            Err(_) if self.runner.dry_run => Vec::new(),
+            Err(source) => return Err(Error::Read { path: out, source }),
+        };
+        let bytes = Arc::new(bytes);
+        Ok(kinds
+            .into_iter()
+            .map(|kind| Linked {
+                kind,
+                triple: triple.clone(),
+                arch: Some(arch.clone()),
+                bytes: bytes.clone(),
+                path: out.clone(),
+            })
+            .collect())
+    }
+
+    fn check_cuda(&self, triple: &str) -> Result<()> {
+        let mut dirs: Vec<PathBuf> = self
+            .args
+            .last(Opt::CudaPath)
+            .map(|p| vec![Path::new(p).join("bin")])
+            .unwrap_or_default();
+        if let Some(path) = self.s.env.get_os("PATH") {
+            dirs.extend(std::env::split_paths(path));
+        }
+        if dirs.iter().any(|d| d.join("nvlink").is_file()) {
+            return Ok(());
+        }
+        Err(Error::NoCuda {
+            triple: triple.into(),
+            why: "no `nvlink` in --cuda-path=<dir>/bin or on PATH".into(),
+        })
+    }
+
+    fn override_images(&self) -> Result<Vec<(OffloadKind, Vec<Linked>)>> {
+        let mut out: Vec<(OffloadKind, Vec<Linked>)> = Vec::new();
+        for v in self.args.values(Opt::OverrideImage) {
+            let (kind, file) = v.split_once('=').unwrap_or((v, ""));
+            let kind = OffloadKind::from_name_llvm19(kind);
+            let path = PathBuf::from(file);
+            let bytes = std::fs::read(&path).map_err(|source| Error::Read {
+                path: path.clone(),
+                source,
+            })?;
+            let (triple, arch) =
+                crate::elf_target::target(&bytes).map_err(|why| Error::Unsupported {
+                    option: format!("--override-image={v}"),
+                    why,
+                })?;
+            let l = Linked {
+                kind,
+                triple,
+                arch,
+                bytes: Arc::new(bytes),
+                path,
+            };
+            match out.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, list)) => list.push(l),
+                None => out.push((kind, vec![l])),
+            }
+        }
+        Ok(out)
+    }
+
+    /// Bundles (CUDA, HIP) and wraps the images of one kind; `first_seen` is the order the
+    /// groups were linked in, `sorted` LLVM 19's order of them.
+    fn wrap(
+        &self,
+        kind: OffloadKind,
+        first_seen: &[&Linked],
+        sorted: &[&Linked],
+    ) -> Result<PathBuf> {
+        let bundle = match kind {
+            OffloadKind::OpenMp => None,
+            OffloadKind::Cuda => Some(self.fatbinary(sorted)?),
+            OffloadKind::Hip => Some(self.hip_bundle(sorted)?),
+            k => {
+                return Err(Error::Wrap {
+                    kind: k.name().into(),
+                    source: format!("{} wrapping is not supported", k.name()).into(),
+                })
+            }
+        };
+        let images: Vec<WrapImage<'_>> = match &bundle {
+            Some((_, b)) => vec![WrapImage {
+                data: b,
+                triple: sorted.first().map_or("", |l| l.triple.as_str()),
+                arch: None,
+            }],
+            None => first_seen
+                .iter()
+                .map(|l| WrapImage {
+                    data: &l.bytes,
+                    triple: &l.triple,
+                    arch: l.arch.as_deref(),
+                })
+                .collect(),
+        };
+        let relocatable = self.args.has(Opt::Relocatable);
+        let req = WrapRequest {
+            kind,
+            images: &images,
+            host_triple: &self.host_triple,
+            relocatable,
+        };
+        let wrap_err = |source| Error::Wrap {
+            kind: kind.name().into(),
+            source,
+        };
+        if self.args.has(Opt::PrintWrappedModule) {
+            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
+            self.runner.say(ir.trim_end_matches('\n'));
+        }
+        let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
+        let path = self.temps.create(
+            &format!("{}.{}.image.wrapper", self.exe_file, kind.name()),
+            "o",
+        )?;
+        temp::write(&path, &obj)?;
+        self.runner.record(Step::Wrap {
+            kind: kind.name().into(),
+            images: match &bundle {
+                Some((path, _)) => vec![(
+                    path.clone(),
+                    sorted.first().map_or(String::new(), |l| l.triple.clone()),
+                    String::new(),
+                )],
+                None => first_seen
+                    .iter()
+                    .map(|l| {
+                        (
+                            l.path.clone(),
+                            l.triple.clone(),
+                            l.arch.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            },
+            host_triple: self.host_triple.clone(),
+            relocatable,
+            to: path.clone(),
+        });
+        Ok(path)
+    }
+
+    fn read_back(&self, path: &Path) -> Result<Vec<u8>> {
+        match std::fs::read(path) {
+            Ok(b) => Ok(b),
+            Err(_) if self.runner.dry_run => Ok(Vec::new()),
+            Err(source) => Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    fn fatbinary(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
+        let mut dirs: Vec<PathBuf> =
+            vec![Path::new(self.args.last(Opt::CudaPath).unwrap_or("")).join("bin")];
+        if let Some(path) = self.s.env.get_os("PATH") {
+            dirs.extend(std::env::split_paths(path));
+        }
+        let program = match dirs
+            .iter()
+            .map(|d| d.join("fatbinary"))
+            .find(|p| p.is_file())
+        {
+            Some(p) => p,
+            None if self.runner.dry_run => PathBuf::from("fatbinary"),
+            None => {
+                return Err(Error::NoCuda {
+                    triple: images.first().map(|l| l.triple.clone()).unwrap_or_default(),
+                    why: "Unable to find 'fatbinary' in path".into(),
+                })
+            }
+        };
+        let out = self.temps.create(&self.exe_file, "fatbin")?;
+        let bits = if self.host_triple.starts_with("x86_64")
+            || self.host_triple.starts_with("aarch64")
+            || self.host_triple.starts_with("ppc64")
+        {
+            "-64"
+        } else {
+            "-32"
+        };
+        let mut inv = ToolInvocation::new(program)
+            .arg(bits)
+            .arg("--create")
+            .arg(&out);
+        for l in images {
+            inv = inv.arg(format!(
+                "--image=profile={},file={}",
+                l.arch.as_deref().unwrap_or(""),
+                l.path.display()
+            ));
+        }
+        self.runner.run(&inv)?;
+        Ok((out.clone(), self.read_back(&out)?))
+    }
+
+    fn hip_bundle(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
+        let program = self.finder.find("clang-offload-bundler", None)?;
+        let out = self.temps.create(&self.exe_file, "hipfb")?;
+        let mut inv = ToolInvocation::new(program)
+            .arg("-type=o")
+            .arg("-bundle-align=4096");
+        if self.args.has(Opt::Compress) {
+            inv = inv.arg("-compress");
+        }
+        if let Some(l) = self.args.last(Opt::CompressionLevel) {
+            inv = inv.arg(format!("-compression-level={l}"));
+        }
+        let mut targets = vec!["-targets=host-x86_64-unknown-linux".to_string()];
+        targets.extend(
+            images
+                .iter()
+                .map(|l| format!("hip-amdgcn-amd-amdhsa--{}", l.arch.as_deref().unwrap_or(""))),
+        );
+        inv = inv.arg(targets.join(",")).arg("-input=/dev/null");
+        for l in images {
+            inv = inv.arg(format!("-input={}", l.path.display()));
+        }
+        inv = inv.arg(format!("-output={}", out.display()));
+        self.runner.run(&inv)?;
+        Ok((out.clone(), self.read_back(&out)?))
+    }
+
+    fn host_link(&self, wrapped: &[PathBuf]) -> Result<()> {
+        let mut v: Vec<String> = Vec::new();
+        for arg in &self.args.args {
+            if arg.opt.wrapper_only() {
+                continue;
+            }
+            v.extend(arg.render());
+            if matches!(arg.opt, Opt::Output | Opt::Out) {
+                v.extend(wrapped.iter().map(|p| p.to_string_lossy().into_owned()));
+            }
+        }
+        let linker = self.args.last(Opt::LinkerPath).unwrap_or("");
+        self.runner.run(&ToolInvocation::new(linker).args(v))
+    }
+
+    fn relocate(&self, exe: &str) -> Result<()> {
+        if is_windows(&self.host_triple) {
+            return Err(Error::Usage(
+                "Relocatable linking is not supported on COFF targets".into(),
+            ));
+        }
+        let contents = self.read_back(Path::new(exe))?;
+        let suffix = relocate::suffix(&contents);
+        // (`finish_relocatable` does the same on its own, for plans.)
+        let objcopy = self
+            .finder
+            .find("llvm-objcopy", None)
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| "llvm-objcopy".into());
+        self.runner
+            .announce(&objcopy, &relocate::objcopy_args(exe, &suffix));
+        self.runner.record(Step::Relocate {
+            file: PathBuf::from(exe),
+        });
+        if self.runner.dry_run {
+            return Ok(());
+        }
+        let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
+            path: PathBuf::from(exe),
+            source,
+        })?;
+        temp::write_atomic(Path::new(exe), &out)
+    }
+}

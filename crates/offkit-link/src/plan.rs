@@ -1,0 +1,138 @@
+//! `--emit-plan=FILE`: the link as a shell script that, run by hand, performs it again.
+//!
+//! Every step the wrapper takes is recorded: tools it runs (device links, bundlers, the host
+//! linker) as they were run; work it does in-process as commands that do the same — a device
+//! image is cut out of its container with `tail -c +N | head -c SIZE` (the byte range is where
+//! the image lies in the file), registration objects come from `offkit wrap`, and the
+//! relocatable-link renaming from llvm-objcopy with LLVM 19's arguments. Temporary files live
+//! in a directory the script makes (`$T`), under the names LLVM 19 gives them with
+//! `--save-temps`.
+
+use std::path::{Path, PathBuf};
+
+use offkit_tools::invoke::shell_quote;
+use offkit_tools::ToolInvocation;
+
+use crate::error::InputName;
+
+/// One step of a link.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// A tool run.
+    Run(ToolInvocation),
+    /// A device image copied out of its container.
+    Extract {
+        /// Where it comes from (for the comment).
+        input: InputName,
+        /// The file holding it.
+        file: PathBuf,
+        /// Its absolute offset in `file`.
+        offset: u64,
+        /// Its size.
+        size: u64,
+        /// The file it is written to.
+        to: PathBuf,
+    },
+    /// A registration object made from linked images.
+    Wrap {
+        /// The offload kind (`openmp`, `cuda`, `hip`).
+        kind: String,
+        /// The images (linked device images, or a fatbinary), with their triple and arch.
+        images: Vec<(PathBuf, String, String)>,
+        /// The host triple.
+        host_triple: String,
+        /// Whether for a relocatable link.
+        relocatable: bool,
+        /// The object written.
+        to: PathBuf,
+    },
+    /// The renaming of a relocatable output's entry sections.
+    Relocate {
+        /// The relocatable output.
+        file: PathBuf,
+    },
+    /// A note (dropped targets and the like).
+    Note(String),
+}
+
+fn q(p: &Path) -> String {
+    shell_quote(&p.to_string_lossy())
+}
+
+/// Renders the steps as a POSIX shell script. `temps` are the temporary paths the link used;
+/// in the script each becomes `$T/<its file name>`.
+pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
+    let sub = |s: String| -> String {
+        let mut s = s;
+        for t in temps {
+            let from = shell_quote(&t.to_string_lossy());
+            if let Some(name) = t.file_name() {
+                let to = format!("\"$T\"/{}", shell_quote(&name.to_string_lossy()));
+                s = s.replace(&from, &to);
+            }
+        }
+        s
+    };
+    let mut out = String::from(
+        "#!/bin/sh\n# The link offkit's clang-linker-wrapper performed, step by step (--emit-plan).\n\
+         set -eu\nT=$(mktemp -d)\ntrap 'rm -rf \"$T\"' EXIT\n",
+    );
+    out.push_str(&format!("OFFKIT=${{OFFKIT:-{}}}\n", shell_quote(offkit)));
+    for step in steps {
+        out.push('\n');
+        match step {
+            Step::Run(inv) => out.push_str(&sub(inv.render_shell())),
+            Step::Extract {
+                input,
+                file,
+                offset,
+                size,
+                to,
+            } => {
+                out.push_str(&format!("# device image of {input}\n"));
+                out.push_str(&sub(format!(
+                    "tail -c +{} {} | head -c {} > {}",
+                    offset + 1,
+                    q(file),
+                    size,
+                    q(to)
+                )));
+            }
+            Step::Wrap {
+                kind,
+                images,
+                host_triple,
+                relocatable,
+                to,
+            } => {
+                let mut cmd = format!(
+                    "\"$OFFKIT\" wrap --kind {kind} --host-triple {} -o {}",
+                    shell_quote(host_triple),
+                    q(to)
+                );
+                if *relocatable {
+                    cmd.push_str(" --relocatable");
+                }
+                for (p, t, a) in images {
+                    cmd.push_str(&format!(
+                        " --image {}",
+                        shell_quote(&format!("file={},triple={t},arch={a}", p.to_string_lossy()))
+                    ));
+                }
+                out.push_str(&sub(cmd));
+            }
+            Step::Relocate { file } => {
+                out.push_str(
+                    "# LLVM 19 renames the entry sections of a relocatable output (llvm-objcopy)\n",
+                );
+                out.push_str(&format!(
+                    "\"$OFFKIT\" link --finish-relocatable {}",
+                    q(file)
+                ));
+            }
+            Step::Note(n) => out.push_str(&format!("# {n}")),
+        }
+        out.push('\n');
+    }
+    out
+}

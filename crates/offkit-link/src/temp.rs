@@ -1,0 +1,163 @@
+//! Temporary files, named as LLVM 19's wrapper names them.
+//!
+//! Without `--save-temps`: `$TMPDIR/<prefix>-XXXXXX.<ext>` (six random hex digits, created
+//! exclusively, as `sys::fs::createTemporaryFile` does), removed at the end. With it:
+//! `<prefix>.<ext>` in the current directory, kept (and, as in LLVM 19, two inputs with the
+//! same name overwrite each other). The random part never reaches an output: the tools are
+//! given these paths, and nothing they write depends on the name of an input file.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use crate::error::{Error, Result};
+
+/// The temporary files of one link.
+#[derive(Debug)]
+pub struct Temps {
+    dir: PathBuf,
+    save: bool,
+    files: Mutex<Vec<PathBuf>>,
+    seed: RandomState,
+    counter: AtomicU64,
+}
+
+impl Temps {
+    /// Temporary files in `dir` (LLVM's `TMPDIR`, `TMP`, `TEMP`, `TEMPDIR`, else `/tmp`), kept in
+    /// the current directory instead when `save` (`--save-temps`).
+    pub fn new(dir: PathBuf, save: bool) -> Self {
+        Temps {
+            dir,
+            save,
+            files: Mutex::new(Vec::new()),
+            seed: RandomState::new(),
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    /// Whether files are kept (`--save-temps`).
+    pub fn saving(&self) -> bool {
+        self.save
+    }
+
+    /// A new file for `prefix` and extension `ext` (without the dot; may be empty).
+    pub fn create(&self, prefix: &str, ext: &str) -> Result<PathBuf> {
+        let dot = if ext.is_empty() { "" } else { "." };
+        if self.save {
+            let p = PathBuf::from(format!("{prefix}{dot}{ext}"));
+            self.track(&p);
+            return Ok(p);
+        }
+        for _ in 0..128 {
+            let mut h = self.seed.build_hasher();
+            h.write_u64(self.counter.fetch_add(1, Ordering::Relaxed));
+            h.write_u32(std::process::id());
+            let rand = h.finish() & 0xff_ffff;
+            let p = self.dir.join(format!("{prefix}-{rand:06x}{dot}{ext}"));
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&p)
+            {
+                Ok(_) => {
+                    self.track(&p);
+                    return Ok(p);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(Error::Write { path: p, source }),
+            }
+        }
+        Err(Error::Write {
+            path: self.dir.join(format!("{prefix}-XXXXXX{dot}{ext}")),
+            source: std::io::Error::other("no free temporary file name"),
+        })
+    }
+
+    fn track(&self, p: &Path) {
+        if let Ok(mut f) = self.files.lock() {
+            f.push(p.to_path_buf());
+        }
+    }
+
+    /// Every file created so far.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.files.lock().map(|f| f.clone()).unwrap_or_default()
+    }
+
+    /// Removes the files (unless saving).
+    pub fn cleanup(&self) {
+        if self.save {
+            return;
+        }
+        if let Ok(mut f) = self.files.lock() {
+            for p in f.drain(..) {
+                let _ = std::fs::remove_file(p);
+            }
+        }
+    }
+}
+
+impl Drop for Temps {
+    fn drop(&mut self) {
+        self.cleanup();
+    }
+}
+
+/// Writes `bytes` to `path`.
+pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
+    std::fs::write(path, bytes).map_err(|source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place,
+/// so that a failure never leaves a partial file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let err = |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".offkit-")
+        .tempfile_in(dir)
+        .map_err(err)?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(err)?;
+    let perms = std::fs::metadata(path).map(|m| m.permissions());
+    if let Ok(p) = perms {
+        let _ = std::fs::set_permissions(tmp.path(), p);
+    }
+    tmp.persist(path).map_err(|e| err(e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_like_llvm() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Temps::new(dir.path().to_path_buf(), false);
+        let a = t.create("p.x86_64.native", "img").unwrap();
+        let name = a.file_name().unwrap().to_str().unwrap().to_string();
+        assert!(
+            name.starts_with("p.x86_64.native-") && name.ends_with(".img"),
+            "{name}"
+        );
+        assert_eq!(name.len(), "p.x86_64.native-".len() + 6 + 4);
+        let b = t.create("p.x86_64.native", "img").unwrap();
+        assert_ne!(a, b);
+        assert!(a.exists() && b.exists());
+        t.cleanup();
+        assert!(!a.exists() && !b.exists());
+        let s = Temps::new(dir.path().to_path_buf(), true);
+        assert_eq!(s.create("p", "o").unwrap(), PathBuf::from("p.o"));
+    }
+}

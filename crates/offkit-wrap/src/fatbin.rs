@@ -1,0 +1,208 @@
+//! The CUDA and HIP objects (LLVM 19's `wrapCudaBinary` / `wrapHIPBinary`): the fatbinary in
+//! `.nv_fatbin` / `.hip_fatbin`, the `fatbin_wrapper` struct pointing at it in
+//! `.nvFatBinSegment` / `.hipFatBinSegment`, the binary handle in `.bss`, and a priority-101
+//! constructor that registers the fatbinary, then every kernel and variable of the
+//! `<kind>_offloading_entries` table, and the unregistration through `atexit`.
+//!
+//! For HIP the fatbinary is the offload bundle LLVM 19's linker wrapper has
+//! `clang-offload-bundler` make: `-type=o -bundle-align=4096`, an empty
+//! `host-x86_64-unknown-linux--` entry (whatever the host), then one
+//! `hip-amdgcn-amd-amdhsa--<arch>` entry per image, payloads written from the borrowed images.
+
+use object::elf::{SHT_INIT_ARRAY, SHT_NOBITS, SHT_PROGBITS};
+
+use offkit_format::bundle::binary as bundle;
+use offkit_format::bundle::compressed;
+
+use crate::code::{self, Anchor, Routines};
+use crate::elf::{Contents, Object, Piece, Section, Symbol, A, SHF_X86_64_LARGE, WA};
+use crate::error::Error;
+use crate::host::Host;
+use crate::openmp::Builder;
+use crate::{Kind, Wrapper};
+
+/// `fatbin_wrapper.magic` for CUDA (`0x466243b1`).
+pub const CUDA_FAT_MAGIC: u32 = 0x4662_43b1;
+/// `fatbin_wrapper.magic` for HIP (`0x48495046`, "HIPF").
+pub const HIP_FAT_MAGIC: u32 = 0x4849_5046;
+/// The bundle alignment the linker wrapper asks the bundler for.
+pub const HIP_BUNDLE_ALIGN: u64 = 4096;
+/// The host entry of the HIP bundle.
+pub const HIP_HOST_ID: &str = "host-x86_64-unknown-linux--";
+
+/// The bundle ID LLVM 19 gives a HIP image of architecture `arch`.
+pub fn hip_bundle_id(arch: &str) -> String {
+    format!("hip-amdgcn-amd-amdhsa--{arch}")
+}
+
+/// The pieces of the HIP offload bundle: header, then each image at its 4096-aligned offset.
+pub fn hip_bundle<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
+    let ids: Vec<String> = std::iter::once(HIP_HOST_ID.to_string())
+        .chain(w.placed.iter().map(|p| hip_bundle_id(p.image.arch)))
+        .collect();
+    let id_bytes: Vec<&[u8]> = ids.iter().map(|s| s.as_bytes()).collect();
+    let sizes: Vec<u64> = std::iter::once(0)
+        .chain(w.placed.iter().map(|p| p.image.data.len() as u64))
+        .collect();
+    let layout =
+        bundle::layout(&id_bytes, &sizes, HIP_BUNDLE_ALIGN).map_err(|source| Error::Format {
+            what: "HIP offload bundle",
+            source,
+        })?;
+    if let Some(opts) = &w.hip_compress {
+        // Compression needs the whole bundle; LLVM's bundler builds it in memory too.
+        let entries: Vec<(&[u8], &[u8])> = std::iter::once((id_bytes[0], &[][..]))
+            .chain(
+                id_bytes[1..]
+                    .iter()
+                    .copied()
+                    .zip(w.placed.iter().map(|p| p.image.data)),
+            )
+            .collect();
+        let whole = bundle::write(&entries, HIP_BUNDLE_ALIGN).map_err(|source| Error::Format {
+            what: "HIP offload bundle",
+            source,
+        })?;
+        let c = compressed::compress(&whole, opts).map_err(|source| Error::Format {
+            what: "compressed HIP offload bundle",
+            source,
+        })?;
+        return Ok(vec![Piece::Bytes(c.bytes)]);
+    }
+    let mut pieces = vec![Piece::Bytes(layout.header.clone())];
+    // The host entry is empty; its padding is all that is written for it.
+    let payloads = std::iter::once(&[][..]).chain(w.placed.iter().map(|p| p.image.data));
+    for (pad, data) in layout.padding().into_iter().zip(payloads) {
+        if pad > 0 {
+            pieces.push(Piece::Zeros(pad));
+        }
+        if !data.is_empty() {
+            pieces.push(Piece::Borrowed(data));
+        }
+    }
+    Ok(pieces)
+}
+
+/// The fatbinary's pieces: the one CUDA fatbinary, or the HIP bundle.
+pub fn fatbin_pieces<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
+    match w.kind {
+        Kind::Hip if !crate::image::is_offload_bundle(w.placed[0].image.data) => hip_bundle(w),
+        _ => Ok(w
+            .placed
+            .iter()
+            .map(|p| Piece::Borrowed(p.image.data))
+            .collect()),
+    }
+}
+
+/// The CUDA or HIP object.
+pub(crate) fn object<'a>(w: &'a Wrapper<'a>) -> Result<Object<'a>, Error> {
+    let h = w.host;
+    let cuda = w.kind == Kind::Cuda;
+    let (x, fat_magic) = if cuda {
+        ("cuda", CUDA_FAT_MAGIC)
+    } else {
+        ("hip", HIP_FAT_MAGIC)
+    };
+    let text = code::assemble(h, if cuda { Routines::Cuda } else { Routines::Hip });
+    let mut b = Builder::new(h);
+    let ts = b.text_sections(&text);
+    let entries = b.entries_section(x);
+
+    let pieces = fatbin_pieces(w)?;
+    let size: u64 = pieces.iter().map(Piece::len).sum();
+    let mut flags = A;
+    if w.large && h == Host::X86_64 {
+        flags |= SHF_X86_64_LARGE;
+    }
+    let mut fb = Section::new(
+        w.image_section(),
+        SHT_PROGBITS.0,
+        flags,
+        h.byte_array_align(size),
+    );
+    fb.contents = Contents::Data(pieces);
+    let fb = b.section(fb);
+
+    let seg_name = if cuda {
+        ".nvFatBinSegment"
+    } else {
+        ".hipFatBinSegment"
+    };
+    let mut seg = Section::new(seg_name, SHT_PROGBITS.0, WA, 8);
+    let mut wrapper = vec![0u8; 24];
+    wrapper[..4].copy_from_slice(&fat_magic.to_le_bytes());
+    wrapper[4..8].copy_from_slice(&1u32.to_le_bytes());
+    seg.push(Piece::Bytes(wrapper));
+    let seg = b.section(seg);
+    let mut bss = Section::new(".bss", SHT_NOBITS.0, WA, 8);
+    bss.contents = Contents::NoBits(8);
+    let bss = b.section(bss);
+    let mut init = Section::new(".init_array.101", SHT_INIT_ARRAY.0, WA, 8);
+    init.push(Piece::Zeros(8));
+    let init = b.section(init);
+    b.section(Section::new(".note.GNU-stack", SHT_PROGBITS.0, 0, 1));
+    let ehf = b.section(Section::new(".eh_frame", h.eh_frame_type(), A, 8));
+
+    let f = |s: &str| format!(".{x}.{s}");
+    b.file("offload.wrapper.module");
+    b.sym(Symbol::section(ts));
+    b.func_sym(&text, ts, &f("fatbin_reg"));
+    b.mapping_x(ts);
+    b.object(".fatbin_wrapper", seg, 0, 24);
+    b.object(&f("binary_handle"), bss, 0, 8);
+    b.func_sym(&text, ts, &f("globals_reg"));
+    b.func_sym(&text, ts, &f("fatbin_unreg"));
+    b.object(&format!("__dummy.{x}_offloading_entries"), entries, 0, 0);
+    b.object(".fatbin_image", fb, 0, size);
+    b.section_syms(fb);
+    b.section_syms(seg);
+    b.section_syms(bss);
+    b.mapping_d(init);
+    b.mapping_d(ehf);
+    if cuda {
+        for s in [
+            "__cudaRegisterFatBinary",
+            "__cudaRegisterFatBinaryEnd",
+            "atexit",
+            "__cudaUnregisterFatBinary",
+        ] {
+            b.undef(s);
+        }
+    } else {
+        for s in [
+            "__hipRegisterFatBinary",
+            "atexit",
+            "__hipUnregisterFatBinary",
+        ] {
+            b.undef(s);
+        }
+    }
+    b.undef_hidden(&format!("__stop_{x}_offloading_entries"));
+    b.undef_hidden(&format!("__start_{x}_offloading_entries"));
+    if cuda {
+        b.undef("__cudaRegisterFunction");
+        b.undef("__cudaRegisterVar");
+    } else {
+        for s in [
+            "__hipRegisterFunction",
+            "__hipRegisterVar",
+            "__hipRegisterSurface",
+            "__hipRegisterTexture",
+        ] {
+            b.undef(s);
+        }
+    }
+
+    b.text_relocs(&text, ts, |a| match a {
+        Anchor::FatbinWrapper => (seg, 0),
+        Anchor::Handle => (bss, 0),
+        _ => unreachable!("no {a:?} in the fatbinary object"),
+    });
+    let fb_sym = b.of_section(fb);
+    b.abs64(seg, 8, fb_sym, 0);
+    let ts_sym = b.of_section(ts);
+    b.abs64(init, 0, ts_sym, 0);
+    b.eh_frame(&text, ehf, ts);
+    Ok(b.obj)
+}
