@@ -3,15 +3,13 @@
 //! rather than through memory; outputs are written to a temporary file in their directory and
 //! renamed into place only when complete, so a failure never leaves a partial file.
 
-use std::fs::{File, Permissions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::PermissionsExt;
+use std::fs::File;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use offkit_tools::MappedFile;
 
-/// The path that names standard input or output.
-pub const STDIO: &str = "-";
+pub use offkit_tools::fs::{Output, STDIO};
 
 /// An input file: its bytes (mapped, or read when it is stdin or not a regular file) and, for a
 /// regular file, a handle for copying ranges of it without reading them into memory.
@@ -81,7 +79,7 @@ impl Input {
             .filter(|&e| e <= self.len())
             .ok_or_else(|| io::Error::other("range outside the input"))?;
         match &self.file {
-            Some(f) => out.copy_from_file(f, offset, len),
+            Some(f) => out.copy_range(f, offset, len),
             None => {
                 let s = self
                     .data
@@ -95,129 +93,6 @@ impl Input {
     /// Copies the whole input to `out`.
     pub fn copy_all(&self, out: &mut Output) -> io::Result<()> {
         self.copy_range(0, self.len(), out)
-    }
-}
-
-/// An output being written: a temporary file beside its final path (renamed into place by
-/// [`Output::commit`], deleted if dropped), or standard output.
-#[derive(Debug)]
-pub enum Output {
-    /// A file, written through a temporary file in its directory.
-    File {
-        /// The final path.
-        path: PathBuf,
-        /// The temporary file.
-        tmp: tempfile::NamedTempFile,
-        /// Bytes written so far.
-        written: u64,
-    },
-    /// Standard output.
-    Stdout(io::Stdout),
-}
-
-impl Output {
-    /// Starts writing `path` (`-` is standard output).
-    pub fn create(path: &Path) -> io::Result<Output> {
-        if path.as_os_str() == STDIO {
-            return Ok(Output::Stdout(io::stdout()));
-        }
-        let dir = path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        // The final file gets the usual 0666 & ~umask, as a file created in place would.
-        let tmp = tempfile::Builder::new()
-            .prefix(".offkit-")
-            .permissions(Permissions::from_mode(0o666))
-            .tempfile_in(dir)?;
-        Ok(Output::File {
-            path: path.to_path_buf(),
-            tmp,
-            written: 0,
-        })
-    }
-
-    /// The final path (`-` for stdout).
-    pub fn path(&self) -> &Path {
-        match self {
-            Output::File { path, .. } => path,
-            Output::Stdout(_) => Path::new(STDIO),
-        }
-    }
-
-    /// Copies `len` bytes at `offset` of `file` to this output, by the kernel where it can.
-    pub fn copy_from_file(&mut self, file: &File, offset: u64, len: u64) -> io::Result<()> {
-        let mut src = file;
-        src.seek(SeekFrom::Start(offset))?;
-        let mut src = src.take(len);
-        let n = match self {
-            Output::File { tmp, written, .. } => {
-                let n = io::copy(&mut src, tmp.as_file_mut())?;
-                *written += n;
-                n
-            }
-            Output::Stdout(s) => io::copy(&mut src, &mut s.lock())?,
-        };
-        if n != len {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!("the input ended after {n} of {len} bytes"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Writes `n` zero bytes.
-    pub fn write_zeros(&mut self, mut n: u64) -> io::Result<()> {
-        const ZEROS: [u8; 8192] = [0; 8192];
-        while n > 0 {
-            let k = n.min(ZEROS.len() as u64) as usize;
-            self.write_all(&ZEROS[..k])?;
-            n -= k as u64;
-        }
-        Ok(())
-    }
-
-    /// Finishes the output: renames the temporary file into place (or flushes stdout).
-    pub fn commit(self) -> io::Result<()> {
-        match self {
-            Output::File { path, tmp, .. } => {
-                tmp.persist(&path).map_err(|e| e.error)?;
-                Ok(())
-            }
-            Output::Stdout(s) => s.lock().flush(),
-        }
-    }
-}
-
-impl Write for Output {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Output::File { tmp, written, .. } => {
-                let n = tmp.as_file_mut().write(buf)?;
-                *written += n as u64;
-                Ok(n)
-            }
-            Output::Stdout(s) => s.lock().write(buf),
-        }
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Output::File { tmp, written, .. } => {
-                tmp.as_file_mut().write_all(buf)?;
-                *written += buf.len() as u64;
-                Ok(())
-            }
-            Output::Stdout(s) => s.lock().write_all(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Output::File { tmp, .. } => tmp.as_file_mut().flush(),
-            Output::Stdout(s) => s.lock().flush(),
-        }
     }
 }
 

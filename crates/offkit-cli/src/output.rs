@@ -5,9 +5,10 @@ use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use offkit_tools::AtomicFile;
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place
-/// only once everything is written, so that a failure never leaves a partial output.
+/// Writes `bytes` to `path` atomically (see [`offkit_tools::AtomicFile`]): a failure never
+/// leaves a partial output.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))
 }
@@ -17,24 +18,14 @@ pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".offkit-")
-        .tempfile_in(dir)
-        .with_context(|| format!("failed to create a temporary file in `{}`", dir.display()))?;
+    let context = || format!("failed to write `{}`", path.display());
+    let mut file = AtomicFile::create(path).with_context(context)?;
     {
-        let mut w = io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
-        fill(&mut w).with_context(|| format!("failed to write `{}`", path.display()))?;
-        w.flush()
-            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        let mut w = io::BufWriter::with_capacity(1 << 20, file.file());
+        fill(&mut w).with_context(context)?;
+        w.flush().with_context(context)?;
     }
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("failed to write `{}`", path.display()))?;
-    Ok(())
+    file.commit().with_context(context)
 }
 
 /// Writes binary `bytes` to stdout, refusing a terminal.

@@ -113,28 +113,17 @@ pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same directory, renamed into place,
-/// so that a failure never leaves a partial file.
+/// Writes `bytes` to `path` atomically, keeping the permissions `path` already has (it
+/// rewrites the host linker's output in place).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let err = |source| Error::Write {
         path: path.to_path_buf(),
         source,
     };
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".offkit-")
-        .tempfile_in(dir)
-        .map_err(err)?;
-    std::io::Write::write_all(&mut tmp, bytes).map_err(err)?;
-    let perms = std::fs::metadata(path).map(|m| m.permissions());
-    if let Ok(p) = perms {
-        let _ = std::fs::set_permissions(tmp.path(), p);
-    }
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    let mut file = offkit_tools::AtomicFile::create(path).map_err(err)?;
+    std::io::Write::write_all(&mut file, bytes).map_err(err)?;
+    file.keep_permissions_of_dest().map_err(err)?;
+    file.commit().map_err(err)
 }
 
 #[cfg(test)]

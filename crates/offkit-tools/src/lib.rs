@@ -1,6 +1,7 @@
 //! # offkit-tools
 //!
-//! The external tools offkit drives — clang, ld.lld, llvm-objcopy, llvm-ar, the host linker —
+//! The I/O edge shared by offkit's crates: atomic output files ([`AtomicFile`]), memory-mapped
+//! inputs ([`MappedFile`]), and the external tools offkit drives — clang, ld.lld, llvm-objcopy, llvm-ar, the host linker —
 //! found the way LLVM finds them and run as values: a [`ToolInvocation`] is built, can be
 //! printed (LLVM's `-v`/`--dry-run` style, or as a shell line for a plan), and is run only
 //! through [`ToolInvocation::run`], which turns a missing tool or a failure into an [`Error`]
@@ -23,6 +24,7 @@
 
 pub mod env;
 pub mod error;
+pub mod fs;
 pub mod invoke;
 pub mod jobserver;
 pub mod lookup;
@@ -30,6 +32,7 @@ pub mod mmap;
 
 pub use env::Env;
 pub use error::Error;
+pub use fs::{write_atomic, AtomicFile};
 pub use invoke::{Output, ToolInvocation};
 pub use jobserver::Jobserver;
 pub use lookup::ToolFinder;

@@ -148,26 +148,11 @@ fn write_planned<'p>(args: &Args, plan: &'p [Planned], written: &mut Vec<&'p Pat
                     }
                     write_atomic(&p.path, img.bytes)?;
                     written.push(&p.path);
-                    // The temporary file behind `write_atomic` is created 0600; an extracted
-                    // image is an ordinary file.
-                    set_readable(&p.path)?;
                 }
                 ordinal += 1;
             }
             Ok(())
         })?;
     }
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_readable(path: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644))
-        .with_context(|| format!("failed to set the permissions of `{}`", path.display()))
-}
-
-#[cfg(not(unix))]
-fn set_readable(_path: &Path) -> Result<()> {
     Ok(())
 }

@@ -180,15 +180,8 @@ fn run(
         wrapper.write_object(&mut out).map_err(|e| e.to_string())?;
         return out.flush().map_err(|e| os_message(&e));
     }
-    let dir = output
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
     let file_error = |e: std::io::Error| format!("'{}': {}", output.display(), os_message(&e));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".offkit-")
-        .tempfile_in(dir)
-        .map_err(file_error)?;
+    let mut tmp = offkit_tools::AtomicFile::create(output).map_err(file_error)?;
     if is_bc {
         let llvm_as = ToolFinder::new(env, Some(Path::new(argv0)))
             .find("llvm-as", None)
@@ -202,19 +195,19 @@ fn run(
         std::fs::write(&ll, text).map_err(|e| os_message(&e))?;
         ToolInvocation::new(llvm_as)
             .arg("-o")
-            .arg(tmp.path())
+            .arg(tmp.tmp_path())
             .arg(&ll)
             .run()
             .map_err(|e| e.to_string())?;
     } else {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.as_file_mut());
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.file());
         wrapper.write_object(&mut w).map_err(|e| match e {
             offkit_wrap::Error::Io(io) => file_error(io),
             e => e.to_string(),
         })?;
         w.flush().map_err(file_error)?;
     }
-    tmp.persist(output).map_err(|e| file_error(e.error))?;
+    tmp.commit().map_err(file_error)?;
     Ok(())
 }
 

@@ -14,7 +14,7 @@ use offkit_format::container::is_bitcode;
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_format::llvm::densemap::StringKeyMap;
 
-use super::files::{extension, message, Output, Sink};
+use super::files::{extension, message, Output};
 
 /// The key/value arguments of one `--image`, as LLVM's `getImageArguments` builds its
 /// `DenseMap<StringRef, StringRef>`: split on `,`, each piece at its first `=`; a repeated
@@ -162,26 +162,24 @@ pub fn run(output: &str, images: &[String]) -> Result<(), String> {
             });
         }
     }
-    let mut out = Output::create(output).map_err(|e| message(&e))?;
-    out.fill(|w| write_all(w, &plan)).map_err(|e| message(&e))?;
+    let mut out = Output::create(std::path::Path::new(output)).map_err(|e| message(&e))?;
+    write_all(&mut out, &plan).map_err(|e| message(&e))?;
     out.commit().map_err(|e| message(&e))
 }
 
-fn write_all(w: &mut Sink<'_>, plan: &[Planned]) -> io::Result<()> {
+fn write_all(w: &mut Output, plan: &[Planned]) -> io::Result<()> {
     const ZEROS: [u8; 8] = [0; 8];
     for p in plan {
         w.write_all(&p.layout.head)?;
         match &p.source {
             Source::Memory(data) => w.write_all(data)?,
-            Source::File { file, len } => {
-                let copied = w.copy_from(file, *len)?;
-                if copied != *len {
-                    return Err(io::Error::other(format!(
-                        "'{}' changed while it was read: {copied} of {len} bytes",
-                        p.name
-                    )));
+            Source::File { file, len } => w.copy_range(file, 0, *len).map_err(|e| {
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    io::Error::other(format!("'{}' changed while it was read: {e}", p.name))
+                } else {
+                    e
                 }
-            }
+            })?,
         }
         let pad = p.layout.tail_padding() as usize;
         w.write_all(&ZEROS[..pad.min(8)])?;

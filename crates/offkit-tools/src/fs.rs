@@ -1,0 +1,320 @@
+//! Writing output files atomically: a temporary file beside the destination, renamed into place
+//! only when everything was written, removed otherwise — so a failure never leaves a partial
+//! output, and readers never see a half-written file.
+//!
+//! The file ends up with mode `0666` less the umask, as a file created in place would (and as
+//! LLVM's `FileOutputBuffer` leaves it). Errors are the raw OS errors, so that drop-in tools can
+//! print them the way LLVM does.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+/// A file being written under a temporary name next to its destination.
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: File,
+    tmp: PathBuf,
+    dest: PathBuf,
+    committed: bool,
+}
+
+impl AtomicFile {
+    /// Creates `<dir of dest>/<name of dest>.tmp<random>` (mode 0666 less the umask).
+    pub fn create(dest: &Path) -> io::Result<AtomicFile> {
+        let dir = dest
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "out".into());
+        // The name only has to be unique while the file exists; it never reaches any output.
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64)
+            ^ (u64::from(std::process::id()) << 32);
+        for attempt in 0u64..100 {
+            let tag = seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let tmp = dir.join(format!(".{name}.tmp{:07x}", tag & 0xFFF_FFFF));
+            match OpenOptions::new()
+                .write(true)
+                .read(true)
+                .create_new(true)
+                .mode(0o666)
+                .open(&tmp)
+            {
+                Ok(file) => {
+                    return Ok(AtomicFile {
+                        file,
+                        tmp,
+                        dest: dest.to_path_buf(),
+                        committed: false,
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(io::Error::from(io::ErrorKind::AlreadyExists))
+    }
+
+    /// The open temporary file (a real `File`, so `std::io::copy` can use `copy_file_range`).
+    pub fn file(&mut self) -> &mut File {
+        &mut self.file
+    }
+
+    /// The temporary file's path (for tools that write it themselves).
+    pub fn tmp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// The destination.
+    pub fn dest(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Gives the new file the permissions `dest` has now, if it exists (for rewriting a file in
+    /// place, e.g. an executable).
+    pub fn keep_permissions_of_dest(&self) -> io::Result<()> {
+        match std::fs::metadata(&self.dest) {
+            Ok(m) => std::fs::set_permissions(&self.tmp, m.permissions()),
+            Err(_) => Ok(()),
+        }
+    }
+
+    /// Renames the temporary file over the destination.
+    pub fn commit(mut self) -> io::Result<()> {
+        self.file.flush()?;
+        std::fs::rename(&self.tmp, &self.dest)?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The path that names standard input or output.
+pub const STDIO: &str = "-";
+
+/// An output being written, as LLVM's `FileOutputBuffer` writes one: `-` is standard output; an
+/// existing device, pipe or socket is written in place (nothing can be renamed over it); a
+/// directory is "Is a directory"; anything else goes through an [`AtomicFile`]. Dropped without
+/// [`Output::commit`], a file output leaves nothing behind.
+#[derive(Debug)]
+pub struct Output {
+    path: PathBuf,
+    target: Target,
+}
+
+#[derive(Debug)]
+enum Target {
+    Stdout(io::Stdout),
+    InPlace(File),
+    Atomic(AtomicFile),
+}
+
+impl Output {
+    /// Starts writing `path`.
+    pub fn create(path: &Path) -> io::Result<Output> {
+        let target = if path.as_os_str() == STDIO {
+            Target::Stdout(io::stdout())
+        } else {
+            match std::fs::metadata(path) {
+                Ok(m) if m.is_dir() => return Err(io::Error::from_raw_os_error(21)),
+                Ok(m) if !m.is_file() => Target::InPlace(
+                    OpenOptions::new()
+                        .write(true)
+                        .create(true)
+                        .truncate(true)
+                        .open(path)?,
+                ),
+                _ => Target::Atomic(AtomicFile::create(path)?),
+            }
+        };
+        Ok(Output {
+            path: path.to_path_buf(),
+            target,
+        })
+    }
+
+    /// The path it was created for (`-` for stdout).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether this is standard output.
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.target, Target::Stdout(_))
+    }
+
+    /// Copies `len` bytes at `offset` of `src` here — by the kernel (`copy_file_range`, or
+    /// `splice` into a pipe) through `std::io::copy` on concrete file types. An input shorter
+    /// than promised is an `UnexpectedEof` error.
+    pub fn copy_range(&mut self, src: &File, offset: u64, len: u64) -> io::Result<()> {
+        let mut from = src;
+        io::Seek::seek(&mut from, io::SeekFrom::Start(offset))?;
+        let mut from = io::Read::take(from, len);
+        let n = match &mut self.target {
+            Target::Stdout(s) => io::copy(&mut from, &mut s.lock())?,
+            Target::InPlace(f) => io::copy(&mut from, f)?,
+            Target::Atomic(a) => io::copy(&mut from, a.file())?,
+        };
+        if n != len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the input ended after {n} of {len} bytes"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes `n` zero bytes.
+    pub fn write_zeros(&mut self, mut n: u64) -> io::Result<()> {
+        const ZEROS: [u8; 8192] = [0; 8192];
+        while n > 0 {
+            let k = n.min(ZEROS.len() as u64) as usize;
+            self.write_all(&ZEROS[..k])?;
+            n -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// Finishes: renames a file into place, or flushes.
+    pub fn commit(self) -> io::Result<()> {
+        match self.target {
+            Target::Stdout(s) => s.lock().flush(),
+            Target::InPlace(mut f) => f.flush(),
+            // No fsync: LLVM's FileOutputBuffer does not sync either, and syncing a gigabyte
+            // would cost more than writing it.
+            Target::Atomic(a) => a.commit(),
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.target {
+            Target::Stdout(s) => s.lock().write(buf),
+            Target::InPlace(f) => f.write(buf),
+            Target::Atomic(a) => a.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match &mut self.target {
+            Target::Stdout(s) => s.lock().write_all(buf),
+            Target::InPlace(f) => f.write_all(buf),
+            Target::Atomic(a) => a.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.target {
+            Target::Stdout(s) => s.lock().flush(),
+            Target::InPlace(f) => f.flush(),
+            Target::Atomic(a) => a.flush(),
+        }
+    }
+}
+
+/// Writes `bytes` to `dest` atomically.
+pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = AtomicFile::create(dest)?;
+    f.write_all(bytes)?;
+    f.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn commit_renames_and_drop_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.bin");
+        {
+            let mut f = AtomicFile::create(&dest).unwrap();
+            f.write_all(b"partial").unwrap();
+            // Dropped without commit.
+        }
+        assert!(!dest.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        write_atomic(&dest, b"whole").unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
+        // 0666 less some umask: at least owner read/write, never executable.
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode & 0o600, 0o600, "{mode:o}");
+        assert_eq!(mode & 0o111, 0, "{mode:o}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn keeps_permissions_when_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("exe");
+        std::fs::write(&dest, b"old").unwrap();
+        std::fs::set_permissions(&dest, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"new").unwrap();
+        f.keep_permissions_of_dest().unwrap();
+        f.commit().unwrap();
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o755);
+    }
+
+    #[test]
+    fn outputs_copy_ranges_and_are_atomic() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("in");
+        std::fs::write(&src, b"0123456789").unwrap();
+        let input = File::open(&src).unwrap();
+        let dst = dir.path().join("out");
+        let mut out = Output::create(&dst).unwrap();
+        out.copy_range(&input, 2, 3).unwrap();
+        out.write_zeros(2).unwrap();
+        out.copy_range(&input, 8, 2).unwrap();
+        assert!(!dst.exists());
+        out.commit().unwrap();
+        assert_eq!(std::fs::read(&dst).unwrap(), b"234\0\089");
+        // A short input is an error, and the uncommitted output leaves nothing behind.
+        let other = dir.path().join("other");
+        let mut out = Output::create(&other).unwrap();
+        assert_eq!(
+            out.copy_range(&input, 8, 3).unwrap_err().kind(),
+            io::ErrorKind::UnexpectedEof
+        );
+        drop(out);
+        assert!(!other.exists());
+        let e = Output::create(dir.path()).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(21));
+        let mut dev = Output::create(Path::new("/dev/null")).unwrap();
+        dev.write_all(b"x").unwrap();
+        dev.commit().unwrap();
+    }
+
+    #[test]
+    fn missing_directory_is_the_os_error() {
+        let e = AtomicFile::create(Path::new("/nonexistent-offkit/x")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
+}
