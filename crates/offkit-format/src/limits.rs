@@ -33,3 +33,11 @@ pub const MAX_BITCODE_BLOCK_DEPTH: usize = 32;
 
 /// The most abbreviations one bitcode block (or one block ID in `BLOCKINFO`) may define.
 pub const MAX_BITCODE_ABBREVS: usize = 1 << 12;
+
+/// The most a compressed stream of `n` bytes can inflate to, so that a header claiming more can
+/// be refused before anything is reserved: deflate expands at most 1032:1, zstd at most
+/// 32768:1 (a 128 KiB RLE block costs 4 bytes); plus a frame header's worth.
+pub fn max_inflated(zstd: bool, n: u64) -> u64 {
+    n.saturating_mul(if zstd { 32768 } else { 1032 })
+        .saturating_add(1 << 10)
+}

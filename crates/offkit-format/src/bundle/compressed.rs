@@ -230,6 +230,21 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
             name: "MAX_INFLATED_SIZE",
         });
     }
+    // Refuse a size the stream cannot produce before anything is reserved for it, so that a
+    // tiny input cannot make us allocate gigabytes.
+    let stream_len = blob.data.len() as u64;
+    let most = limits::max_inflated(h.method == Method::Zstd, stream_len);
+    if h.uncompressed_size > most {
+        return Err(Error::Invalid {
+            what: "compressed bundle uncompressed size",
+            offset: size_at,
+            reason: format!(
+                "{} bytes cannot come out of a {stream_len}-byte {} stream (at most {most})",
+                h.uncompressed_size,
+                h.method.name()
+            ),
+        });
+    }
     let bad = |reason: String| Error::Decompress {
         what: "compressed bundle",
         offset: data_at,
@@ -693,6 +708,14 @@ mod tests {
         let mut bomb = a.clone();
         bomb[4..6].copy_from_slice(&3u16.to_le_bytes());
         assert!(decompress_all(&bomb, 0, u64::MAX).is_err());
+        // A header claiming far more than its few stream bytes can inflate to is refused at the
+        // size field, before anything is reserved (v2: the uncompressed size is at 12).
+        let mut claim = a.clone();
+        claim[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(
+            decompress_all(&claim, 0, u64::MAX),
+            Err(Error::Invalid { offset: 12, .. })
+        ));
         let mut m = a.clone();
         m[6] = 7;
         assert_eq!(

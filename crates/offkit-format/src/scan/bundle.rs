@@ -6,7 +6,6 @@ use super::{
     Step_, Walker,
 };
 use crate::bundle::{binary, compressed, text};
-use crate::error::Error;
 
 /// The comment syntax of a text bundle that starts at `data[0]`, if one does.
 pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
@@ -122,7 +121,6 @@ impl<E> Walker<'_, '_, E> {
                 size,
             }))?;
             self.inflate(h.uncompressed_size, h.offset)?;
-            check_ratio(h, blob.data.len() as u64)?;
             let room = h.uncompressed_size;
             let inflated = compressed::decompress_blob(blob, room)?;
             let mut iloc = loc.with(Step::Inflated);
@@ -137,32 +135,4 @@ impl<E> Walker<'_, '_, E> {
         }
         Ok(())
     }
-}
-
-/// The most a compressed stream of `n` bytes can inflate to: deflate expands at most 1032:1;
-/// zstd at most 32768:1 (a 128 KiB RLE block costs 4 bytes), plus a frame header's worth.
-fn max_inflated(method: compressed::Method, n: u64) -> u64 {
-    match method {
-        compressed::Method::Zlib => n.saturating_mul(1032),
-        compressed::Method::Zstd => n.saturating_mul(32768),
-    }
-    .saturating_add(1 << 10)
-}
-
-/// Refuses a header whose uncompressed size its stream cannot produce, before anything is
-/// allocated for it: a tiny input cannot make the walk reserve gigabytes.
-fn check_ratio(h: &compressed::Header, stream_len: u64) -> Result<(), Error> {
-    let max = max_inflated(h.method, stream_len);
-    if h.uncompressed_size > max {
-        return Err(Error::Invalid {
-            what: "compressed bundle uncompressed size",
-            offset: h.offset + if h.version == 1 { 8 } else { 12 },
-            reason: format!(
-                "{} bytes cannot come out of a {stream_len}-byte {} stream (at most {max})",
-                h.uncompressed_size,
-                h.method.name()
-            ),
-        });
-    }
-    Ok(())
 }
