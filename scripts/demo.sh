@@ -29,4 +29,5 @@ step "run on libomptarget (the x86_64 offload device is this CPU)"
 LD_LIBRARY_PATH=/usr/lib/llvm-19/lib show "$out/saxpy"
 
 step "inspect the objects, the archive and the executable"
-show "$offkit" inspect "$out/main.o" "$out/libsaxpy.a" "$out/saxpy"
+cd "$out"
+show "$offkit" inspect main.o libsaxpy.a saxpy
