@@ -1,0 +1,69 @@
+//! The options LLVM 19's wrapper hands to LLVM's own parser (`-mllvm`, `--offload-opt=`),
+//! checked the way LLVM checks them.
+
+use super::*;
+
+/// LLVM 19 hands `-mllvm` values and `--offload-opt=` options to LLVM's own option parser,
+/// which rejects unknown ones before anything else happens. offkit asks the same parser, in
+/// `llc` (same LLVM, same code-generation flags), and reports its verdict as LLVM 19 does.
+pub(super) fn check_llvm_options(s: &Session<'_>) -> Result<()> {
+    let mut opts: Vec<String> = s
+        .args
+        .values(Opt::Mllvm)
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    opts.extend(
+        s.args
+            .values(Opt::OffloadOpt)
+            .iter()
+            .map(|v| format!("-{v}")),
+    );
+    if opts.is_empty() {
+        return Ok(());
+    }
+    let Ok(llc) = ToolFinder::new(s.env, s.argv0).find("llc", None) else {
+        return Ok(());
+    };
+    let Ok(out) = std::process::Command::new(&llc)
+        .args(&opts)
+        .args(["-o", "/dev/null", "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+    else {
+        return Ok(());
+    };
+    let argv0 = s
+        .argv0
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "clang-linker-wrapper".into());
+    let prog = Path::new(&argv0)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let llc_path = llc.to_string_lossy().into_owned();
+    let text: String = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| l.strip_prefix("llc: "))
+        .filter(|l| {
+            l.starts_with("Unknown command line argument")
+                || l.starts_with("Did you mean")
+                || l.starts_with("for the ")
+                || l.starts_with("Too many positional")
+        })
+        .map(|l| {
+            format!(
+                "{prog}: {}\n",
+                l.replace(
+                    &format!("'{llc_path} --help'"),
+                    &format!("'{argv0} --help'")
+                )
+            )
+        })
+        .collect();
+    if text.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::LlvmOptions(text))
+    }
+}

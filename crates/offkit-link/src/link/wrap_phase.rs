@@ -1,0 +1,169 @@
+//! Phase 4: bundling (CUDA fatbinary, HIP offload bundle) and wrapping the linked images of
+//! each offload kind into registration objects.
+
+use super::*;
+
+impl Ctx<'_, '_> {
+    /// Bundles (CUDA, HIP) and wraps the images of one kind; `first_seen` is the order the
+    /// groups were linked in, `sorted` LLVM 19's order of them.
+    pub(super) fn wrap(
+        &self,
+        kind: OffloadKind,
+        first_seen: &[&Linked],
+        sorted: &[&Linked],
+    ) -> Result<PathBuf> {
+        let bundle = match kind {
+            OffloadKind::OpenMp => None,
+            OffloadKind::Cuda => Some(self.fatbinary(sorted)?),
+            OffloadKind::Hip => Some(self.hip_bundle(sorted)?),
+            k => {
+                return Err(Error::Wrap {
+                    kind: k.name().into(),
+                    source: format!("{} wrapping is not supported", k.name()).into(),
+                })
+            }
+        };
+        let images: Vec<WrapImage<'_>> = match &bundle {
+            Some((_, b)) => vec![WrapImage {
+                data: b,
+                triple: sorted.first().map_or("", |l| l.triple.as_str()),
+                arch: None,
+            }],
+            None => first_seen
+                .iter()
+                .map(|l| WrapImage {
+                    data: &l.bytes,
+                    triple: &l.triple,
+                    arch: l.arch.as_deref(),
+                })
+                .collect(),
+        };
+        let relocatable = self.args.has(Opt::Relocatable);
+        let req = WrapRequest {
+            kind,
+            images: &images,
+            host_triple: &self.host_triple,
+            relocatable,
+        };
+        let wrap_err = |source| Error::Wrap {
+            kind: kind.name().into(),
+            source,
+        };
+        if self.args.has(Opt::PrintWrappedModule) {
+            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
+            self.runner.say(ir.trim_end_matches('\n'));
+        }
+        let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
+        let path = self.temps.create(
+            &format!("{}.{}.image.wrapper", self.exe_file, kind.name()),
+            "o",
+        )?;
+        temp::write(&path, &obj)?;
+        self.runner.record(Step::Wrap {
+            kind: kind.name().into(),
+            images: match &bundle {
+                Some((path, _)) => vec![(
+                    path.clone(),
+                    sorted.first().map_or(String::new(), |l| l.triple.clone()),
+                    String::new(),
+                )],
+                None => first_seen
+                    .iter()
+                    .map(|l| {
+                        (
+                            l.path.clone(),
+                            l.triple.clone(),
+                            l.arch.clone().unwrap_or_default(),
+                        )
+                    })
+                    .collect(),
+            },
+            host_triple: self.host_triple.clone(),
+            relocatable,
+            to: path.clone(),
+        });
+        Ok(path)
+    }
+
+    pub(super) fn read_back(&self, path: &Path) -> Result<Vec<u8>> {
+        match std::fs::read(path) {
+            Ok(b) => Ok(b),
+            Err(_) if self.runner.dry_run => Ok(Vec::new()),
+            Err(source) => Err(Error::Read {
+                path: path.to_path_buf(),
+                source,
+            }),
+        }
+    }
+
+    fn fatbinary(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
+        let mut dirs: Vec<PathBuf> =
+            vec![Path::new(self.args.last(Opt::CudaPath).unwrap_or("")).join("bin")];
+        if let Some(path) = self.s.env.get_os("PATH") {
+            dirs.extend(std::env::split_paths(path));
+        }
+        let program = match dirs
+            .iter()
+            .map(|d| d.join("fatbinary"))
+            .find(|p| p.is_file())
+        {
+            Some(p) => p,
+            None if self.runner.dry_run => PathBuf::from("fatbinary"),
+            None => {
+                return Err(Error::NoCuda {
+                    triple: images.first().map(|l| l.triple.clone()).unwrap_or_default(),
+                    why: "Unable to find 'fatbinary' in path".into(),
+                })
+            }
+        };
+        let out = self.temps.create(&self.exe_file, "fatbin")?;
+        let bits = if self.host_triple.starts_with("x86_64")
+            || self.host_triple.starts_with("aarch64")
+            || self.host_triple.starts_with("ppc64")
+        {
+            "-64"
+        } else {
+            "-32"
+        };
+        let mut inv = ToolInvocation::new(program)
+            .arg(bits)
+            .arg("--create")
+            .arg(&out);
+        for l in images {
+            inv = inv.arg(format!(
+                "--image=profile={},file={}",
+                l.arch.as_deref().unwrap_or(""),
+                l.path.display()
+            ));
+        }
+        self.runner.run(&inv)?;
+        Ok((out.clone(), self.read_back(&out)?))
+    }
+
+    fn hip_bundle(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
+        let program = self.finder.find("clang-offload-bundler", None)?;
+        let out = self.temps.create(&self.exe_file, "hipfb")?;
+        let mut inv = ToolInvocation::new(program)
+            .arg("-type=o")
+            .arg("-bundle-align=4096");
+        if self.args.has(Opt::Compress) {
+            inv = inv.arg("-compress");
+        }
+        if let Some(l) = self.args.last(Opt::CompressionLevel) {
+            inv = inv.arg(format!("-compression-level={l}"));
+        }
+        let mut targets = vec!["-targets=host-x86_64-unknown-linux".to_string()];
+        targets.extend(
+            images
+                .iter()
+                .map(|l| format!("hip-amdgcn-amd-amdhsa--{}", l.arch.as_deref().unwrap_or(""))),
+        );
+        inv = inv.arg(targets.join(",")).arg("-input=/dev/null");
+        for l in images {
+            inv = inv.arg(format!("-input={}", l.path.display()));
+        }
+        inv = inv.arg(format!("-output={}", out.display()));
+        self.runner.run(&inv)?;
+        Ok((out.clone(), self.read_back(&out)?))
+    }
+}
