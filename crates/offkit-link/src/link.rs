@@ -1,10 +1,9 @@
 //! The whole link: scan → resolve → device link (per group, in parallel) → bundle → wrap →
 //! host link → (`-r`) rename the entry sections.
 
-use std::collections::BTreeSet;
 use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_tools::{Env, Jobserver, MappedFile, ToolFinder, ToolInvocation};
@@ -387,16 +386,11 @@ fn target_text(t: &TargetId) -> String {
 
 impl Ctx<'_, '_> {
     fn link(&self, groups: &[Group], jobs: Option<usize>, exe: &str) -> Result<()> {
-        // Every image a kept group uses is written once, even when several groups share it.
-        let mut wanted: BTreeSet<usize> = BTreeSet::new();
-        for g in groups {
-            wanted.extend(g.inputs.iter().map(|(id, _)| *id));
-        }
-        let mut written: Vec<Option<PathBuf>> = vec![None; self.inputs.len()];
-        for id in wanted {
-            written[id] = Some(self.extract(&self.inputs[id])?);
-        }
-        // Phase 3: device links.
+        // Phase 3: device links. As in LLVM 19, each group writes its images to temporary
+        // files inside its own (parallel) job, so the writing overlaps the other groups' links;
+        // an image that several groups use is written once, by the first that needs it.
+        let written: Vec<Mutex<Option<PathBuf>>> =
+            self.inputs.iter().map(|_| Mutex::new(None)).collect();
         let js = Jobserver::from_env(self.s.env);
         let jobs = jobs.unwrap_or(if js.is_some() { groups.len() } else { 1 });
         let results = parallel(groups, jobs, js.as_ref(), |g| {
@@ -447,8 +441,7 @@ impl Ctx<'_, '_> {
             k => k.extension(),
         };
         let prefix = format!("{}-{}-{}", d.stem, d.entry.triple(), d.entry.arch());
-        let path = self.temps.create(&prefix, ext)?;
-        temp::write(&path, &d.entry.image)?;
+        let path = self.temps.create_with(&prefix, ext, &d.entry.image)?;
         if matches!(d.entry.image, std::borrow::Cow::Borrowed(_)) {
             self.runner.record(Step::Extract {
                 input: d.origin.clone(),
@@ -469,7 +462,22 @@ impl Ctx<'_, '_> {
         Ok(path)
     }
 
-    fn link_group(&self, g: &Group, written: &[Option<PathBuf>]) -> Result<Vec<Linked>> {
+    /// The temporary file holding input `id`'s image, written on first use.
+    fn written(&self, id: usize, written: &[Mutex<Option<PathBuf>>]) -> Result<PathBuf> {
+        let Some(slot) = written.get(id) else {
+            return Ok(PathBuf::new());
+        };
+        // A poisoned slot only means another job panicked; its value is still usable.
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = slot.as_ref() {
+            return Ok(p.clone());
+        }
+        let p = self.extract(&self.inputs[id])?;
+        *slot = Some(p.clone());
+        Ok(p)
+    }
+
+    fn link_group(&self, g: &Group, written: &[Mutex<Option<PathBuf>>]) -> Result<Vec<Linked>> {
         let first = &self.inputs[g.inputs[0].0];
         let triple = first.entry.triple().into_owned();
         let arch = first.entry.arch().into_owned();
@@ -481,10 +489,7 @@ impl Ctx<'_, '_> {
             if d.entry.offload_kind != OffloadKind::None && !kinds.contains(&d.entry.offload_kind) {
                 kinds.push(d.entry.offload_kind);
             }
-            let p = written[*id]
-                .as_ref()
-                .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let p = self.written(*id, written)?.to_string_lossy().into_owned();
             if d.entry.image_kind == ImageKind::Bitcode
                 || offkit_format::container::is_bitcode(&d.entry.image)
             {

@@ -44,11 +44,32 @@ impl Temps {
 
     /// A new file for `prefix` and extension `ext` (without the dot; may be empty).
     pub fn create(&self, prefix: &str, ext: &str) -> Result<PathBuf> {
+        self.open(prefix, ext).map(|(p, _)| p)
+    }
+
+    /// A new file for `prefix` and `ext` holding `bytes`, written through the descriptor that
+    /// created it (one `open` per file: creating files is what costs in a busy `/tmp`).
+    pub fn create_with(&self, prefix: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf> {
+        let (path, file) = self.open(prefix, ext)?;
+        let written = match file {
+            Some(mut f) => std::io::Write::write_all(&mut f, bytes),
+            None => std::fs::write(&path, bytes),
+        };
+        written.map_err(|source| Error::Write {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
+    }
+
+    /// The path of a new file, and the file itself when it was created here (without
+    /// `--save-temps`; with it, the path in the current directory is only named).
+    fn open(&self, prefix: &str, ext: &str) -> Result<(PathBuf, Option<std::fs::File>)> {
         let dot = if ext.is_empty() { "" } else { "." };
         if self.save {
             let p = PathBuf::from(format!("{prefix}{dot}{ext}"));
             self.track(&p);
-            return Ok(p);
+            return Ok((p, None));
         }
         for _ in 0..128 {
             let mut h = self.seed.build_hasher();
@@ -61,9 +82,9 @@ impl Temps {
                 .create_new(true)
                 .open(&p)
             {
-                Ok(_) => {
+                Ok(f) => {
                     self.track(&p);
-                    return Ok(p);
+                    return Ok((p, Some(f)));
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(source) => return Err(Error::Write { path: p, source }),

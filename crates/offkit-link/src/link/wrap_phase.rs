@@ -54,11 +54,11 @@ impl Ctx<'_, '_> {
             self.runner.say(ir.trim_end_matches('\n'));
         }
         let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
-        let path = self.temps.create(
+        let path = self.temps.create_with(
             &format!("{}.{}.image.wrapper", self.exe_file, kind.name()),
             "o",
+            &obj,
         )?;
-        temp::write(&path, &obj)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
             images: match &bundle {
