@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! inputs ─map─► write::{binary, text} ─stream─► Output (tmp ─rename─► file)
-//!        └─────► write::compressed (one buffer; zstd ∥ MD5 on two threads)
+//!        └─────► write::compressed (one buffer, or pieces with zstd workers; zstd ∥ MD5)
 //! bundle ─map─► read::open (strict; CCOB v1–3 decompressed) ─► Entry ─extract─► Output
 //! fat.o  ─────► fatobj::{bundle_sections, add_bundle_sections, strip_bundle_sections}
 //! lib.a  ─────► archive::{read_members, write}

@@ -1,7 +1,8 @@
 //! Writing bundles from input files: binary and text bundles stream their payloads from the
 //! inputs to the output (never holding a payload in memory); a compressed bundle is assembled in
 //! memory once (one-shot compression is what gives LLVM's bytes) and compressed while its MD5
-//! is computed on a second thread; a fat object is the host object rewritten with bundle
+//! is computed on a second thread, or, with zstd worker threads, streamed to the compressor
+//! piece by piece from the mapped inputs; a fat object is the host object rewritten with bundle
 //! sections.
 
 use std::io::Write;
@@ -70,18 +71,29 @@ pub fn text(entries: &[Entry<'_>], comment: text::Comment, out: &mut Output) -> 
     Ok(())
 }
 
-/// The whole uncompressed bundle in memory (binary or text), for compression. The bytes are
-/// those of [`binary::write`] / [`text::write`]; the payloads are copied from the (mapped)
-/// inputs on two threads, which halves the time of the copy and of faulting in the buffer.
-pub fn in_memory(entries: &[Entry<'_>], format: Format) -> Result<Vec<u8>> {
-    let too_big = |n: u64| Error::Unusable {
-        input: "the bundle".into(),
-        message: format!("{n} bytes do not fit in memory"),
-    };
-    // (offset, bytes) pieces; the gaps stay zero.
-    let mut owned: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut borrowed: Vec<(u64, &[u8])> = Vec::new();
-    let total = match format {
+/// A part of an uncompressed bundle, in order: bytes computed here (the binary header, the text
+/// markers), zero padding, or a payload borrowed from its (mapped) input.
+enum Part<'a> {
+    Owned(Vec<u8>),
+    Zeros(u64),
+    Payload(&'a [u8]),
+}
+
+impl Part<'_> {
+    fn len(&self) -> u64 {
+        match self {
+            Part::Owned(b) => b.len() as u64,
+            Part::Zeros(n) => *n,
+            Part::Payload(b) => b.len() as u64,
+        }
+    }
+}
+
+/// The parts of the uncompressed bundle (binary or text): in order, the bytes of
+/// [`binary::write`] / [`text::write`].
+fn parts<'a>(entries: &[Entry<'a>], format: Format) -> Result<Vec<Part<'a>>> {
+    let mut parts = Vec::with_capacity(3 * entries.len());
+    match format {
         Format::Binary { align } => {
             let ids: Vec<&[u8]> = entries.iter().map(|e| e.id).collect();
             let sizes: Vec<u64> = entries.iter().map(|e| e.input.len()).collect();
@@ -89,30 +101,19 @@ pub fn in_memory(entries: &[Entry<'_>], format: Format) -> Result<Vec<u8>> {
                 input: "the bundle".into(),
                 source,
             })?;
-            let mut pos = l.header.len() as u64;
-            for (e, pad) in entries.iter().zip(l.padding()) {
-                pos += pad;
-                borrowed.push((pos, e.input.bytes()));
-                pos += e.input.len();
+            let padding = l.padding();
+            parts.push(Part::Owned(l.header));
+            for (e, pad) in entries.iter().zip(padding) {
+                parts.push(Part::Zeros(pad));
+                parts.push(Part::Payload(e.input.bytes()));
             }
-            owned.push((0, l.header));
-            pos
         }
         Format::Text(c) => {
-            let mut pos = 0u64;
             for e in entries {
-                let prefix = c.entry_prefix(e.id);
-                let n = prefix.len() as u64;
-                owned.push((pos, prefix));
-                pos += n;
-                borrowed.push((pos, e.input.bytes()));
-                pos += e.input.len();
-                let suffix = c.entry_suffix(e.id);
-                let n = suffix.len() as u64;
-                owned.push((pos, suffix));
-                pos += n;
+                parts.push(Part::Owned(c.entry_prefix(e.id)));
+                parts.push(Part::Payload(e.input.bytes()));
+                parts.push(Part::Owned(c.entry_suffix(e.id)));
             }
-            pos
         }
         Format::Object => {
             return Err(Error::Unusable {
@@ -120,15 +121,62 @@ pub fn in_memory(entries: &[Entry<'_>], format: Format) -> Result<Vec<u8>> {
                 message: "a fat object cannot be built in memory".into(),
             })
         }
-    };
+    }
+    Ok(parts)
+}
+
+fn too_big(n: u64) -> Error {
+    Error::Unusable {
+        input: "the bundle".into(),
+        message: format!("{n} bytes do not fit in memory"),
+    }
+}
+
+/// The whole uncompressed bundle in memory (binary or text), for compression. The bytes are
+/// those of [`binary::write`] / [`text::write`]; the payloads are copied from the (mapped)
+/// inputs on two threads, which halves the time of the copy and of faulting in the buffer.
+pub fn in_memory(entries: &[Entry<'_>], format: Format) -> Result<Vec<u8>> {
+    let parts = parts(entries, format)?;
+    // (offset, bytes) pieces; the gaps (the zero parts) stay zero.
+    let mut pieces: Vec<(u64, &[u8])> = Vec::with_capacity(parts.len());
+    let mut total = 0u64;
+    for part in &parts {
+        match part {
+            Part::Owned(b) if !b.is_empty() => pieces.push((total, b)),
+            Part::Payload(b) if !b.is_empty() => pieces.push((total, b)),
+            _ => {}
+        }
+        total += part.len();
+    }
     let n = usize::try_from(total).map_err(|_| too_big(total))?;
-    let mut pieces: Vec<(u64, &[u8])> = owned.iter().map(|(o, b)| (*o, &b[..])).collect();
-    pieces.extend(borrowed);
-    pieces.retain(|(_, b)| !b.is_empty());
-    pieces.sort_by_key(|(o, _)| *o);
     let mut buf = vec![0u8; n];
     fill_in_parallel(&mut buf, &pieces);
     Ok(buf)
+}
+
+/// Zero bytes that padding parts borrow.
+static ZEROS: [u8; 1 << 16] = [0; 1 << 16];
+
+/// The parts as the byte slices they stand for, in order (empty ones left out); padding is
+/// borrowed from [`ZEROS`], in as many slices as it takes.
+fn pieces<'p>(parts: &'p [Part<'_>]) -> Vec<&'p [u8]> {
+    let mut pieces: Vec<&[u8]> = Vec::with_capacity(parts.len());
+    for part in parts {
+        match part {
+            Part::Owned(b) => pieces.push(b),
+            Part::Payload(b) => pieces.push(b),
+            Part::Zeros(n) => {
+                let mut left = *n;
+                while left > 0 {
+                    let k = left.min(ZEROS.len() as u64);
+                    pieces.push(ZEROS.get(..k as usize).unwrap_or_default());
+                    left -= k;
+                }
+            }
+        }
+    }
+    pieces.retain(|b| !b.is_empty());
+    pieces
 }
 
 /// Copies each `(offset, bytes)` piece (sorted, disjoint, inside `buf`) into `buf`, the work
@@ -187,8 +235,13 @@ pub fn compressed(
     opts: &compressed::Options,
     out: &mut Output,
 ) -> Result<compressed::Compressed> {
-    let plain = in_memory(entries, format)?;
-    let c = compressed::compress(&plain, opts).map_err(|source| Error::Format {
+    let c = if opts.streams_pieces() {
+        // The payloads go from their mappings straight to the compressor.
+        compressed::compress_pieces(&pieces(&parts(entries, format)?), opts)
+    } else {
+        compressed::compress(&in_memory(entries, format)?, opts)
+    }
+    .map_err(|source| Error::Format {
         input: out.path().display().to_string(),
         source,
     })?;
@@ -233,36 +286,73 @@ pub fn object(entries: &[Entry<'_>], host: usize, out: &mut Output) -> Result<()
 mod tests {
     use super::*;
 
-    #[test]
-    fn in_memory_matches_the_format_writers() {
-        let a = Input::from_bytes("a", (0..5000u32).map(|i| i as u8).collect());
-        let b = Input::from_bytes("b", b"second payload".to_vec());
-        let e = Input::from_bytes("e", Vec::new());
-        let entries = [
-            Entry {
-                id: b"host-x86_64-unknown-linux-gnu-",
-                input: &a,
-            },
-            Entry {
-                id: b"hip-amdgcn-amd-amdhsa--gfx906",
-                input: &b,
-            },
-            Entry {
-                id: b"hip-amdgcn-amd-amdhsa--gfx90a",
-                input: &e,
-            },
+    fn inputs() -> [Input; 3] {
+        [
+            Input::from_bytes("a", (0..5000u32).map(|i| i as u8).collect()),
+            Input::from_bytes("b", b"second payload".to_vec()),
+            Input::from_bytes("e", Vec::new()),
+        ]
+    }
+
+    fn entries(inputs: &[Input; 3]) -> [Entry<'_>; 3] {
+        let ids: [&[u8]; 3] = [
+            b"host-x86_64-unknown-linux-gnu-",
+            b"hip-amdgcn-amd-amdhsa--gfx906",
+            b"hip-amdgcn-amd-amdhsa--gfx90a",
         ];
+        std::array::from_fn(|i| Entry {
+            id: ids[i],
+            input: &inputs[i],
+        })
+    }
+
+    #[test]
+    fn in_memory_and_pieces_match_the_format_writers() {
+        let inputs = inputs();
+        let entries = entries(&inputs);
         let pairs: Vec<(&[u8], &[u8])> = entries.iter().map(|e| (e.id, e.input.bytes())).collect();
-        for align in [1, 7, 4096] {
-            assert_eq!(
-                in_memory(&entries, Format::Binary { align }).unwrap(),
-                binary::write(&pairs, align).unwrap()
-            );
-        }
         let c = text::Comment::Semicolon;
-        assert_eq!(
-            in_memory(&entries, Format::Text(c)).unwrap(),
-            text::write(c, &pairs)
-        );
+        // An alignment past `ZEROS.len()` pads with more than one slice.
+        let cases = [1, 7, 4096, 100_000]
+            .map(|align| {
+                (
+                    Format::Binary { align },
+                    binary::write(&pairs, align).unwrap(),
+                )
+            })
+            .into_iter()
+            .chain([(Format::Text(c), text::write(c, &pairs))]);
+        for (format, bytes) in cases {
+            assert_eq!(in_memory(&entries, format).unwrap(), bytes);
+            assert_eq!(pieces(&parts(&entries, format).unwrap()).concat(), bytes);
+        }
+    }
+
+    #[test]
+    fn streamed_compression_gives_the_same_bundle() {
+        let inputs = inputs();
+        let entries = entries(&inputs);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.bundle");
+        for format in [
+            Format::Binary { align: 4096 },
+            Format::Text(text::Comment::Hash),
+        ] {
+            for threads in [0, 2] {
+                let opts = compressed::Options {
+                    threads,
+                    ..compressed::Options::default()
+                };
+                assert_eq!(opts.streams_pieces(), threads > 0);
+                let mut out = Output::create(&path).unwrap();
+                let c = compressed(&entries, format, &opts, &mut out).unwrap();
+                out.commit().unwrap();
+                let written = std::fs::read(&path).unwrap();
+                assert_eq!(written, c.bytes);
+                let all = compressed::decompress_all(&written, 0, u64::MAX).unwrap();
+                assert_eq!(all.len(), 1);
+                assert_eq!(all[0].1, in_memory(&entries, format).unwrap());
+            }
+        }
     }
 }

@@ -20,6 +20,9 @@ use crate::error::{Error, Result};
 use crate::limits;
 use crate::reader::Reader;
 
+mod write;
+pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
+
 /// The magic bytes of a compressed bundle.
 pub const MAGIC: [u8; 4] = *b"CCOB";
 
@@ -98,7 +101,16 @@ pub fn is_compressed(data: &[u8]) -> bool {
 
 /// The truncated MD5 hash LLVM stores: the digest's first 8 bytes as a little-endian `u64`.
 pub fn truncated_md5(data: &[u8]) -> u64 {
-    let d = Md5::digest(data);
+    truncated_md5_of(&[data])
+}
+
+/// [`truncated_md5`] of the concatenation of `pieces`, hashed piece by piece.
+fn truncated_md5_of(pieces: &[&[u8]]) -> u64 {
+    let mut md5 = Md5::new();
+    for piece in pieces {
+        md5.update(piece);
+    }
+    let d = md5.finalize();
     let mut b = [0u8; 8];
     b.copy_from_slice(&d[..8]);
     u64::from_le_bytes(b)
@@ -256,7 +268,7 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
             // A frame that declares its size must agree with the header before anything is
             // reserved (a decompression bomb cannot make us allocate more than the header says,
             // and the header is bounded above).
-            match zstd_safe::get_frame_content_size(blob.data) {
+            let sized = match zstd_safe::get_frame_content_size(blob.data) {
                 Ok(Some(fcs)) if fcs != h.uncompressed_size => {
                     return Err(bad(format!(
                         "the zstd frame holds {fcs} bytes, the header says {}",
@@ -264,8 +276,8 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
                     )))
                 }
                 Err(_) => return Err(bad("not a zstd frame".into())),
-                _ => {}
-            }
+                Ok(fcs) => fcs.is_some(),
+            };
             let frame = zstd_safe::find_frame_compressed_size(blob.data)
                 .map_err(|c| bad(zstd_safe::get_error_name(c).into()))?;
             if frame != blob.data.len() {
@@ -273,6 +285,13 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
                     "{} bytes follow the zstd frame",
                     blob.data.len() - frame
                 )));
+            }
+            // Hashing alongside pays from a few MiB on; below, a thread costs more than it saves.
+            if sized && n >= 8 << 20 {
+                // The frame's window buffer is at most its (checked) content size.
+                let mut out = vec![0u8; n];
+                let got = zstd_hashing(blob.data, &mut out).map_err(bad)?;
+                return check_hash(h, got).map(|()| out);
             }
             let mut out: Vec<u8> = Vec::with_capacity(n);
             zstd_safe::decompress(&mut out, blob.data)
@@ -301,18 +320,98 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
             h.uncompressed_size
         )));
     }
-    let got = truncated_md5(&out);
-    if got != h.hash {
-        return Err(Error::Invalid {
-            what: "compressed bundle hash",
-            offset: h.offset + h.header_size - 8,
-            reason: format!(
-                "stored hash {:#018x}, the uncompressed data hashes to {got:#018x}",
-                h.hash
-            ),
-        });
+    check_hash(h, truncated_md5(&out)).map(|()| out)
+}
+
+/// An error unless `got` is the hash `h` stores.
+fn check_hash(h: &Header, got: u64) -> Result<()> {
+    if got == h.hash {
+        return Ok(());
     }
-    Ok(out)
+    Err(Error::Invalid {
+        what: "compressed bundle hash",
+        offset: h.offset + h.header_size - 8,
+        reason: format!(
+            "stored hash {:#018x}, the uncompressed data hashes to {got:#018x}",
+            h.hash
+        ),
+    })
+}
+
+/// Decompresses the zstd frame `src` into `out`, which it must fill exactly, and returns the
+/// truncated MD5 of `out`, computed on a second thread chunk by chunk as the chunks are
+/// decompressed (so the hash costs no time of its own on two cores).
+fn zstd_hashing(src: &[u8], out: &mut [u8]) -> std::result::Result<u64, String> {
+    const CHUNK: usize = 4 << 20;
+    let n = out.len();
+    let name = |c| String::from(zstd_safe::get_error_name(c));
+    let mut dctx = zstd_safe::DCtx::create();
+    // The header's size is already bounded; the window may be as large as LLVM's (LDM, 128 MiB).
+    dctx.set_parameter(zstd_safe::DParameter::WindowLogMax(31))
+        .map_err(name)?;
+    let mut input = zstd_safe::InBuffer::around(src);
+    let mut hint = 1usize;
+    let mut produced = 0usize;
+    let hash = std::thread::scope(|s| -> std::result::Result<u64, String> {
+        let (tx, rx) = std::sync::mpsc::channel::<&[u8]>();
+        let hasher = s.spawn(move || {
+            let mut md5 = Md5::new();
+            for chunk in rx {
+                md5.update(chunk);
+            }
+            md5.finalize()
+        });
+        for chunk in out.chunks_mut(CHUNK) {
+            let len = chunk.len();
+            let pos = {
+                let mut ob = zstd_safe::OutBuffer::around(&mut *chunk);
+                while ob.pos() < len {
+                    let before = (input.pos(), ob.pos());
+                    hint = dctx.decompress_stream(&mut ob, &mut input).map_err(name)?;
+                    if hint == 0 || before == (input.pos(), ob.pos()) {
+                        break;
+                    }
+                }
+                ob.pos()
+            };
+            produced += pos;
+            let full = pos == len;
+            let filled: &[u8] = chunk;
+            if !full {
+                break;
+            }
+            // The receiver lives until every chunk is sent.
+            let _ = tx.send(filled);
+        }
+        drop(tx);
+        let digest = hasher
+            .join()
+            .map_err(|_| "the hashing thread failed".to_string())?;
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&digest[..8]);
+        Ok(u64::from_le_bytes(b))
+    })?;
+    if produced < n {
+        return Err(format!(
+            "the stream holds {produced} bytes, the header says {n}"
+        ));
+    }
+    // Every byte is out; the frame must end here (its epilogue may still be unread).
+    let mut spare = [0u8; 1];
+    while hint != 0 {
+        let mut ob = zstd_safe::OutBuffer::around(&mut spare[..]);
+        let before = input.pos();
+        hint = dctx.decompress_stream(&mut ob, &mut input).map_err(name)?;
+        if ob.pos() > 0 {
+            return Err(format!(
+                "the stream holds more than the {n} bytes the header gives"
+            ));
+        }
+        if hint != 0 && input.pos() == before {
+            return Err("the zstd frame is truncated".into());
+        }
+    }
+    Ok(hash)
 }
 
 /// Decompresses every concatenated compressed bundle in `data` (strict) and returns each
@@ -471,163 +570,6 @@ fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'sta
     }
 }
 
-/// How to compress a bundle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Options {
-    /// The header version to write: 2 (LLVM 19) or 3 (LLVM 20+); 1 is also accepted.
-    pub version: u16,
-    /// The method.
-    pub method: Method,
-    /// The level (zstd: clamped by the library, 0 means its default; zlib: -1 means 6).
-    pub level: i32,
-    /// zstd worker threads (0: single-threaded, LLVM's bytes; more: faster, different bytes).
-    pub threads: u32,
-    /// Whether sizes that do not fit the version's fields are silently truncated, as LLVM 19
-    /// does for version 2 (otherwise they are an error).
-    pub wrap_sizes: bool,
-}
-
-impl Default for Options {
-    /// What LLVM 19 writes: version 2, zstd, level 3, one thread.
-    fn default() -> Self {
-        Options {
-            version: 2,
-            method: Method::Zstd,
-            level: 3,
-            threads: 0,
-            wrap_sizes: false,
-        }
-    }
-}
-
-/// A compressed bundle and the numbers LLVM's verbose mode prints.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Compressed {
-    /// The whole compressed bundle (header and stream).
-    pub bytes: Vec<u8>,
-    /// The truncated MD5 hash of the input.
-    pub hash: u64,
-    /// The compressed stream's size.
-    pub stream_size: u64,
-}
-
-/// Compresses `data` (a whole bundle) into a compressed bundle. The MD5 hash is computed on a
-/// second thread while the main thread compresses.
-pub fn compress(data: &[u8], opts: &Options) -> Result<Compressed> {
-    let hsize = header_size(opts.version).ok_or_else(|| Error::Unrepresentable {
-        what: "compressed bundle",
-        reason: format!("version {} does not exist (1, 2 or 3)", opts.version),
-    })?;
-    let (hash, stream) = std::thread::scope(|s| {
-        let hasher = s.spawn(|| truncated_md5(data));
-        let stream = compress_stream(data, opts);
-        // The hashing thread cannot panic on any input.
-        let hash = hasher.join().unwrap_or_default();
-        (hash, stream)
-    });
-    let stream = stream?;
-    let uncompressed = data.len() as u64;
-    let total = hsize + stream.len() as u64;
-    let mut bytes = Vec::with_capacity(total as usize);
-    bytes.extend_from_slice(&MAGIC);
-    bytes.extend_from_slice(&opts.version.to_le_bytes());
-    bytes.extend_from_slice(&opts.method.to_raw().to_le_bytes());
-    let fits32 = |v: u64, what: &str| -> Result<u32> {
-        match u32::try_from(v) {
-            Ok(v) => Ok(v),
-            Err(_) if opts.wrap_sizes => Ok(v as u32),
-            Err(_) => Err(Error::Unrepresentable {
-                what: "compressed bundle",
-                reason: format!(
-                    "the {what} {v} does not fit version {}'s 32-bit field (use version 3)",
-                    opts.version
-                ),
-            }),
-        }
-    };
-    match opts.version {
-        1 => bytes.extend_from_slice(&fits32(uncompressed, "uncompressed size")?.to_le_bytes()),
-        2 => {
-            bytes.extend_from_slice(&fits32(total, "total size")?.to_le_bytes());
-            bytes.extend_from_slice(&fits32(uncompressed, "uncompressed size")?.to_le_bytes());
-        }
-        _ => {
-            bytes.extend_from_slice(&total.to_le_bytes());
-            bytes.extend_from_slice(&uncompressed.to_le_bytes());
-        }
-    }
-    bytes.extend_from_slice(&hash.to_le_bytes());
-    bytes.extend_from_slice(&stream);
-    Ok(Compressed {
-        bytes,
-        hash,
-        stream_size: stream.len() as u64,
-    })
-}
-
-/// The compressed stream alone: zstd as LLVM calls it (a fresh context, long-distance matching
-/// on, the level, `ZSTD_compress2` into a `ZSTD_compressBound` buffer), or zlib's `compress2`.
-pub fn compress_stream(data: &[u8], opts: &Options) -> Result<Vec<u8>> {
-    let fail = |reason: String| Error::Unrepresentable {
-        what: "compressed bundle",
-        reason,
-    };
-    match opts.method {
-        Method::Zstd => {
-            let mut cctx = zstd_safe::CCtx::create();
-            let set = |cctx: &mut zstd_safe::CCtx<'_>, p| {
-                cctx.set_parameter(p)
-                    .map(|_| ())
-                    .map_err(|c| fail(zstd_safe::get_error_name(c).into()))
-            };
-            set(
-                &mut cctx,
-                zstd_safe::CParameter::EnableLongDistanceMatching(true),
-            )?;
-            set(
-                &mut cctx,
-                zstd_safe::CParameter::CompressionLevel(opts.level),
-            )?;
-            if opts.threads > 0 {
-                set(&mut cctx, zstd_safe::CParameter::NbWorkers(opts.threads))?;
-                // With long-distance matching the default job is 4 windows (512 MiB), so a
-                // bundle of a few hundred MiB would be one job on one thread.
-                set(&mut cctx, zstd_safe::CParameter::JobSize(32 << 20))?;
-            }
-            let mut out: Vec<u8> = Vec::with_capacity(zstd_safe::compress_bound(data.len()));
-            cctx.compress2(&mut out, data)
-                .map_err(|c| fail(zstd_safe::get_error_name(c).into()))?;
-            Ok(out)
-        }
-        Method::Zlib => {
-            let level = if opts.level < 0 {
-                flate2::Compression::default()
-            } else {
-                flate2::Compression::new(opts.level.clamp(0, 9) as u32)
-            };
-            let mut c = flate2::Compress::new(level, true);
-            // `compressBound` of zlib, so one call finishes the stream.
-            let bound =
-                data.len() + (data.len() >> 12) + (data.len() >> 14) + (data.len() >> 25) + 13;
-            let mut out: Vec<u8> = Vec::with_capacity(bound);
-            loop {
-                let st = c
-                    .compress_vec(
-                        data.get(c.total_in() as usize..).unwrap_or_default(),
-                        &mut out,
-                        flate2::FlushCompress::Finish,
-                    )
-                    .map_err(|e| fail(format!("zlib: {e}")))?;
-                if st == flate2::Status::StreamEnd {
-                    break;
-                }
-                out.reserve(out.capacity().max(64));
-            }
-            Ok(out)
-        }
-    }
-}
-
 /// Formats `v` with `,` thousands separators, as LLVM's verbose output does.
 pub fn with_commas(v: u64) -> String {
     let s = v.to_string();
@@ -669,6 +611,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn streamed_decompression_hashes_what_it_writes() {
+        // Over two 4 MiB chunks, so the hashing thread sees several.
+        let data: Vec<u8> = (0..2_500_000u32)
+            .flat_map(|i| ((i / 3) % 253).to_le_bytes())
+            .collect();
+        let stream = compress_stream(&data, &Options::default()).unwrap();
+        let mut out = vec![0u8; data.len()];
+        assert_eq!(zstd_hashing(&stream, &mut out), Ok(truncated_md5(&data)));
+        assert_eq!(out, data);
+        // A frame cut short, at any point, is an error, never a panic or a wrong success.
+        for cut in [0, 1, 12, stream.len() / 2, stream.len() - 1] {
+            let mut out = vec![0u8; data.len()];
+            assert!(zstd_hashing(&stream[..cut], &mut out).is_err(), "cut {cut}");
+        }
+        // The frame holds more, or less, than the buffer takes.
+        let mut short = vec![0u8; data.len() - 1];
+        assert!(zstd_hashing(&stream, &mut short).is_err());
+        let mut long = vec![0u8; data.len() + 1];
+        assert!(zstd_hashing(&stream, &mut long).is_err());
     }
 
     #[test]
