@@ -92,13 +92,20 @@ bench() {
   for jobs in 1 2; do
     local line="$cfg jobs=$jobs"
     local t=()
+    # The two wrappers alternate, run by run, so that both see the same machine (a shared VM's
+    # speed drifts by tens of percent within a minute).
+    : >"$W/runs.llvm"
+    : >"$W/runs.offkit"
+    for _ in $(seq "$RUNS"); do
+      for who in llvm offkit; do
+        link_once "$who" "$cfg" "$targets" "$jobs" "$@" >>"$W/runs.$who"
+      done
+    done
     for who in llvm offkit; do
-      : >"$W/runs"
-      for _ in $(seq "$RUNS"); do link_once "$who" "$cfg" "$targets" "$jobs" "$@" >>"$W/runs"; done
       local med rss cpu
-      med=$(awk '{print $1}' "$W/runs" | median)
-      rss=$(awk '{print $2}' "$W/runs" | sort -n | tail -1)
-      cpu=$(awk '{print $3}' "$W/runs" | median)
+      med=$(awk '{print $1}' "$W/runs.$who" | median)
+      rss=$(awk '{print $2}' "$W/runs.$who" | sort -n | tail -1)
+      cpu=$(awk '{print $3}' "$W/runs.$who" | median)
       t+=("$med")
       line="$line  $who ${med}s (cpu ${cpu}s) ${rss}KB"
     done
