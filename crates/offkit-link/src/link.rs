@@ -435,13 +435,16 @@ impl Ctx<'_, '_> {
         Ok(())
     }
 
-    fn extract(&self, d: &DeviceInput<'_>) -> Result<PathBuf> {
+    fn extract(&self, d: &DeviceInput<'_>, dir: Option<&Path>) -> Result<PathBuf> {
         let ext = match d.entry.image_kind {
             ImageKind::Object | ImageKind::Bitcode => "o",
             k => k.extension(),
         };
         let prefix = format!("{}-{}-{}", d.stem, d.entry.triple(), d.entry.arch());
-        let path = self.temps.create_with(&prefix, ext, &d.entry.image)?;
+        let path = match dir {
+            Some(dir) => self.temps.create_in(dir, &prefix, ext, &d.entry.image)?,
+            None => self.temps.create_with(&prefix, ext, &d.entry.image)?,
+        };
         if matches!(d.entry.image, std::borrow::Cow::Borrowed(_)) {
             self.runner.record(Step::Extract {
                 input: d.origin.clone(),
@@ -462,8 +465,14 @@ impl Ctx<'_, '_> {
         Ok(path)
     }
 
-    /// The temporary file holding input `id`'s image, written on first use.
-    fn written(&self, id: usize, written: &[Mutex<Option<PathBuf>>]) -> Result<PathBuf> {
+    /// The temporary file holding input `id`'s image, written on first use (in `lto_dir` when
+    /// given).
+    fn written(
+        &self,
+        id: usize,
+        written: &[Mutex<Option<PathBuf>>],
+        lto_dir: Option<&Path>,
+    ) -> Result<PathBuf> {
         let Some(slot) = written.get(id) else {
             return Ok(PathBuf::new());
         };
@@ -472,7 +481,7 @@ impl Ctx<'_, '_> {
         if let Some(p) = slot.as_ref() {
             return Ok(p.clone());
         }
-        let p = self.extract(&self.inputs[id])?;
+        let p = self.extract(&self.inputs[id], lto_dir)?;
         *slot = Some(p.clone());
         Ok(p)
     }
@@ -484,15 +493,30 @@ impl Ctx<'_, '_> {
         let fam = device::family(&triple)?;
         let mut kinds: Vec<OffloadKind> = Vec::new();
         let (mut bitcode, mut objects) = (Vec::new(), Vec::new());
+        let is_bitcode = |d: &DeviceInput<'_>| {
+            d.entry.image_kind == ImageKind::Bitcode
+                || offkit_format::container::is_bitcode(&d.entry.image)
+        };
+        // LLVM 19 links a group's bitcode in memory and writes none of it; offkit hands it to
+        // clang's LTO as files, written into one private directory (no LLVM name to keep).
+        let lto_dir = if g.inputs.iter().any(|(id, _)| is_bitcode(&self.inputs[*id])) {
+            let arch_name = if arch.is_empty() { "native" } else { &arch };
+            self.temps
+                .private_dir(&format!("{}.{triple}.{arch_name}.lto", self.exe_file))?
+        } else {
+            None
+        };
         for (id, _) in &g.inputs {
             let d = &self.inputs[*id];
             if d.entry.offload_kind != OffloadKind::None && !kinds.contains(&d.entry.offload_kind) {
                 kinds.push(d.entry.offload_kind);
             }
-            let p = self.written(*id, written)?.to_string_lossy().into_owned();
-            if d.entry.image_kind == ImageKind::Bitcode
-                || offkit_format::container::is_bitcode(&d.entry.image)
-            {
+            let dir = lto_dir.as_deref().filter(|_| is_bitcode(d));
+            let p = self
+                .written(*id, written, dir)?
+                .to_string_lossy()
+                .into_owned();
+            if is_bitcode(d) {
                 bitcode.push(p);
             } else {
                 objects.push(p);

@@ -20,6 +20,7 @@ pub struct Temps {
     dir: PathBuf,
     save: bool,
     files: Mutex<Vec<PathBuf>>,
+    dirs: Mutex<Vec<PathBuf>>,
     seed: RandomState,
     counter: AtomicU64,
 }
@@ -32,6 +33,7 @@ impl Temps {
             dir,
             save,
             files: Mutex::new(Vec::new()),
+            dirs: Mutex::new(Vec::new()),
             seed: RandomState::new(),
             counter: AtomicU64::new(0),
         }
@@ -72,11 +74,9 @@ impl Temps {
             return Ok((p, None));
         }
         for _ in 0..128 {
-            let mut h = self.seed.build_hasher();
-            h.write_u64(self.counter.fetch_add(1, Ordering::Relaxed));
-            h.write_u32(std::process::id());
-            let rand = h.finish() & 0xff_ffff;
-            let p = self.dir.join(format!("{prefix}-{rand:06x}{dot}{ext}"));
+            let p = self
+                .dir
+                .join(format!("{prefix}-{:06x}{dot}{ext}", self.random()));
             match std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)
@@ -94,6 +94,74 @@ impl Temps {
             path: self.dir.join(format!("{prefix}-XXXXXX{dot}{ext}")),
             source: std::io::Error::other("no free temporary file name"),
         })
+    }
+
+    /// A new private directory `$TMPDIR/<prefix>-XXXXXX` for files LLVM 19 never writes (the
+    /// bitcode inputs of an LTO group, which it links in memory): creating many files in a
+    /// busy `/tmp` costs far more than in a directory of their own. `None` with
+    /// `--save-temps`, whose files go to the current directory as LLVM names them.
+    pub fn private_dir(&self, prefix: &str) -> Result<Option<PathBuf>> {
+        if self.save {
+            return Ok(None);
+        }
+        for _ in 0..128 {
+            let p = self.dir.join(format!("{prefix}-{:06x}", self.random()));
+            match std::fs::create_dir(&p) {
+                Ok(()) => {
+                    if let Ok(mut d) = self.dirs.lock() {
+                        d.push(p.clone());
+                    }
+                    return Ok(Some(p));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(Error::Write { path: p, source }),
+            }
+        }
+        Err(Error::Write {
+            path: self.dir.join(format!("{prefix}-XXXXXX")),
+            source: std::io::Error::other("no free temporary directory name"),
+        })
+    }
+
+    /// A new file `dir/<prefix>.<ext>` (or `dir/<prefix>-N.<ext>` when that is taken) holding
+    /// `bytes`, in a directory from [`Temps::private_dir`].
+    pub fn create_in(&self, dir: &Path, prefix: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf> {
+        let dot = if ext.is_empty() { "" } else { "." };
+        for n in 1..=4096u32 {
+            let name = match n {
+                1 => format!("{prefix}{dot}{ext}"),
+                n => format!("{prefix}-{n}{dot}{ext}"),
+            };
+            let p = dir.join(name);
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&p)
+            {
+                Ok(mut f) => {
+                    self.track(&p);
+                    std::io::Write::write_all(&mut f, bytes).map_err(|source| Error::Write {
+                        path: p.clone(),
+                        source,
+                    })?;
+                    return Ok(p);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(source) => return Err(Error::Write { path: p, source }),
+            }
+        }
+        Err(Error::Write {
+            path: dir.join(format!("{prefix}{dot}{ext}")),
+            source: std::io::Error::other("no free file name"),
+        })
+    }
+
+    /// Six random hex digits, as LLVM puts in temporary names.
+    fn random(&self) -> u64 {
+        let mut h = self.seed.build_hasher();
+        h.write_u64(self.counter.fetch_add(1, Ordering::Relaxed));
+        h.write_u32(std::process::id());
+        h.finish() & 0xff_ffff
     }
 
     fn track(&self, p: &Path) {
@@ -115,6 +183,12 @@ impl Temps {
         if let Ok(mut f) = self.files.lock() {
             for p in f.drain(..) {
                 let _ = std::fs::remove_file(p);
+            }
+        }
+        // Private directories last, once their files are gone.
+        if let Ok(mut d) = self.dirs.lock() {
+            for p in d.drain(..) {
+                let _ = std::fs::remove_dir(p);
             }
         }
     }
@@ -150,6 +224,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn private_directories_hold_unique_names_and_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Temps::new(dir.path().to_path_buf(), false);
+        let d = t.private_dir("p.amdgcn.gfx90a.lto").unwrap().unwrap();
+        assert!(d.is_dir() && d.starts_with(dir.path()));
+        let a = t.create_in(&d, "k-amdgcn-gfx90a", "o", b"a").unwrap();
+        let b = t.create_in(&d, "k-amdgcn-gfx90a", "o", b"b").unwrap();
+        assert_eq!(a, d.join("k-amdgcn-gfx90a.o"));
+        assert_eq!(b, d.join("k-amdgcn-gfx90a-2.o"));
+        assert_eq!(std::fs::read(&b).unwrap(), b"b");
+        t.cleanup();
+        assert!(!d.exists());
+        let s = Temps::new(dir.path().to_path_buf(), true);
+        assert_eq!(s.private_dir("p").unwrap(), None);
+    }
 
     #[test]
     fn names_like_llvm() {
