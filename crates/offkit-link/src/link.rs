@@ -493,30 +493,35 @@ impl Ctx<'_, '_> {
         let fam = device::family(&triple)?;
         let mut kinds: Vec<OffloadKind> = Vec::new();
         let (mut bitcode, mut objects) = (Vec::new(), Vec::new());
-        let is_bitcode = |d: &DeviceInput<'_>| {
-            d.entry.image_kind == ImageKind::Bitcode
-                || offkit_format::container::is_bitcode(&d.entry.image)
-        };
+        let is_bitcode: Vec<bool> = g
+            .inputs
+            .iter()
+            .map(|(id, _)| {
+                let d = &self.inputs[*id];
+                d.entry.image_kind == ImageKind::Bitcode
+                    || offkit_format::container::is_bitcode(&d.entry.image)
+            })
+            .collect();
         // LLVM 19 links a group's bitcode in memory and writes none of it; offkit hands it to
         // clang's LTO as files, written into one private directory (no LLVM name to keep).
-        let lto_dir = if g.inputs.iter().any(|(id, _)| is_bitcode(&self.inputs[*id])) {
+        let lto_dir = if is_bitcode.contains(&true) {
             let arch_name = if arch.is_empty() { "native" } else { &arch };
             self.temps
                 .private_dir(&format!("{}.{triple}.{arch_name}.lto", self.exe_file))?
         } else {
             None
         };
-        for (id, _) in &g.inputs {
+        for ((id, _), &bc) in g.inputs.iter().zip(&is_bitcode) {
             let d = &self.inputs[*id];
             if d.entry.offload_kind != OffloadKind::None && !kinds.contains(&d.entry.offload_kind) {
                 kinds.push(d.entry.offload_kind);
             }
-            let dir = lto_dir.as_deref().filter(|_| is_bitcode(d));
+            let dir = lto_dir.as_deref().filter(|_| bc);
             let p = self
                 .written(*id, written, dir)?
                 .to_string_lossy()
                 .into_owned();
-            if is_bitcode(d) {
+            if bc {
                 bitcode.push(p);
             } else {
                 objects.push(p);

@@ -7,6 +7,7 @@
 //! given these paths, and nothing they write depends on the name of an input file.
 
 use std::collections::hash_map::RandomState;
+use std::fs::File;
 use std::hash::{BuildHasher, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -53,47 +54,27 @@ impl Temps {
     /// created it (one `open` per file: creating files is what costs in a busy `/tmp`).
     pub fn create_with(&self, prefix: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf> {
         let (path, file) = self.open(prefix, ext)?;
-        let written = match file {
-            Some(mut f) => std::io::Write::write_all(&mut f, bytes),
-            None => std::fs::write(&path, bytes),
-        };
-        written.map_err(|source| Error::Write {
-            path: path.clone(),
-            source,
-        })?;
-        Ok(path)
+        write_into(path, file, bytes)
     }
 
     /// The path of a new file, and the file itself when it was created here (without
     /// `--save-temps`; with it, the path in the current directory is only named).
-    fn open(&self, prefix: &str, ext: &str) -> Result<(PathBuf, Option<std::fs::File>)> {
+    fn open(&self, prefix: &str, ext: &str) -> Result<(PathBuf, Option<File>)> {
         let dot = if ext.is_empty() { "" } else { "." };
         if self.save {
             let p = PathBuf::from(format!("{prefix}{dot}{ext}"));
             self.track(&p);
             return Ok((p, None));
         }
-        for _ in 0..128 {
-            let p = self
-                .dir
-                .join(format!("{prefix}-{:06x}{dot}{ext}", self.random()));
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&p)
-            {
-                Ok(f) => {
-                    self.track(&p);
-                    return Ok((p, Some(f)));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(source) => return Err(Error::Write { path: p, source }),
-            }
-        }
-        Err(Error::Write {
-            path: self.dir.join(format!("{prefix}-XXXXXX{dot}{ext}")),
-            source: std::io::Error::other("no free temporary file name"),
-        })
+        let names = (0..128).map(|_| {
+            self.dir
+                .join(format!("{prefix}-{:06x}{dot}{ext}", self.random()))
+        });
+        let (p, f) = first_free(names, create_new, || {
+            self.dir.join(format!("{prefix}-XXXXXX{dot}{ext}"))
+        })?;
+        self.track(&p);
+        Ok((p, Some(f)))
     }
 
     /// A new private directory `$TMPDIR/<prefix>-XXXXXX` for files LLVM 19 never writes (the
@@ -104,56 +85,31 @@ impl Temps {
         if self.save {
             return Ok(None);
         }
-        for _ in 0..128 {
-            let p = self.dir.join(format!("{prefix}-{:06x}", self.random()));
-            match std::fs::create_dir(&p) {
-                Ok(()) => {
-                    if let Ok(mut d) = self.dirs.lock() {
-                        d.push(p.clone());
-                    }
-                    return Ok(Some(p));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(source) => return Err(Error::Write { path: p, source }),
-            }
+        let names = (0..128).map(|_| self.dir.join(format!("{prefix}-{:06x}", self.random())));
+        let (p, ()) = first_free(
+            names,
+            |p| std::fs::create_dir(p),
+            || self.dir.join(format!("{prefix}-XXXXXX")),
+        )?;
+        if let Ok(mut d) = self.dirs.lock() {
+            d.push(p.clone());
         }
-        Err(Error::Write {
-            path: self.dir.join(format!("{prefix}-XXXXXX")),
-            source: std::io::Error::other("no free temporary directory name"),
-        })
+        Ok(Some(p))
     }
 
     /// A new file `dir/<prefix>.<ext>` (or `dir/<prefix>-N.<ext>` when that is taken) holding
     /// `bytes`, in a directory from [`Temps::private_dir`].
     pub fn create_in(&self, dir: &Path, prefix: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf> {
         let dot = if ext.is_empty() { "" } else { "." };
-        for n in 1..=4096u32 {
-            let name = match n {
-                1 => format!("{prefix}{dot}{ext}"),
-                n => format!("{prefix}-{n}{dot}{ext}"),
-            };
-            let p = dir.join(name);
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&p)
-            {
-                Ok(mut f) => {
-                    self.track(&p);
-                    std::io::Write::write_all(&mut f, bytes).map_err(|source| Error::Write {
-                        path: p.clone(),
-                        source,
-                    })?;
-                    return Ok(p);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(source) => return Err(Error::Write { path: p, source }),
-            }
-        }
-        Err(Error::Write {
-            path: dir.join(format!("{prefix}{dot}{ext}")),
-            source: std::io::Error::other("no free file name"),
-        })
+        let names = (1..=4096u32).map(|n| match n {
+            1 => dir.join(format!("{prefix}{dot}{ext}")),
+            n => dir.join(format!("{prefix}-{n}{dot}{ext}")),
+        });
+        let (p, f) = first_free(names, create_new, || {
+            dir.join(format!("{prefix}{dot}{ext}"))
+        })?;
+        self.track(&p);
+        write_into(p, Some(f), bytes)
     }
 
     /// Six random hex digits, as LLVM puts in temporary names.
@@ -197,6 +153,46 @@ impl Temps {
 impl Drop for Temps {
     fn drop(&mut self) {
         self.cleanup();
+    }
+}
+
+/// Creates `p`, failing if it exists.
+fn create_new(p: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(p)
+}
+
+/// The first of `names` that `make` creates (a name that exists already is skipped); when every
+/// name is taken, an error naming the pattern `pattern()`.
+fn first_free<T>(
+    names: impl Iterator<Item = PathBuf>,
+    make: impl Fn(&Path) -> std::io::Result<T>,
+    pattern: impl FnOnce() -> PathBuf,
+) -> Result<(PathBuf, T)> {
+    for p in names {
+        match make(&p) {
+            Ok(made) => return Ok((p, made)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(source) => return Err(Error::Write { path: p, source }),
+        }
+    }
+    Err(Error::Write {
+        path: pattern(),
+        source: std::io::Error::other("no free temporary name"),
+    })
+}
+
+/// Writes `bytes` through `file` (created for `path`), or to `path` when there is none.
+fn write_into(path: PathBuf, file: Option<File>, bytes: &[u8]) -> Result<PathBuf> {
+    let written = match file {
+        Some(mut f) => std::io::Write::write_all(&mut f, bytes),
+        None => std::fs::write(&path, bytes),
+    };
+    match written {
+        Ok(()) => Ok(path),
+        Err(source) => Err(Error::Write { path, source }),
     }
 }
 

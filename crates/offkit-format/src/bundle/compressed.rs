@@ -110,6 +110,11 @@ fn truncated_md5_of(pieces: &[&[u8]]) -> u64 {
     for piece in pieces {
         md5.update(piece);
     }
+    truncated(md5)
+}
+
+/// The first 8 bytes of `md5`'s digest as a little-endian `u64`.
+fn truncated(md5: Md5) -> u64 {
     let d = md5.finalize();
     let mut b = [0u8; 8];
     b.copy_from_slice(&d[..8]);
@@ -359,7 +364,7 @@ fn zstd_hashing(src: &[u8], out: &mut [u8]) -> std::result::Result<u64, String> 
             for chunk in rx {
                 md5.update(chunk);
             }
-            md5.finalize()
+            truncated(md5)
         });
         for chunk in out.chunks_mut(CHUNK) {
             let len = chunk.len();
@@ -384,12 +389,9 @@ fn zstd_hashing(src: &[u8], out: &mut [u8]) -> std::result::Result<u64, String> 
             let _ = tx.send(filled);
         }
         drop(tx);
-        let digest = hasher
+        hasher
             .join()
-            .map_err(|_| "the hashing thread failed".to_string())?;
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&digest[..8]);
-        Ok(u64::from_le_bytes(b))
+            .map_err(|_| "the hashing thread failed".to_string())
     })?;
     if produced < n {
         return Err(format!(
