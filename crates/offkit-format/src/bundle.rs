@@ -30,6 +30,7 @@
 
 pub mod binary;
 pub mod compressed;
+pub mod sequence;
 pub mod text;
 
 /// The magic string that starts a binary bundle, prefixes bundle section names in fat objects,

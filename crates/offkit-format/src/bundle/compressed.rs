@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::limits;
 use crate::reader::Reader;
 
+pub mod stream;
 mod write;
 pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
 
@@ -235,7 +236,6 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
 /// and the hash must match.
 pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
     let h = &blob.header;
-    let data_at = h.offset + h.header_size;
     let size_at = h.offset + if h.version == 1 { 8 } else { 12 };
     let max = limit.min(limits::MAX_INFLATED_SIZE);
     if h.uncompressed_size > max {
@@ -262,70 +262,17 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
             ),
         });
     }
-    let bad = |reason: String| Error::Decompress {
-        what: "compressed bundle",
-        offset: data_at,
-        reason,
-    };
-    let n = usize::try_from(h.uncompressed_size).map_err(|_| bad("too large".into()))?;
-    let out = match h.method {
-        Method::Zstd => {
-            // A frame that declares its size must agree with the header before anything is
-            // reserved (a decompression bomb cannot make us allocate more than the header says,
-            // and the header is bounded above).
-            let sized = match zstd_safe::get_frame_content_size(blob.data) {
-                Ok(Some(fcs)) if fcs != h.uncompressed_size => {
-                    return Err(bad(format!(
-                        "the zstd frame holds {fcs} bytes, the header says {}",
-                        h.uncompressed_size
-                    )))
-                }
-                Err(_) => return Err(bad("not a zstd frame".into())),
-                Ok(fcs) => fcs.is_some(),
-            };
-            let frame = zstd_safe::find_frame_compressed_size(blob.data)
-                .map_err(|c| bad(zstd_safe::get_error_name(c).into()))?;
-            if frame != blob.data.len() {
-                return Err(bad(format!(
-                    "{} bytes follow the zstd frame",
-                    blob.data.len() - frame
-                )));
-            }
-            // Hashing alongside pays from a few MiB on; below, a thread costs more than it saves.
-            if sized && n >= 8 << 20 {
-                // The frame's window buffer is at most its (checked) content size.
-                let mut out = vec![0u8; n];
-                let got = zstd_hashing(blob.data, &mut out).map_err(bad)?;
-                return check_hash(h, got).map(|()| out);
-            }
-            let mut out: Vec<u8> = Vec::with_capacity(n);
-            zstd_safe::decompress(&mut out, blob.data)
-                .map_err(|c| bad(zstd_safe::get_error_name(c).into()))?;
-            out
-        }
-        Method::Zlib => {
-            let mut out = vec![0u8; n];
-            let mut d = flate2::Decompress::new(true);
-            let st = d
-                .decompress(blob.data, &mut out, flate2::FlushDecompress::Finish)
-                .map_err(|e| bad(format!("zlib: {e}")))?;
-            if st != flate2::Status::StreamEnd {
-                return Err(bad(format!(
-                    "the zlib stream does not end within the {n} bytes the header gives"
-                )));
-            }
-            out.truncate(d.total_out() as usize);
-            out
-        }
-    };
-    if out.len() as u64 != h.uncompressed_size {
-        return Err(bad(format!(
-            "the stream holds {} bytes, the header says {}",
-            out.len(),
-            h.uncompressed_size
-        )));
+    // The output grows with what the stream yields; the stream is stopped the moment it yields
+    // more than the header says.
+    let mut out = Vec::new();
+    match stream::inflate_into(blob, &mut |c: &[u8]| {
+        out.extend_from_slice(c);
+        Ok::<(), std::convert::Infallible>(())
+    }) {
+        Ok(()) => Ok(out),
+        Err(stream::SinkOr::Format(e)) => Err(e),
+        Err(stream::SinkOr::Sink(never)) => match never {},
     }
-    check_hash(h, truncated_md5(&out)).map(|()| out)
 }
 
 /// An error unless `got` is the hash `h` stores.
@@ -341,79 +288,6 @@ fn check_hash(h: &Header, got: u64) -> Result<()> {
             h.hash
         ),
     })
-}
-
-/// Decompresses the zstd frame `src` into `out`, which it must fill exactly, and returns the
-/// truncated MD5 of `out`, computed on a second thread chunk by chunk as the chunks are
-/// decompressed (so the hash costs no time of its own on two cores).
-fn zstd_hashing(src: &[u8], out: &mut [u8]) -> std::result::Result<u64, String> {
-    const CHUNK: usize = 4 << 20;
-    let n = out.len();
-    let name = |c| String::from(zstd_safe::get_error_name(c));
-    let mut dctx = zstd_safe::DCtx::create();
-    // The header's size is already bounded; the window may be as large as LLVM's (LDM, 128 MiB).
-    dctx.set_parameter(zstd_safe::DParameter::WindowLogMax(31))
-        .map_err(name)?;
-    let mut input = zstd_safe::InBuffer::around(src);
-    let mut hint = 1usize;
-    let mut produced = 0usize;
-    let hash = std::thread::scope(|s| -> std::result::Result<u64, String> {
-        let (tx, rx) = std::sync::mpsc::channel::<&[u8]>();
-        let hasher = s.spawn(move || {
-            let mut md5 = Md5::new();
-            for chunk in rx {
-                md5.update(chunk);
-            }
-            truncated(md5)
-        });
-        for chunk in out.chunks_mut(CHUNK) {
-            let len = chunk.len();
-            let pos = {
-                let mut ob = zstd_safe::OutBuffer::around(&mut *chunk);
-                while ob.pos() < len {
-                    let before = (input.pos(), ob.pos());
-                    hint = dctx.decompress_stream(&mut ob, &mut input).map_err(name)?;
-                    if hint == 0 || before == (input.pos(), ob.pos()) {
-                        break;
-                    }
-                }
-                ob.pos()
-            };
-            produced += pos;
-            let full = pos == len;
-            let filled: &[u8] = chunk;
-            if !full {
-                break;
-            }
-            // The receiver lives until every chunk is sent.
-            let _ = tx.send(filled);
-        }
-        drop(tx);
-        hasher
-            .join()
-            .map_err(|_| "the hashing thread failed".to_string())
-    })?;
-    if produced < n {
-        return Err(format!(
-            "the stream holds {produced} bytes, the header says {n}"
-        ));
-    }
-    // Every byte is out; the frame must end here (its epilogue may still be unread).
-    let mut spare = [0u8; 1];
-    while hint != 0 {
-        let mut ob = zstd_safe::OutBuffer::around(&mut spare[..]);
-        let before = input.pos();
-        hint = dctx.decompress_stream(&mut ob, &mut input).map_err(name)?;
-        if ob.pos() > 0 {
-            return Err(format!(
-                "the stream holds more than the {n} bytes the header gives"
-            ));
-        }
-        if hint != 0 && input.pos() == before {
-            return Err("the zstd frame is truncated".into());
-        }
-    }
-    Ok(hash)
 }
 
 /// Decompresses every concatenated compressed bundle in `data` (strict) and returns each
@@ -502,7 +376,15 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
     let cap = header.uncompressed_size as usize;
     let out = match method {
         Method::Zstd => {
-            let mut out: Vec<u8> = Vec::with_capacity(cap);
+            // LLVM 19 reserves the header's size; where that fails (a header claiming 4 GiB
+            // under a memory limit) LLVM 19 aborts, offkit says so.
+            let mut out: Vec<u8> = Vec::new();
+            out.try_reserve_exact(cap).map_err(|_| {
+                format!(
+                    "Could not decompress embedded file contents: cannot reserve the {cap} bytes \
+                     the header gives as the uncompressed size"
+                )
+            })?;
             zstd_safe::decompress(&mut out, stream).map_err(|c| {
                 format!(
                     "Could not decompress embedded file contents: {}",
@@ -524,11 +406,18 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
 fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'static str> {
     // `uncompress` uses a one-byte scratch buffer when the capacity is zero.
     let scratch = cap == 0;
-    let mut out = vec![0u8; cap.max(1)];
+    let cap_buf = cap.max(1);
+    // The buffer grows with what the stream yields, up to the capacity `uncompress` is given:
+    // the result is the same as with the whole buffer, without reserving what a header claims.
+    let mut out: Vec<u8> = Vec::new();
     let mut d = flate2::Decompress::new(true);
     let mut err: Option<&'static str>;
     loop {
         let (i, o) = (d.total_in() as usize, d.total_out() as usize);
+        if o == out.len() && out.len() < cap_buf {
+            let grown = out.len().saturating_mul(2).max(64 << 10).min(cap_buf);
+            out.resize(grown, 0);
+        }
         let res = d.decompress(
             src.get(i..).unwrap_or_default(),
             out.get_mut(o..).unwrap_or_default(),
@@ -613,28 +502,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn streamed_decompression_hashes_what_it_writes() {
-        // Over two 4 MiB chunks, so the hashing thread sees several.
-        let data: Vec<u8> = (0..2_500_000u32)
-            .flat_map(|i| ((i / 3) % 253).to_le_bytes())
-            .collect();
-        let stream = compress_stream(&data, &Options::default()).unwrap();
-        let mut out = vec![0u8; data.len()];
-        assert_eq!(zstd_hashing(&stream, &mut out), Ok(truncated_md5(&data)));
-        assert_eq!(out, data);
-        // A frame cut short, at any point, is an error, never a panic or a wrong success.
-        for cut in [0, 1, 12, stream.len() / 2, stream.len() - 1] {
-            let mut out = vec![0u8; data.len()];
-            assert!(zstd_hashing(&stream[..cut], &mut out).is_err(), "cut {cut}");
-        }
-        // The frame holds more, or less, than the buffer takes.
-        let mut short = vec![0u8; data.len() - 1];
-        assert!(zstd_hashing(&stream, &mut short).is_err());
-        let mut long = vec![0u8; data.len() + 1];
-        assert!(zstd_hashing(&stream, &mut long).is_err());
     }
 
     #[test]

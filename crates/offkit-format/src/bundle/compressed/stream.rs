@@ -1,0 +1,297 @@
+//! Decompressing a compressed bundle as a stream: memory grows with what the stream yields, never
+//! with what the header claims.
+//!
+//! A header may claim anything (4 GiB, 16 GiB) in a few bytes; nothing here reserves memory from
+//! it. [`inflate_into`] hands the uncompressed bytes to a sink chunk by chunk ([`CHUNK`] at a
+//! time) and stops with an error the moment the stream yields more than the header says, or ends
+//! short of it; the hash is checked at the end (for large bundles on a second thread, as the
+//! chunks go by). [`inflate_prefix`] decompresses only the first bytes (a bundle's header and
+//! entry table) and stops, which is all that listing a compressed bundle needs.
+
+use std::io::Read;
+
+use md5::{Digest, Md5};
+
+use super::{truncated, Blob, Header, Method};
+use crate::error::{Error, Result};
+
+/// The size of the chunks handed to a sink.
+pub const CHUNK: usize = 1 << 20;
+
+/// From this uncompressed size on, the hash is computed on a second thread.
+const THREADED_HASH: u64 = 8 << 20;
+
+/// zstd's largest window offkit accepts: 2^27 bytes (128 MiB), zstd's default limit and what
+/// LLVM's long-distance matching uses. A frame asking for more is refused before anything is
+/// reserved.
+const ZSTD_WINDOW_LOG_MAX: u32 = 27;
+
+/// A reader of the uncompressed bytes of `blob` (no size or hash checks).
+fn decoder<'d>(blob: &Blob<'d>) -> Result<Box<dyn Read + 'd>> {
+    match blob.header.method {
+        Method::Zstd => {
+            let mut d = zstd::stream::read::Decoder::with_buffer(blob.data)
+                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?
+                .single_frame();
+            d.window_log_max(ZSTD_WINDOW_LOG_MAX)
+                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
+            Ok(Box::new(d))
+        }
+        Method::Zlib => Ok(Box::new(flate2::read::ZlibDecoder::new(blob.data))),
+    }
+}
+
+fn decompress_error(h: &Header, reason: String) -> Error {
+    Error::Decompress {
+        what: "compressed bundle",
+        offset: h.offset + h.header_size,
+        reason,
+    }
+}
+
+/// Reads into `buf` until it is full or the stream ends; the number of bytes read.
+fn fill(r: &mut dyn Read, buf: &mut [u8], h: &Header) -> Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(buf.get_mut(n..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(decompress_error(
+                    h,
+                    format!("{}: {e}", h.method.name()),
+                ))
+            }
+        }
+    }
+    Ok(n)
+}
+
+/// The first `n` uncompressed bytes of `blob` (fewer if the stream is shorter), decompressing
+/// no further. Memory: what is returned, plus the decompressor's window (zstd: at most the
+/// window the frame declares, reserved lazily; zlib: 32 KiB). No hash check: the hash covers
+/// the whole bundle.
+pub fn inflate_prefix(blob: &Blob<'_>, n: u64) -> Result<Vec<u8>> {
+    let h = &blob.header;
+    let want = n.min(h.uncompressed_size);
+    let mut r = decoder(blob)?;
+    let mut out = Vec::new();
+    // Grow by chunks, so that what is held is what the stream yielded.
+    while (out.len() as u64) < want {
+        let room = usize::try_from(want - out.len() as u64)
+            .unwrap_or(CHUNK)
+            .min(CHUNK);
+        let at = out.len();
+        out.resize(at + room, 0);
+        let got = fill(&mut *r, out.get_mut(at..).unwrap_or_default(), h)?;
+        out.truncate(at + got);
+        if got < room {
+            break;
+        }
+    }
+    Ok(out)
+}
+
+/// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most [`CHUNK`]
+/// at a time. Fails (and stops calling `sink`) the moment the stream yields more bytes than the
+/// header's uncompressed size; fails if it yields fewer, if a zstd frame leaves bytes after it,
+/// or if the hash does not match. An error from `sink` stops the stream and is returned as
+/// `Err(Err(e))`; the blob's own errors as `Err(Ok(e))`.
+pub fn inflate_into<E>(
+    blob: &Blob<'_>,
+    sink: &mut dyn FnMut(&[u8]) -> std::result::Result<(), E>,
+) -> std::result::Result<(), SinkOr<E>> {
+    let h = &blob.header;
+    if h.method == Method::Zstd {
+        let frame = zstd::zstd_safe::find_frame_compressed_size(blob.data).map_err(|c| {
+            SinkOr::Format(decompress_error(
+                h,
+                zstd::zstd_safe::get_error_name(c).into(),
+            ))
+        })?;
+        if frame != blob.data.len() {
+            return Err(SinkOr::Format(decompress_error(
+                h,
+                format!("{} bytes follow the zstd frame", blob.data.len() - frame),
+            )));
+        }
+    }
+    let mut r = decoder(blob)?;
+    let expected = h.uncompressed_size;
+    let mut produced = 0u64;
+    let threaded = expected >= THREADED_HASH;
+    let hash = std::thread::scope(|s| -> std::result::Result<u64, SinkOr<E>> {
+        // Buffers go to the hashing thread and come back, so that at most a few are alive.
+        let (to_hash, hashing) = std::sync::mpsc::sync_channel::<Vec<u8>>(2);
+        let (to_reuse, reuse) = std::sync::mpsc::channel::<Vec<u8>>();
+        let hasher = threaded.then(|| {
+            s.spawn(move || {
+                let mut md5 = Md5::new();
+                for chunk in hashing {
+                    md5.update(&chunk);
+                    let _ = to_reuse.send(chunk);
+                }
+                md5
+            })
+        });
+        let mut md5 = Md5::new();
+        let mut to_hash = Some(to_hash);
+        let result = (|| {
+            loop {
+                let mut buf = reuse.try_recv().unwrap_or_default();
+                buf.resize(CHUNK, 0);
+                let got = fill(&mut *r, &mut buf, h)?;
+                if got == 0 {
+                    return Ok(());
+                }
+                produced += got as u64;
+                if produced > expected {
+                    return Err(SinkOr::Format(decompress_error(
+                        h,
+                        format!("the stream holds more than the {expected} bytes the header gives"),
+                    )));
+                }
+                buf.truncate(got);
+                sink(&buf).map_err(SinkOr::Sink)?;
+                match &to_hash {
+                    Some(tx) if threaded => {
+                        // The receiver lives until the sender is dropped.
+                        let _ = tx.send(buf);
+                    }
+                    _ => md5.update(&buf),
+                }
+            }
+        })();
+        drop(to_hash.take());
+        if let Some(hasher) = hasher {
+            md5 = hasher
+                .join()
+                .map_err(|_| SinkOr::Format(decompress_error(h, "the hashing thread failed".into())))?;
+        }
+        result?;
+        Ok(truncated(md5))
+    })?;
+    if produced != expected {
+        return Err(SinkOr::Format(decompress_error(
+            h,
+            format!("the stream holds {produced} bytes, the header says {expected}"),
+        )));
+    }
+    super::check_hash(h, hash).map_err(SinkOr::Format)
+}
+
+/// An error of [`inflate_into`]: the blob's, or the sink's.
+#[derive(Debug)]
+pub enum SinkOr<E> {
+    /// The compressed bundle is bad.
+    Format(Error),
+    /// The sink failed.
+    Sink(E),
+}
+
+impl<E> From<Error> for SinkOr<E> {
+    fn from(e: Error) -> Self {
+        SinkOr::Format(e)
+    }
+}
+
+/// Where a compressed bundle's stream ends in `data` (which starts at the stream): for zstd the
+/// frame's end (from its block headers, without decompressing); for zlib where the stream ends
+/// once inflated (discarding the output as it goes). For version-1 bundles, which have no total
+/// size.
+pub fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
+    match h.method {
+        Method::Zstd => zstd::zstd_safe::find_frame_compressed_size(data)
+            .map(|n| n as u64)
+            .map_err(|c| decompress_error(h, zstd::zstd_safe::get_error_name(c).into())),
+        Method::Zlib => {
+            let mut d = flate2::Decompress::new(true);
+            let mut scratch = vec![0u8; 64 << 10];
+            loop {
+                let (i, o) = (d.total_in(), d.total_out());
+                let st = d
+                    .decompress(
+                        data.get(i as usize..).unwrap_or_default(),
+                        &mut scratch,
+                        flate2::FlushDecompress::None,
+                    )
+                    .map_err(|e| decompress_error(h, format!("zlib: {e}")))?;
+                if st == flate2::Status::StreamEnd {
+                    return Ok(d.total_in());
+                }
+                if (d.total_in(), d.total_out()) == (i, o) {
+                    return Err(decompress_error(h, "the zlib stream is truncated".into()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{blobs, compress, truncated_md5, Options};
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        (0..3_000_000u32)
+            .flat_map(|i| ((i / 7) % 251).to_le_bytes())
+            .collect()
+    }
+
+    #[test]
+    fn streams_every_version_and_method() {
+        let data = sample();
+        for version in [1, 2, 3] {
+            for method in [Method::Zstd, Method::Zlib] {
+                let c = compress(
+                    &data,
+                    &Options {
+                        version,
+                        method,
+                        level: if method == Method::Zstd { 3 } else { 1 },
+                        ..Options::default()
+                    },
+                )
+                .unwrap();
+                let b = &blobs(&c.bytes, 0).unwrap()[0];
+                let mut out = Vec::new();
+                let mut chunks = 0;
+                inflate_into(b, &mut |c: &[u8]| {
+                    assert!(c.len() <= CHUNK);
+                    chunks += 1;
+                    out.extend_from_slice(c);
+                    Ok::<(), ()>(())
+                })
+                .unwrap();
+                assert_eq!(out, data);
+                assert!(chunks >= data.len() / CHUNK);
+                assert_eq!(inflate_prefix(b, 100).unwrap(), &data[..100]);
+                assert_eq!(
+                    stream_len(&b.header, b.data).unwrap(),
+                    b.data.len() as u64,
+                    "v{version} {method:?}"
+                );
+            }
+        }
+        assert_eq!(truncated_md5(&data), truncated_md5(&data));
+    }
+
+    #[test]
+    fn lying_sizes_stop_the_stream() {
+        let data = sample();
+        let c = compress(&data, &Options::default()).unwrap();
+        for claim in [0u32, 1, data.len() as u32 - 1, data.len() as u32 + 1, u32::MAX] {
+            let mut bad = c.bytes.clone();
+            bad[12..16].copy_from_slice(&claim.to_le_bytes());
+            let b = &blobs(&bad, 0).unwrap()[0];
+            let mut seen = 0u64;
+            let r = inflate_into(b, &mut |c: &[u8]| {
+                seen += c.len() as u64;
+                Ok::<(), ()>(())
+            });
+            assert!(matches!(r, Err(SinkOr::Format(_))), "claim {claim}");
+            assert!(seen <= u64::from(claim).max(data.len() as u64));
+        }
+    }
+}
