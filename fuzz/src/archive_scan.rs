@@ -30,6 +30,7 @@ pub fn run(data: &[u8]) {
     let mut r = SelfResolver { data, calls: 0 };
     let mut opts = Options {
         entry_tables: offkit_format::scan::EntryTables::All,
+        inflate: offkit_format::scan::Inflate::Whole,
         resolver: Some(&mut r),
     };
     crate::elf_scan::check(data, &mut opts);

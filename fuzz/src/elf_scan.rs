@@ -11,6 +11,7 @@ pub fn run(data: &[u8]) {
         data,
         &mut Options {
             entry_tables: scan::EntryTables::All,
+            inflate: scan::Inflate::Whole,
             resolver: None,
         },
     );

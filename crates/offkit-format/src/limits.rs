@@ -9,6 +9,11 @@
 /// binary). A larger `uncompressed size` field is refused before any memory is reserved.
 pub const MAX_INFLATED_SIZE: u64 = 16 << 30;
 
+/// The most of a compressed bundle that listing it (`offkit inspect`, `list`, selecting
+/// images) decompresses: the prefix that holds its header and entry table (a few KiB in
+/// practice). A header longer than this is an error, not a reason to decompress more.
+pub const MAX_INFLATED_PREFIX: u64 = 16 << 20;
+
 /// How deep containers may nest (archive → object → section → bundle → compressed bundle → …).
 pub const MAX_NESTING_DEPTH: usize = 16;
 

@@ -41,6 +41,7 @@
 mod archive;
 mod bundle;
 mod elf;
+mod hipfb;
 mod location;
 mod report;
 
@@ -55,7 +56,8 @@ use crate::limits;
 
 pub use location::{Location, Step};
 pub use report::{
-    Compression, Container, EntryInfo, Event, Format, Image, ImageInfo, Report, Source, TableInfo,
+    Address, BundleRef, Compression, Container, EntryInfo, Event, Format, Image, ImageInfo, Report,
+    Source, TableInfo, Warning,
 };
 
 /// Reads the members of thin archives, which live in files of their own.
@@ -82,11 +84,27 @@ pub enum EntryTables {
     All,
 }
 
+/// How much of a compressed bundle the walk decompresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Inflate {
+    /// All of it (checking its size and hash), so that its images' bytes are at hand and
+    /// are looked into. Memory: the largest compressed bundle, decompressed. The default.
+    #[default]
+    Whole,
+    /// Only the prefix that holds the bundle's header and entry table, and no further: the
+    /// images are listed (with offsets and sizes) but their bytes are not at hand
+    /// ([`Image::whole`] is false) and are not looked into; the hash is not checked. Memory:
+    /// at most [`limits::MAX_INFLATED_PREFIX`] per bundle, whatever the bundle's size.
+    Headers,
+}
+
 /// What to look for, and how to reach what is not in the input's bytes.
 #[derive(Default)]
 pub struct Options<'r> {
     /// Which entry tables to read.
     pub entry_tables: EntryTables,
+    /// How much of compressed bundles to decompress.
+    pub inflate: Inflate,
     /// Reads thin archive members; without one, a thin member is an error.
     pub resolver: Option<&'r mut dyn Resolver>,
 }
@@ -95,6 +113,7 @@ impl fmt::Debug for Options<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Options")
             .field("entry_tables", &self.entry_tables)
+            .field("inflate", &self.inflate)
             .field("resolver", &self.resolver.is_some())
             .finish()
     }
@@ -108,6 +127,7 @@ pub fn scan(data: &[u8], name: &str, opts: &mut Options<'_>) -> Result<Report> {
             Event::Container(c) => report.containers.push(c.clone()),
             Event::Image(i) => report.images.push(i.info.clone()),
             Event::Table(t) => report.tables.push(t.clone()),
+            Event::Warning(w) => report.warnings.push(w.clone()),
         }
         Ok::<(), Error>(())
     })?;
@@ -126,6 +146,7 @@ pub fn walk<'r, E: From<Error>>(
 ) -> std::result::Result<(), E> {
     let mut w = Walker {
         entry_tables: opts.entry_tables,
+        inflate: opts.inflate,
         resolver: opts.resolver.take(),
         visit,
         rows: 0,
@@ -138,6 +159,36 @@ pub fn walk<'r, E: From<Error>>(
         Ok(()) => Ok(()),
         Err(Stop::Format(e)) => Err(e.into()),
         Err(Stop::Visit(e)) => Err(e),
+    }
+}
+
+/// The address of an image: its range in a file, or its compressed bundle's range there plus its
+/// range in the decompressed bundle; `None` where the bytes are further away (decoded from
+/// bitcode, inflated twice, inside a compressed offload binary).
+fn address(info: &ImageInfo, stack: &[Compression]) -> Option<Address> {
+    let loc = &info.location;
+    if info.compression.as_ref().is_some_and(|c| c.format != "ccob") {
+        return None;
+    }
+    if loc.in_file() {
+        return Some(Address {
+            offset: info.offset,
+            size: info.size,
+            inflated: None,
+        });
+    }
+    let inflations = loc
+        .steps
+        .iter()
+        .filter(|s| matches!(s, Step::Inflated))
+        .count();
+    match stack {
+        [c] if c.format == "ccob" && inflations == 1 && !loc.is_decoded() => Some(Address {
+            offset: c.offset,
+            size: c.compressed_size,
+            inflated: Some((info.offset, info.size)),
+        }),
+        _ => None,
     }
 }
 
@@ -181,6 +232,7 @@ type Step_<E> = std::result::Result<(), Stop<E>>;
 
 struct Walker<'v, 'r, E> {
     entry_tables: EntryTables,
+    inflate: Inflate,
     resolver: Option<&'r mut dyn Resolver>,
     visit: &'v mut dyn FnMut(Event<'_>) -> std::result::Result<(), E>,
     rows: usize,
@@ -240,8 +292,20 @@ impl<E> Walker<'_, '_, E> {
     /// for inflated bytes 0 and a location ending in [`Step::Inflated`]).
     fn image(
         &mut self,
+        info: ImageInfo,
+        bytes: &[u8],
+        depth: usize,
+        descend: Option<Pos>,
+    ) -> Step_<E> {
+        self.image_part(info, bytes, true, depth, descend)
+    }
+
+    /// [`Walker::image`] for an image whose bytes may be only a part (`whole` false).
+    fn image_part(
+        &mut self,
         mut info: ImageInfo,
         bytes: &[u8],
+        whole: bool,
         depth: usize,
         descend: Option<Pos>,
     ) -> Step_<E> {
@@ -250,7 +314,15 @@ impl<E> Walker<'_, '_, E> {
             // Inside inflated data: the image came out of the innermost compressed container.
             info.compression = self.compression.last().cloned();
         }
-        self.emit(Event::Image(Image { info: &info, bytes }))?;
+        if info.address.is_none() {
+            info.address = address(&info, &self.compression);
+        }
+        self.emit(Event::Image(Image {
+            info: &info,
+            bytes,
+            whole,
+        }))?;
+        let descend = descend.filter(|_| whole);
         if let Some(pos) = descend {
             self.node(bytes, info.offset, &info.location, depth + 1, pos)?;
         }
@@ -297,12 +369,8 @@ impl<E> Walker<'_, '_, E> {
             }
             return self.binaries(data, base, loc, depth);
         }
-        match crate::bundle::detect(data) {
-            crate::bundle::Detected::Compressed => {
-                return self.compressed_bundle(data, base, loc, depth, pos)
-            }
-            crate::bundle::Detected::Binary => return self.binary_bundle(data, base, loc, depth),
-            crate::bundle::Detected::Other => {}
+        if crate::bundle::sequence::starts_bundle(data) {
+            return self.bundles(data, base, loc, depth, pos).map(drop);
         }
         if let Some(comment) = bundle::text_bundle(data) {
             return self.text_bundle(data, base, loc, depth, comment);
@@ -378,6 +446,8 @@ impl<E> Walker<'_, '_, E> {
                     offset: e.image_offset,
                     size: e.image.len() as u64,
                     compression: compression.clone(),
+                    bundle: None,
+                    address: None,
                 };
                 match &compression {
                     None => self.image(info, &e.image, depth, Some(Pos::Image))?,

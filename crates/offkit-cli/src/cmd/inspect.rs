@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use offkit_format::scan::{self, EntryTables, Options, Report};
+use offkit_format::scan::{self, EntryTables, Inflate, Options, Report};
 use offkit_tools::{Env, MappedFile};
 
 use input::ThinResolver;
@@ -65,8 +65,11 @@ pub fn walk_file(
     let data =
         MappedFile::open(path).with_context(|| format!("failed to read `{}`", path.display()))?;
     let mut resolver = ThinResolver;
+    // Compressed bundles are decompressed only as far as their entry tables: listing and
+    // selecting need no more, and memory stays bounded whatever the bundles' sizes.
     let mut opts = Options {
         entry_tables,
+        inflate: Inflate::Headers,
         resolver: Some(&mut resolver),
     };
     let name = path.display().to_string();
@@ -82,6 +85,10 @@ pub fn scan_file(path: &std::path::Path, entry_tables: EntryTables) -> Result<Re
             scan::Event::Container(c) => report.containers.push(c.clone()),
             scan::Event::Image(i) => report.images.push(i.info.clone()),
             scan::Event::Table(t) => report.tables.push(t.clone()),
+            scan::Event::Warning(w) => {
+                eprintln!("warning: {w}");
+                report.warnings.push(w.clone());
+            }
             _ => {}
         }
         Ok(())

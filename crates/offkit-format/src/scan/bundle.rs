@@ -1,11 +1,14 @@
-//! The bundle part of the walk: binary and text offload bundles, and compressed (`CCOB`) ones,
-//! which are inflated (within the walk's inflation budget) and walked again.
+//! The bundle part of the walk: sequences of binary and compressed (`CCOB`) bundles, and text
+//! bundles. A compressed bundle is decompressed whole, or with [`Inflate::Headers`] only as far
+//! as its entry table, and its entries are reported with the bundle they are in.
 
 use super::{
-    split_bundle_id, Compression, Container, Event, Format, ImageInfo, Location, Source, Step,
-    Step_, Walker,
+    split_bundle_id, BundleRef, Compression, Container, Event, Format, ImageInfo, Inflate,
+    Location, Pos, Source, Step, Step_, Walker,
 };
-use crate::bundle::{binary, compressed, text};
+use crate::bundle::{binary, compressed, sequence, text};
+use crate::error::Error;
+use crate::limits;
 
 /// The comment syntax of a text bundle that starts at `data[0]`, if one does.
 pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
@@ -18,13 +21,20 @@ pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
     .find(|c| data.starts_with(&c.start_marker()))
 }
 
+/// The first prefix tried when only a compressed bundle's entry table is wanted; it grows
+/// (×4) while the header runs past it, up to [`limits::MAX_INFLATED_PREFIX`].
+const FIRST_PREFIX: u64 = 64 << 10;
+
 impl<E> Walker<'_, '_, E> {
+    #[allow(clippy::too_many_arguments)]
     fn bundle_image(
         &mut self,
         loc: &Location,
         id: &[u8],
         offset: u64,
         payload: &[u8],
+        whole: bool,
+        bundle: Option<BundleRef>,
         depth: usize,
     ) -> Step_<E> {
         let id = String::from_utf8_lossy(id).into_owned();
@@ -40,36 +50,98 @@ impl<E> Walker<'_, '_, E> {
             offset,
             size: payload.len() as u64,
             compression: None,
+            bundle,
+            address: None,
         };
         let pos = if info.offload_kind == "host" {
-            super::Pos::Host
+            Pos::Host
         } else {
-            super::Pos::Image
+            Pos::Image
         };
-        self.image(info, payload, depth, (!payload.is_empty()).then_some(pos))
+        self.image_part(info, payload, whole, depth, (!payload.is_empty()).then_some(pos))
     }
 
-    /// A binary bundle (`data` starts with the magic).
-    pub(super) fn binary_bundle(
+    /// The entries of one binary bundle whose first byte is `data[0]` at offset `base`; `data`
+    /// may be only a prefix of the bundle (a compressed bundle's header, decompressed): an
+    /// entry whose payload lies past it is reported with the bytes that are there.
+    #[allow(clippy::too_many_arguments)]
+    fn plain_entries(
+        &mut self,
+        header: &binary::Header<'_>,
+        data: &[u8],
+        base: u64,
+        loc: &Location,
+        bundle: BundleRef,
+        depth: usize,
+    ) -> Step_<E> {
+        for e in &header.entries {
+            // `parse` checked that every payload lies inside the bundle.
+            match e.payload(data) {
+                Some(p) => self.bundle_image(loc, e.id, base + e.offset, p, true, Some(bundle), depth)?,
+                None => {
+                    // Past the prefix: the size is the header's; the bytes are not at hand.
+                    let start = usize::try_from(e.offset).unwrap_or(usize::MAX);
+                    let have = data.get(start..).unwrap_or_default();
+                    let id = String::from_utf8_lossy(e.id).into_owned();
+                    let (kind, triple, target_id) = split_bundle_id(&id);
+                    let info = ImageInfo {
+                        location: loc.with(Step::BundleEntry(id.clone())),
+                        source: Source::BundleEntry { id },
+                        offload_kind: kind,
+                        image_kind: super::sniff_image_kind(have),
+                        triple,
+                        target_id,
+                        strings: Vec::new(),
+                        offset: base + e.offset,
+                        size: e.size,
+                        compression: None,
+                        bundle: Some(bundle),
+                        address: None,
+                    };
+                    self.image_part(info, have, false, depth, None)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A sequence of binary and compressed bundles separated by zero padding (a `.hip_fatbin`
+    /// section, a bundle file): `data` starts with a bundle or with padding. Returns the
+    /// absolute offsets of the bundles.
+    pub(super) fn bundles(
         &mut self,
         data: &[u8],
         base: u64,
         loc: &Location,
         depth: usize,
-    ) -> Step_<E> {
-        self.emit(Event::Container(&Container {
-            location: loc.clone(),
-            format: Format::Bundle,
-            offset: base,
-            size: data.len() as u64,
-        }))?;
-        let header = binary::parse(data, data.len() as u64, base)?;
-        for e in &header.entries {
-            // `parse` checked that every payload lies inside `data`.
-            let payload = e.payload(data).unwrap_or_default();
-            self.bundle_image(loc, e.id, base + e.offset, payload, depth)?;
+        pos: Pos,
+    ) -> Result<Vec<u64>, super::Stop<E>> {
+        let mut starts = Vec::new();
+        for piece in sequence::sequence(data, base) {
+            let piece = piece?;
+            let bloc = loc.with(Step::Bundle(piece.index));
+            let bref = BundleRef {
+                index: piece.index,
+                offset: piece.offset,
+                size: piece.data.len() as u64,
+            };
+            starts.push(piece.offset);
+            match &piece.kind {
+                sequence::Kind::Plain(header) => {
+                    self.emit(Event::Container(&Container {
+                        location: bloc.clone(),
+                        format: Format::Bundle,
+                        offset: piece.offset,
+                        size: bref.size,
+                    }))?;
+                    self.plain_entries(header, piece.data, piece.offset, &bloc, bref, depth)?;
+                }
+                sequence::Kind::Compressed(blob) => {
+                    self.compressed_bundle(blob, &bloc, bref, depth, pos)?
+                }
+            }
         }
-        Ok(())
+        Ok(starts)
     }
 
     /// A text bundle with comment syntax `comment`.
@@ -88,51 +160,119 @@ impl<E> Walker<'_, '_, E> {
             size: data.len() as u64,
         }))?;
         for e in text::parse(data, comment, base)? {
-            self.bundle_image(loc, e.id, e.payload_offset, e.payload, depth)?;
+            self.bundle_image(loc, e.id, e.payload_offset, e.payload, true, None, depth)?;
         }
         Ok(())
     }
 
-    /// One or more concatenated compressed bundles: each is inflated and walked.
-    pub(super) fn compressed_bundle(
+    /// One compressed bundle: decompressed (whole, or as far as its entry table) and walked.
+    fn compressed_bundle(
         &mut self,
-        data: &[u8],
-        base: u64,
-        loc: &Location,
+        blob: &compressed::Blob<'_>,
+        bloc: &Location,
+        bref: BundleRef,
         depth: usize,
-        pos: super::Pos,
+        pos: Pos,
     ) -> Step_<E> {
-        let blobs = compressed::blobs(data, base)?;
-        for (i, blob) in blobs.iter().enumerate() {
-            let h = &blob.header;
-            let size = h.header_size + blob.data.len() as u64;
-            let info = Compression {
-                format: "ccob",
-                version: h.version,
-                method: h.method.name().to_string(),
-                offset: h.offset,
-                compressed_size: size,
-                uncompressed_size: h.uncompressed_size,
-            };
-            self.emit(Event::Container(&Container {
-                location: loc.clone(),
-                format: Format::CompressedBundle(info.clone()),
-                offset: h.offset,
-                size,
-            }))?;
-            self.inflate(h.uncompressed_size, h.offset)?;
-            let room = h.uncompressed_size;
-            let inflated = compressed::decompress_blob(blob, room)?;
-            let mut iloc = loc.with(Step::Inflated);
-            if blobs.len() > 1 {
-                // Concatenated blobs (LLVM 20+) are told apart by their index.
-                iloc = loc.with(Step::Binary(i)).with(Step::Inflated);
-            }
-            self.compression.push(info);
-            let r = self.node(&inflated, 0, &iloc, depth + 1, pos.below_top());
-            self.compression.pop();
-            r?;
+        let h = &blob.header;
+        let info = Compression {
+            format: "ccob",
+            version: h.version,
+            method: h.method.name().to_string(),
+            offset: h.offset,
+            compressed_size: bref.size,
+            uncompressed_size: h.uncompressed_size,
+        };
+        self.emit(Event::Container(&Container {
+            location: bloc.clone(),
+            format: Format::CompressedBundle(info.clone()),
+            offset: h.offset,
+            size: bref.size,
+        }))?;
+        let iloc = bloc.with(Step::Inflated);
+        self.compression.push(info);
+        let r = match self.inflate {
+            Inflate::Whole => self.inflated_whole(blob, &iloc, bref, depth, pos),
+            Inflate::Headers => self.inflated_headers(blob, &iloc, bref, depth, pos),
+        };
+        self.compression.pop();
+        r
+    }
+
+    fn inflated_whole(
+        &mut self,
+        blob: &compressed::Blob<'_>,
+        iloc: &Location,
+        bref: BundleRef,
+        depth: usize,
+        pos: Pos,
+    ) -> Step_<E> {
+        let h = &blob.header;
+        self.inflate(h.uncompressed_size, h.offset)?;
+        let inflated = compressed::decompress_blob(blob, h.uncompressed_size)?;
+        if binary::is_bundle(&inflated) {
+            let header = binary::parse(&inflated, inflated.len() as u64, 0).map_err(|e| iloc.wrap(e))?;
+            return self
+                .plain_entries(&header, &inflated, 0, iloc, bref, depth + 1)
+                .map_err(|s| wrap_stop(s, iloc));
         }
-        Ok(())
+        self.node(&inflated, 0, iloc, depth + 1, pos.below_top())
+    }
+
+    /// Decompresses only the prefix that holds the bundle's header and entry table.
+    fn inflated_headers(
+        &mut self,
+        blob: &compressed::Blob<'_>,
+        iloc: &Location,
+        bref: BundleRef,
+        depth: usize,
+        pos: Pos,
+    ) -> Step_<E> {
+        let h = &blob.header;
+        let mut want = FIRST_PREFIX;
+        loop {
+            let prefix = compressed::stream::inflate_prefix(blob, want)?;
+            self.inflate(prefix.len() as u64, h.offset)?;
+            if !binary::is_bundle(&prefix) {
+                // A text bundle (or anything else) has no entry table to stop after: it is
+                // decompressed whole if it is small enough to be held.
+                if h.uncompressed_size > limits::MAX_INFLATED_PREFIX {
+                    return Err(iloc
+                        .wrap(Error::Unsupported {
+                            what: "compressed bundle",
+                            offset: h.offset,
+                            reason: format!(
+                                "it holds no binary bundle, and its {} bytes are more than \
+                                 offkit decompresses to list it ({}); extract it instead",
+                                h.uncompressed_size,
+                                limits::MAX_INFLATED_PREFIX
+                            ),
+                        })
+                        .into());
+                }
+                return self.inflated_whole(blob, iloc, bref, depth, pos);
+            }
+            match binary::parse(&prefix, h.uncompressed_size, 0) {
+                Ok(header) => {
+                    return self
+                        .plain_entries(&header, &prefix, 0, iloc, bref, depth + 1)
+                        .map_err(|s| wrap_stop(s, iloc))
+                }
+                Err(Error::Truncated { .. })
+                    if (prefix.len() as u64) < h.uncompressed_size
+                        && want < limits::MAX_INFLATED_PREFIX =>
+                {
+                    want = want.saturating_mul(4).min(limits::MAX_INFLATED_PREFIX);
+                }
+                Err(e) => return Err(iloc.wrap(e).into()),
+            }
+        }
+    }
+}
+
+pub(super) fn wrap_stop<E>(s: super::Stop<E>, loc: &Location) -> super::Stop<E> {
+    match s {
+        super::Stop::Format(e) => super::Stop::Format(loc.wrap(e)),
+        v => v,
     }
 }

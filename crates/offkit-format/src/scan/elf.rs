@@ -6,7 +6,7 @@ use object::{elf, Endianness, FileKind};
 
 use super::{
     split_bundle_id, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
-    Step_, TableInfo, Walker, BUNDLE_MAGIC,
+    Step_, TableInfo, Walker, Warning, BUNDLE_MAGIC,
 };
 use crate::container::{elf_sections, Section, SHT_LLVM_OFFLOADING};
 use crate::entry;
@@ -77,6 +77,69 @@ fn interesting(name: &[u8], sh_type: u32) -> bool {
 }
 
 impl<E> Walker<'_, '_, E> {
+    /// Warns where the `__hip_fatbin_wrapper` records and the bundles found by their sizes
+    /// (at absolute offsets `starts`) disagree.
+    fn check_wrappers(
+        &mut self,
+        records: &[super::hipfb::Record],
+        starts: &[u64],
+        s: &Section<'_>,
+        sloc: &Location,
+    ) -> Step_<E> {
+        let seg = sloc
+            .steps
+            .iter()
+            .take(sloc.steps.len().saturating_sub(1))
+            .cloned()
+            .collect::<Vec<_>>();
+        let seg = Location { steps: seg }.with(Step::Section(".hipFatBinSegment".into()));
+        let mut warnings = Vec::new();
+        let mut pointed = vec![false; starts.len()];
+        for r in records {
+            let why = match &r.target {
+                Err(why) => why.clone(),
+                Ok(t) => {
+                    let abs = s.offset.saturating_add(*t);
+                    match starts.iter().position(|&b| b == abs) {
+                        Some(i) => {
+                            pointed[i] = true;
+                            continue;
+                        }
+                        None => format!(
+                            "it points at offset {t:#x} of `.hip_fatbin` (file offset {abs:#x}), \
+                             where no bundle starts"
+                        ),
+                    }
+                }
+            };
+            warnings.push(Warning {
+                location: seg.clone(),
+                offset: r.offset,
+                message: format!(
+                    "`__hip_fatbin_wrapper` record {} at {:#x}: {why}",
+                    r.index, r.offset
+                ),
+            });
+        }
+        for (i, (&p, &at)) in pointed.iter().zip(starts).enumerate() {
+            if !p {
+                warnings.push(Warning {
+                    location: sloc.with(Step::Bundle(i)),
+                    offset: at,
+                    message: format!(
+                        "bundle {i} at {at:#x} has no `__hip_fatbin_wrapper` record in \
+                         `.hipFatBinSegment` ({} records): the HIP runtime would not register it",
+                        records.len()
+                    ),
+                });
+            }
+        }
+        for w in &warnings {
+            self.emit(Event::Warning(w))?;
+        }
+        Ok(())
+    }
+
     pub(super) fn elf(
         &mut self,
         data: &[u8],
@@ -112,6 +175,11 @@ impl<E> Walker<'_, '_, E> {
             }
         }
         for s in elf_sections(data, base, interesting)? {
+            if s.name == b".hip_fatbin" {
+                let sloc = loc.with(Step::Section(".hip_fatbin".into()));
+                self.hip_fatbin(data, base, &s, sloc, depth)?;
+                continue;
+            }
             self.section(&s, loc, depth)?;
         }
         Ok(())
@@ -188,12 +256,11 @@ impl<E> Walker<'_, '_, E> {
                 offset: s.offset,
                 size: s.data.len() as u64,
                 compression: None,
+                bundle: None,
+                address: None,
             };
             let pos = if kind_is_host { Pos::Host } else { Pos::Image };
             return self.image(info, s.data, depth, (!host_placeholder).then_some(pos));
-        }
-        if name == ".hip_fatbin" {
-            return self.hip_fatbin(s, sloc, depth);
         }
         // `.nv_fatbin`: NVIDIA's fatbinary format, listed with its size only.
         let info = ImageInfo {
@@ -207,16 +274,33 @@ impl<E> Walker<'_, '_, E> {
             offset: s.offset,
             size: s.data.len() as u64,
             compression: None,
+            bundle: None,
+            address: None,
         };
         self.image(info, s.data, depth, None)
     }
 
-    /// A `.hip_fatbin` section: an offload bundle, possibly compressed, that the walk looks
-    /// into; anything else there is listed as one opaque image.
-    fn hip_fatbin(&mut self, s: &Section<'_>, sloc: Location, depth: usize) -> Step_<E> {
-        use crate::bundle::{detect, Detected};
-        if detect(s.data) != Detected::Other {
-            return self.node(s.data, s.offset, &sloc, depth + 1, Pos::Image);
+    /// A `.hip_fatbin` section: a sequence of offload bundles (plain and compressed), which the
+    /// walk looks into and checks against the `__hip_fatbin_wrapper` records of the ELF file
+    /// `elf` (at `elf_base`); anything else there is listed as one opaque image.
+    fn hip_fatbin(
+        &mut self,
+        elf: &[u8],
+        elf_base: u64,
+        s: &Section<'_>,
+        sloc: Location,
+        depth: usize,
+    ) -> Step_<E> {
+        let first = s.data.iter().position(|&b| b != 0);
+        let rest = first.and_then(|i| s.data.get(i..)).unwrap_or_default();
+        if crate::bundle::sequence::starts_bundle(rest) {
+            let starts = self
+                .bundles(s.data, s.offset, &sloc, depth + 1, Pos::Image)
+                .map_err(|e| super::bundle::wrap_stop(e, &sloc))?;
+            if let Some(records) = super::hipfb::records(elf, elf_base) {
+                self.check_wrappers(&records, &starts, s, &sloc)?;
+            }
+            return Ok(());
         }
         let info = ImageInfo {
             location: sloc,
@@ -229,6 +313,8 @@ impl<E> Walker<'_, '_, E> {
             offset: s.offset,
             size: s.data.len() as u64,
             compression: None,
+            bundle: None,
+            address: None,
         };
         self.image(info, s.data, depth, None)
     }

@@ -19,7 +19,10 @@ pub enum Step {
     Section(String),
     /// The n-th offload binary image of a section or file, from 0: `[n]`.
     Binary(usize),
-    /// A bundle entry: `[id]`.
+    /// The n-th bundle of a sequence of bundles (a `.hip_fatbin` section, a bundle file), from
+    /// 0: `[n]`.
+    Bundle(usize),
+    /// A bundle entry: `:id` after a [`Step::Bundle`], else `[id]`.
     BundleEntry(String),
     /// A global of an LLVM bitcode module (`@llvm.embedded.object`): `:@name`.
     Global(String),
@@ -100,12 +103,18 @@ impl Location {
 
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut after_bundle = false;
         for s in &self.steps {
+            if matches!(s, Step::Inflated | Step::Decoded) {
+                continue;
+            }
+            let was = std::mem::replace(&mut after_bundle, matches!(s, Step::Bundle(_)));
             match s {
+                Step::BundleEntry(id) if was => write!(f, ":{id}")?,
                 Step::File(n) => f.write_str(n)?,
                 Step::Member(n) | Step::ThinMember(n) => write!(f, "({n})")?,
                 Step::Section(n) => write!(f, ":{n}")?,
-                Step::Binary(i) => write!(f, "[{i}]")?,
+                Step::Binary(i) | Step::Bundle(i) => write!(f, "[{i}]")?,
                 Step::BundleEntry(id) => write!(f, "[{id}]")?,
                 Step::Global(n) => write!(f, ":@{n}")?,
                 Step::Inflated | Step::Decoded => {}
@@ -135,6 +144,15 @@ mod tests {
             "a.out:.hip_fatbin[hip-amdgcn-amd-amdhsa--gfx90a]"
         );
         assert!(l.is_inflated());
+        let l = Location::file("librocsparse.so")
+            .with(Step::Section(".hip_fatbin".into()))
+            .with(Step::Bundle(17))
+            .with(Step::Inflated)
+            .with(Step::BundleEntry("hipv4-amdgcn-amd-amdhsa--gfx90a".into()));
+        assert_eq!(
+            l.to_string(),
+            "librocsparse.so:.hip_fatbin[17]:hipv4-amdgcn-amd-amdhsa--gfx90a"
+        );
         let e = l.wrap(Error::BadMagic {
             what: "x",
             offset: 0,

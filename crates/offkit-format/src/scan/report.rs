@@ -162,6 +162,124 @@ pub struct ImageInfo {
     pub size: u64,
     /// The compression of the container it was inflated from, if any.
     pub compression: Option<Compression>,
+    /// The bundle of a bundle sequence it is an entry of, if any.
+    pub bundle: Option<BundleRef>,
+    /// Where its bytes can be found again (see [`Address`]), when they can.
+    pub address: Option<Address>,
+}
+
+/// The bundle an image is an entry of: its place in the sequence of bundles of its section or
+/// file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BundleRef {
+    /// The bundle's index in its sequence, from 0.
+    pub index: usize,
+    /// The absolute offset of the bundle's first byte (for a compressed bundle, of its `CCOB`
+    /// header; in the file unless the sequence itself was inflated).
+    pub offset: u64,
+    /// The bundle's size (a compressed bundle's compressed size, header included).
+    pub size: u64,
+}
+
+/// Where an image's bytes are, stably enough for a script to hand back to `offkit extract`:
+/// a byte range of a file (the input, or for a thin archive member the member's own file),
+/// and for an image inside a compressed bundle the compressed bundle's range plus the image's
+/// range within the bundle once decompressed.
+///
+/// Written as a URI (`file://PATH#offset=N&size=M`, as ROCm's roc-obj does, plus
+/// `&inflated-offset=I&inflated-size=J` for compressed bundles) by [`Address::uri`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Address {
+    /// The absolute offset of the range in the file.
+    pub offset: u64,
+    /// The range's size.
+    pub size: u64,
+    /// For an image inside a compressed bundle (the range above): its offset and size in the
+    /// decompressed bundle.
+    pub inflated: Option<(u64, u64)>,
+}
+
+impl Address {
+    /// The address as a URI naming the file at `path`: `file://PATH#offset=N&size=M`, with
+    /// `&inflated-offset=I&inflated-size=J` for an image inside a compressed bundle. Bytes of
+    /// the path other than ASCII letters, digits and `/._-~+` are percent-encoded.
+    pub fn uri(&self, path: &str) -> String {
+        let mut s = String::from("file://");
+        for b in path.bytes() {
+            if b.is_ascii_alphanumeric() || b"/._-~+".contains(&b) {
+                s.push(b as char);
+            } else {
+                s.push_str(&format!("%{b:02X}"));
+            }
+        }
+        s.push_str(&format!("#offset={}&size={}", self.offset, self.size));
+        if let Some((o, n)) = self.inflated {
+            s.push_str(&format!("&inflated-offset={o}&inflated-size={n}"));
+        }
+        s
+    }
+
+    /// Reads a URI written by [`Address::uri`] (or roc-obj's `file://PATH#offset=N&size=M`):
+    /// the path and the address; `None` if it is not one.
+    pub fn parse_uri(uri: &str) -> Option<(String, Address)> {
+        let rest = uri.strip_prefix("file://")?;
+        let (path, frag) = rest.rsplit_once('#')?;
+        let mut bytes = Vec::new();
+        let mut it = path.bytes();
+        while let Some(b) = it.next() {
+            if b == b'%' {
+                let hex = [it.next()?, it.next()?];
+                let hex = std::str::from_utf8(&hex).ok()?;
+                bytes.push(u8::from_str_radix(hex, 16).ok()?);
+            } else {
+                bytes.push(b);
+            }
+        }
+        let path = String::from_utf8(bytes).ok()?;
+        let (mut offset, mut size, mut io, mut is) = (None, None, None, None);
+        for kv in frag.split('&') {
+            let (k, v) = kv.split_once('=')?;
+            let v: u64 = v.parse().ok()?;
+            match k {
+                "offset" => offset = Some(v),
+                "size" => size = Some(v),
+                "inflated-offset" => io = Some(v),
+                "inflated-size" => is = Some(v),
+                _ => return None,
+            }
+        }
+        let inflated = match (io, is) {
+            (Some(o), Some(n)) => Some((o, n)),
+            (None, None) => None,
+            _ => return None,
+        };
+        Some((
+            path,
+            Address {
+                offset: offset?,
+                size: size?,
+                inflated,
+            },
+        ))
+    }
+}
+
+/// Something the walk noticed that is not an error: the data can be read, but disagrees with
+/// itself (e.g. the `__hip_fatbin_wrapper` records and the bundles of `.hip_fatbin`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Where.
+    pub location: Location,
+    /// The absolute offset it is about.
+    pub offset: u64,
+    /// What is wrong, lowercase, no trailing period.
+    pub message: String,
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.location, self.message)
+    }
 }
 
 /// A device image and its bytes, as the walk passes it to the visitor.
@@ -169,8 +287,12 @@ pub struct ImageInfo {
 pub struct Image<'a> {
     /// What is known about it.
     pub info: &'a ImageInfo,
-    /// Its bytes.
+    /// Its bytes — all of them unless `whole` is false.
     pub bytes: &'a [u8],
+    /// Whether `bytes` is the whole image. It is not for the images of a compressed bundle
+    /// walked with [`super::Inflate::Headers`], where only the bundle's header was
+    /// decompressed (`bytes` is then what of the image that prefix holds, often nothing).
+    pub whole: bool,
 }
 
 /// One entry of an entry table, owned.
@@ -281,6 +403,8 @@ pub enum Event<'a> {
     Image(Image<'a>),
     /// An entry table.
     Table(&'a TableInfo),
+    /// Something that disagrees with itself, but does not stop the walk.
+    Warning(&'a Warning),
 }
 
 /// Everything a scan found, without payloads.
@@ -292,4 +416,6 @@ pub struct Report {
     pub images: Vec<ImageInfo>,
     /// The entry tables.
     pub tables: Vec<TableInfo>,
+    /// The warnings.
+    pub warnings: Vec<Warning>,
 }

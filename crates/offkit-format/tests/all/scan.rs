@@ -394,14 +394,14 @@ fn hip_entries_and_hip_fatbin() {
         rows,
         [
             (
-                "libh.so:.hip_fatbin[host-x86_64-unknown-linux--]".to_string(),
+                "libh.so:.hip_fatbin[0]:host-x86_64-unknown-linux--".to_string(),
                 "host",
                 "x86_64-unknown-linux",
                 "",
                 ImageKind::None
             ),
             (
-                "libh.so:.hip_fatbin[hip-amdgcn-amd-amdhsa--gfx90a]".to_string(),
+                "libh.so:.hip_fatbin[0]:hip-amdgcn-amd-amdhsa--gfx90a".to_string(),
                 "hip",
                 "amdgcn-amd-amdhsa",
                 "gfx90a",
@@ -434,6 +434,7 @@ fn scan_file(name: &str) -> Report {
     let mut r = Files;
     let mut opts = Options {
         entry_tables: scan::EntryTables::All,
+        inflate: scan::Inflate::Whole,
         resolver: Some(&mut r),
     };
     scan::scan(&data, &s(&p(name)), &mut opts).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -607,9 +608,9 @@ fn zlib_and_v1_v3_compressed_bundles_nest() {
         assert_eq!(
             locs,
             [
-                "b.ccob[host-x86_64-unknown-linux-gnu-]",
-                "b.ccob[hip-amdgcn-amd-amdhsa--gfx90a]",
-                "b.ccob[hip-amdgcn-amd-amdhsa--gfx90a][0]",
+                "b.ccob[0]:host-x86_64-unknown-linux-gnu-",
+                "b.ccob[0]:hip-amdgcn-amd-amdhsa--gfx90a",
+                "b.ccob[0]:hip-amdgcn-amd-amdhsa--gfx90a[0]",
             ]
         );
         let last = &r.images[2];

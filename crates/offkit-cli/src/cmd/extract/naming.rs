@@ -124,6 +124,8 @@ mod tests {
             offset: 0,
             size: 0,
             compression: None,
+            bundle: None,
+            address: None,
         }
     }
 

@@ -1,0 +1,153 @@
+//! The `__hip_fatbin_wrapper` records of `.hipFatBinSegment`: one 24-byte record per bundle of
+//! `.hip_fatbin` (what the HIP runtime registers), pointing at its bundle — through a relocation
+//! in an object, through the address itself (or a relative dynamic relocation) in a linked
+//! file. The walk uses them to cross-check the bundles it found by their sizes.
+//!
+//! | offset | size | field |
+//! |---|---|---|
+//! | 0 | 4 | magic `0x48495046` (`"HIPF"`), little-endian |
+//! | 4 | 4 | version (1) |
+//! | 8 | 8 | pointer to the bundle |
+//! | 16 | 8 | unused (0) |
+
+use object::read::elf::{FileHeader, Rela, SectionHeader, Sym};
+use object::{elf, Endianness, FileKind};
+
+/// The record's magic, `"HIPF"` read as a little-endian `u32`.
+pub const WRAPPER_MAGIC: u32 = 0x4849_5046;
+
+/// The size of one record on a 64-bit target.
+pub const WRAPPER_SIZE: usize = 24;
+
+/// One `__hip_fatbin_wrapper` record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Record {
+    /// Its index in `.hipFatBinSegment`.
+    pub index: usize,
+    /// The absolute offset of the record.
+    pub offset: u64,
+    /// Where it points: an offset in `.hip_fatbin`, or why that is not known.
+    pub target: Result<u64, String>,
+}
+
+/// The records of a 64-bit ELF file that has both `.hipFatBinSegment` and `.hip_fatbin`;
+/// `None` if it lacks either (or is not a 64-bit ELF file).
+pub(super) fn records(data: &[u8], base: u64) -> Option<Vec<Record>> {
+    match FileKind::parse(data) {
+        Ok(FileKind::Elf64) => records_of(data, base),
+        _ => None,
+    }
+}
+
+fn records_of(data: &[u8], base: u64) -> Option<Vec<Record>> {
+    let header = elf::FileHeader64::<Endianness>::parse(data).ok()?;
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, data).ok()?;
+    let named = |n: &[u8]| {
+        sections
+            .iter()
+            .enumerate()
+            .find(|(_, s)| sections.section_name(endian, s).ok() == Some(n))
+    };
+    let (seg_index, seg) = named(b".hipFatBinSegment")?;
+    let (fb_index, fb) = named(b".hip_fatbin")?;
+    let seg_data = seg.data(endian, data).ok()?;
+    let (seg_off, _) = seg.file_range(endian)?;
+    let fb_size = fb.sh_size(endian);
+    let relocatable = header.e_type(endian) == elf::ET_REL;
+    let relative = match header.e_machine(endian) {
+        elf::EM_X86_64 => Some(elf::R_X86_64_RELATIVE),
+        elf::EM_AARCH64 => Some(elf::R_AARCH64_RELATIVE),
+        _ => None,
+    };
+    // Relocations that apply to the pointer fields: in an object, those of the RELA sections
+    // for `.hipFatBinSegment`; in a linked file, every RELA section's (`.rela.dyn`).
+    let mut relocs: Vec<(u64, Option<u32>, i64, elf::RelocationType)> = Vec::new();
+    let mut symtab = None;
+    for s in sections.iter() {
+        let Ok(Some((rela, link))) = s.rela(endian, data) else {
+            continue;
+        };
+        if relocatable && s.sh_info(endian) as usize != seg_index {
+            continue;
+        }
+        if relocatable {
+            symtab = sections.symbol_table_by_index(endian, data, link).ok();
+        }
+        for r in rela {
+            relocs.push((
+                r.r_offset(endian),
+                r.symbol(endian, false).map(|i| i.0 as u32),
+                r.r_addend(endian),
+                r.r_type(endian, false),
+            ));
+        }
+    }
+    let seg_addr = seg.sh_addr(endian);
+    let fb_addr = fb.sh_addr(endian);
+    let mut out = Vec::new();
+    for (index, rec) in seg_data.chunks(WRAPPER_SIZE).enumerate() {
+        let offset = base + seg_off + (index * WRAPPER_SIZE) as u64;
+        let word = |at: usize, n: usize| -> Option<u64> {
+            let b = rec.get(at..at + n)?;
+            let mut v = [0u8; 8];
+            v.get_mut(..n)?.copy_from_slice(b);
+            Some(match endian {
+                Endianness::Little => u64::from_le_bytes(v),
+                Endianness::Big => {
+                    let mut v2 = [0u8; 8];
+                    v2.get_mut(8 - n..)?.copy_from_slice(b);
+                    u64::from_be_bytes(v2)
+                }
+            })
+        };
+        let target = (|| {
+            if rec.len() < WRAPPER_SIZE {
+                return Err(format!("a {}-byte record (24 expected)", rec.len()));
+            }
+            let magic = word(0, 4).unwrap_or_default();
+            if magic != u64::from(WRAPPER_MAGIC) {
+                return Err(format!("magic {magic:#x}, not {WRAPPER_MAGIC:#x} (\"HIPF\")"));
+            }
+            let version = word(4, 4).unwrap_or_default();
+            if version != 1 {
+                return Err(format!("version {version}, not 1"));
+            }
+            let field = (index * WRAPPER_SIZE + 8) as u64;
+            let stored = word(8, 8).unwrap_or_default();
+            if relocatable {
+                let Some(&(_, sym, addend, _)) = relocs.iter().find(|r| r.0 == field) else {
+                    return Err("no relocation for its pointer".into());
+                };
+                let sym = symtab
+                    .as_ref()
+                    .zip(sym)
+                    .and_then(|(t, i)| t.symbol(object::SymbolIndex(i as usize)).ok())
+                    .ok_or("its relocation names no symbol")?;
+                if usize::from(sym.st_shndx(endian).0) != fb_index {
+                    return Err("its relocation points outside `.hip_fatbin`".into());
+                }
+                return sym
+                    .st_value(endian)
+                    .checked_add_signed(addend)
+                    .ok_or_else(|| "its relocation's addend overflows".into());
+            }
+            let addr = seg_addr.wrapping_add(field);
+            let value = match relocs.iter().find(|r| r.0 == addr) {
+                Some(&(_, _, addend, ty)) if Some(ty) == relative => addend as u64,
+                Some(_) => return Err("a relocation that is not relative sets its pointer".into()),
+                None => stored,
+            };
+            value
+                .checked_sub(fb_addr)
+                .filter(|&o| o < fb_size)
+                .ok_or_else(|| format!("it points at {value:#x}, outside `.hip_fatbin`"))
+        })();
+        out.push(Record {
+            index,
+            offset,
+            target,
+        });
+    }
+    Some(out)
+}
