@@ -236,30 +236,14 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
 /// and the hash must match.
 pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
     let h = &blob.header;
-    let size_at = h.offset + if h.version == 1 { 8 } else { 12 };
     let max = limit.min(limits::MAX_INFLATED_SIZE);
     if h.uncompressed_size > max {
         return Err(Error::LimitExceeded {
             what: "compressed bundle uncompressed size",
-            offset: size_at,
+            offset: size_field(h),
             value: h.uncompressed_size,
             limit: max,
             name: "MAX_INFLATED_SIZE",
-        });
-    }
-    // Refuse a size the stream cannot produce before anything is reserved for it, so that a
-    // tiny input cannot make us allocate gigabytes.
-    let stream_len = blob.data.len() as u64;
-    let most = limits::max_inflated(h.method == Method::Zstd, stream_len);
-    if h.uncompressed_size > most {
-        return Err(Error::Invalid {
-            what: "compressed bundle uncompressed size",
-            offset: size_at,
-            reason: format!(
-                "{} bytes cannot come out of a {stream_len}-byte {} stream (at most {most})",
-                h.uncompressed_size,
-                h.method.name()
-            ),
         });
     }
     // The output grows with what the stream yields; the stream is stopped the moment it yields
@@ -273,6 +257,65 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
         Err(stream::SinkOr::Format(e)) => Err(e),
         Err(stream::SinkOr::Sink(never)) => match never {},
     }
+}
+
+/// The absolute offset of a header's uncompressed size field.
+fn size_field(h: &Header) -> u64 {
+    h.offset + if h.version == 1 { 8 } else { 12 }
+}
+
+/// The checks on a header's uncompressed size that cost nothing: within
+/// [`limits::MAX_INFLATED_SIZE`], no more than the stream can inflate to, and for a zstd frame
+/// that declares its size, that size. A lying header is caught here when it can be; otherwise
+/// the stream is stopped where it departs from the header ([`stream::inflate_into`]).
+pub fn check_claim(blob: &Blob<'_>) -> Result<()> {
+    let h = &blob.header;
+    let size_at = size_field(h);
+    if h.uncompressed_size > limits::MAX_INFLATED_SIZE {
+        return Err(Error::LimitExceeded {
+            what: "compressed bundle uncompressed size",
+            offset: size_at,
+            value: h.uncompressed_size,
+            limit: limits::MAX_INFLATED_SIZE,
+            name: "MAX_INFLATED_SIZE",
+        });
+    }
+    let stream_len = blob.data.len() as u64;
+    let most = limits::max_inflated(h.method == Method::Zstd, stream_len);
+    if h.uncompressed_size > most {
+        return Err(Error::Invalid {
+            what: "compressed bundle uncompressed size",
+            offset: size_at,
+            reason: format!(
+                "{} bytes cannot come out of a {stream_len}-byte {} stream (at most {most})",
+                h.uncompressed_size,
+                h.method.name()
+            ),
+        });
+    }
+    if h.method == Method::Zstd {
+        match zstd_safe::get_frame_content_size(blob.data) {
+            Ok(Some(fcs)) if fcs != h.uncompressed_size => {
+                return Err(Error::Decompress {
+                    what: "compressed bundle",
+                    offset: h.offset + h.header_size,
+                    reason: format!(
+                        "the zstd frame holds {fcs} bytes, the header says {}",
+                        h.uncompressed_size
+                    ),
+                })
+            }
+            Ok(_) => {}
+            Err(_) => {
+                return Err(Error::Decompress {
+                    what: "compressed bundle",
+                    offset: h.offset + h.header_size,
+                    reason: "not a zstd frame".into(),
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 /// An error unless `got` is the hash `h` stores.

@@ -212,11 +212,23 @@ impl<E> Walker<'_, '_, E> {
         let inflated = compressed::decompress_blob(blob, h.uncompressed_size)?;
         if binary::is_bundle(&inflated) {
             let header = binary::parse(&inflated, inflated.len() as u64, 0).map_err(|e| iloc.wrap(e))?;
+            self.inflated_container(iloc, h.uncompressed_size)?;
             return self
                 .plain_entries(&header, &inflated, 0, iloc, bref, depth + 1)
                 .map_err(|s| wrap_stop(s, iloc));
         }
         self.node(&inflated, 0, iloc, depth + 1, pos.below_top())
+    }
+
+    /// The binary bundle a compressed bundle holds, as a container (offsets in the inflated
+    /// data).
+    fn inflated_container(&mut self, iloc: &Location, size: u64) -> Step_<E> {
+        self.emit(Event::Container(&Container {
+            location: iloc.clone(),
+            format: Format::Bundle,
+            offset: 0,
+            size,
+        }))
     }
 
     /// Decompresses only the prefix that holds the bundle's header and entry table.
@@ -254,6 +266,7 @@ impl<E> Walker<'_, '_, E> {
             }
             match binary::parse(&prefix, h.uncompressed_size, 0) {
                 Ok(header) => {
+                    self.inflated_container(iloc, h.uncompressed_size)?;
                     return self
                         .plain_entries(&header, &prefix, 0, iloc, bref, depth + 1)
                         .map_err(|s| wrap_stop(s, iloc))

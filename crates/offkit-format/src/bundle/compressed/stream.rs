@@ -73,6 +73,7 @@ fn fill(r: &mut dyn Read, buf: &mut [u8], h: &Header) -> Result<usize> {
 /// window the frame declares, reserved lazily; zlib: 32 KiB). No hash check: the hash covers
 /// the whole bundle.
 pub fn inflate_prefix(blob: &Blob<'_>, n: u64) -> Result<Vec<u8>> {
+    super::check_claim(blob)?;
     let h = &blob.header;
     let want = n.min(h.uncompressed_size);
     let mut r = decoder(blob)?;
@@ -102,6 +103,7 @@ pub fn inflate_into<E>(
     blob: &Blob<'_>,
     sink: &mut dyn FnMut(&[u8]) -> std::result::Result<(), E>,
 ) -> std::result::Result<(), SinkOr<E>> {
+    super::check_claim(blob)?;
     let h = &blob.header;
     if h.method == Method::Zstd {
         let frame = zstd::zstd_safe::find_frame_compressed_size(blob.data).map_err(|c| {
