@@ -1,14 +1,16 @@
-//! The `--json` form of `offkit inspect` (schema version 1, documented in
+//! The `--json` form of `offkit inspect` (schema version 2, documented in
 //! `docs/inspect-json.md`). Offsets and sizes are integers; field names never change within a
 //! schema version, new fields may be added.
 
 use serde::Serialize;
 
 use offkit_format::entry::{Format as EntryFormat, Resolution};
-use offkit_format::scan::{Compression, Container, Format, ImageInfo, Report, Source, TableInfo};
+use offkit_format::scan::{
+    Compression, Container, Format, ImageInfo, Location, Report, Source, TableInfo,
+};
 
 /// The schema version this module writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Serialize)]
 pub struct Document<'a> {
@@ -23,6 +25,14 @@ struct File<'a> {
     containers: Vec<ContainerJson>,
     images: Vec<ImageJson<'a>>,
     entry_tables: Vec<TableJson<'a>>,
+    warnings: Vec<WarningJson<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct WarningJson<'a> {
+    location: String,
+    offset: u64,
+    message: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -67,6 +77,16 @@ struct ImageJson<'a> {
     bundle_id: Option<&'a str>,
     host_placeholder: bool,
     compression: Option<CompressionJson<'a>>,
+    bundle: Option<BundleJson>,
+    address: Option<String>,
+}
+
+/// The bundle of a bundle sequence an image is an entry of.
+#[derive(Debug, Serialize)]
+struct BundleJson {
+    index: usize,
+    offset: u64,
+    size: u64,
 }
 
 /// Which bytes `offset` counts in.
@@ -150,7 +170,28 @@ fn container(c: &Container) -> ContainerJson {
     }
 }
 
-fn image(i: &ImageInfo) -> ImageJson<'_> {
+/// The URI of an image's address: its bytes are in the input `path`, or in a thin member's file.
+fn address(i: &ImageInfo, path: &str) -> Option<String> {
+    let a = i.address?;
+    let steps = &i.location.steps;
+    let thin = steps
+        .iter()
+        .rposition(|s| matches!(s, offkit_format::scan::Step::ThinMember(_)));
+    let file = match (thin, i.location.thin_member()) {
+        (Some(at), Some(member)) => {
+            let archive = Location {
+                steps: steps.get(..at).unwrap_or_default().to_vec(),
+            };
+            super::input::thin_member_path(&archive, member)
+                .display()
+                .to_string()
+        }
+        _ => path.to_string(),
+    };
+    Some(a.uri(&file))
+}
+
+fn image<'a>(i: &'a ImageInfo, path: &str) -> ImageJson<'a> {
     let (binary, bundle_id, host_placeholder) = match &i.source {
         Source::OffloadBinary {
             version,
@@ -200,6 +241,12 @@ fn image(i: &ImageInfo) -> ImageJson<'_> {
         bundle_id,
         host_placeholder,
         compression: i.compression.as_ref().map(compression),
+        bundle: i.bundle.map(|b| BundleJson {
+            index: b.index,
+            offset: b.offset,
+            size: b.size,
+        }),
+        address: address(i, path),
     }
 }
 
@@ -258,8 +305,17 @@ pub fn document<'a>(reports: &'a [(String, Report)]) -> Document<'a> {
                     .map(|c| c.format.to_string())
                     .unwrap_or_default(),
                 containers: r.containers.iter().map(container).collect(),
-                images: r.images.iter().map(image).collect(),
+                images: r.images.iter().map(|i| image(i, path)).collect(),
                 entry_tables: r.tables.iter().map(table).collect(),
+                warnings: r
+                    .warnings
+                    .iter()
+                    .map(|w| WarningJson {
+                        location: w.location.to_string(),
+                        offset: w.offset,
+                        message: &w.message,
+                    })
+                    .collect(),
             })
             .collect(),
     }
