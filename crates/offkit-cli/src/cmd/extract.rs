@@ -2,17 +2,16 @@
 //! bundles to a directory.
 
 mod naming;
+mod write;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use offkit_format::scan::{EntryTables, Event, ImageInfo, Source};
+use offkit_format::scan::{Address, EntryTables, Event, ImageInfo, Source};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
-use crate::output::write_atomic;
 
 /// Write the selected device images of objects, archives, executables and bundles to a
 /// directory.
@@ -20,15 +19,25 @@ use crate::output::write_atomic;
 /// Every device image `offkit inspect` lists (offload binary images, bundle entries, bundled
 /// object sections, `.nv_fatbin` contents) is a candidate; `--triple`, `--arch` and `--kind`
 /// narrow the choice. Files are named after where the image was found and what it is —
-/// `<file>[-<member>]-<kind>-<triple>[-<target id>].<ext>` — with anything but letters, digits
-/// and `._+-` replaced by `_`, so that no name can leave DIR; a name already used gets `.1`,
-/// `.2`, … before its extension, in input order. Each file is written atomically; on any error
-/// nothing is left behind.
+/// `<file>[-<member>][-b<bundle>]-<kind>-<triple>[-<target id>].<ext>` (`b<bundle>`: the
+/// bundle's index in a `.hip_fatbin` section or bundle file) — with anything but letters,
+/// digits and `._+-` replaced by `_`, so that no name can leave DIR; a name already used gets
+/// `.1`, `.2`, … before its extension, in input order. Each file is written atomically; on any
+/// error nothing is left behind.
+///
+/// A FILE may also be the address of one image, as `offkit inspect --json` gives it
+/// (`file://PATH#offset=N&size=M`, with `&inflated-offset=I&inflated-size=J` for an image of a
+/// compressed bundle): that image alone is extracted.
+///
+/// Images are streamed, never held: uncompressed ones are copied file to file by the kernel,
+/// compressed bundles are decompressed as a stream into the images' files (size and hash
+/// checked before anything is kept), so memory stays within a few MiB whatever the sizes.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  offkit extract a.out -o images\n  \
                         offkit extract libk.a --kind hip --arch gfx90a -o images")]
 pub struct Args {
-    /// The files to extract from (as for `offkit inspect`).
+    /// The files to extract from (as for `offkit inspect`), or image addresses
+    /// (`file://PATH#offset=N&size=M…`, from `offkit inspect --json`).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The directory to write the images to (created if missing).
@@ -75,48 +84,74 @@ impl Args {
     }
 }
 
-/// One image to write: which input, which image of its walk, where to.
+/// One image to write: where its bytes are, and where they go.
 struct Planned {
-    file: usize,
-    ordinal: usize,
     path: PathBuf,
     location: String,
     size: u64,
+    fetch: write::Fetch,
+}
+
+/// An input: a file, or a file and the address of one image in it (`file://…#offset=…`).
+fn parse_input(arg: &Path) -> (PathBuf, Option<Address>) {
+    match arg.to_str().and_then(Address::parse_uri) {
+        Some((path, a)) => (PathBuf::from(path), Some(a)),
+        None => (arg.to_path_buf(), None),
+    }
 }
 
 /// Runs `offkit extract`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
-    // Pass 1: read everything and decide every name; a bad input stops here, before any write.
+    // Pass 1: read every header and decide every name; a bad input stops here, before any
+    // write. Compressed bundles are decompressed only as far as their entry tables.
     let mut names = naming::Names::default();
     let mut plan = Vec::new();
-    for (file, path) in args.files.iter().enumerate() {
-        let mut ordinal = 0usize;
-        walk_file(path, EntryTables::None, &mut |ev| {
+    for arg in &args.files {
+        let (path, wanted) = parse_input(arg);
+        let before = plan.len();
+        walk_file(&path, EntryTables::None, &mut |ev| {
             if let Event::Image(img) = ev {
-                if args.selects(img.info) {
+                let chosen = match &wanted {
+                    Some(a) => img.info.address.as_ref() == Some(a),
+                    None => args.selects(img.info),
+                };
+                if chosen {
                     let name = names.unique(naming::describe(img.info));
                     plan.push(Planned {
-                        file,
-                        ordinal,
                         path: args.dir.join(name),
                         location: img.info.location.to_string(),
                         size: img.info.size,
+                        fetch: write::Fetch::of(img.info, &path),
                     });
                 }
-                ordinal += 1;
             }
             Ok(())
         })?;
+        if let (Some(a), true) = (wanted, plan.len() == before) {
+            bail!(
+                "no device image of `{}` is at {}",
+                path.display(),
+                a.uri(&path.display().to_string())
+            );
+        }
     }
     if plan.is_empty() {
         bail!("no device image in the inputs matches the selection");
     }
-    // Pass 2: walk again and write the planned images; undo everything on failure.
+    // Pass 2: copy, decompress or write the planned images; undo everything on failure.
     let created_dir = !args.dir.exists();
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("failed to create `{}`", args.dir.display()))?;
-    let mut written: Vec<&Path> = Vec::new();
-    let result = write_planned(&args, &plan, &mut written);
+    let mut written: Vec<PathBuf> = Vec::new();
+    let jobs: Vec<write::Job<'_>> = plan
+        .iter()
+        .map(|p| write::Job {
+            dest: &p.path,
+            size: p.size,
+            fetch: &p.fetch,
+        })
+        .collect();
+    let result = write::write_all(&jobs, &mut written);
     if result.is_err() {
         for p in &written {
             let _ = std::fs::remove_file(p);
@@ -128,31 +163,6 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     result?;
     for p in &plan {
         println!("{}\t{} bytes\t{}", p.path.display(), p.size, p.location);
-    }
-    Ok(())
-}
-
-fn write_planned<'p>(args: &Args, plan: &'p [Planned], written: &mut Vec<&'p Path>) -> Result<()> {
-    let mut by_file: BTreeMap<usize, BTreeMap<usize, &Planned>> = BTreeMap::new();
-    for p in plan {
-        by_file.entry(p.file).or_default().insert(p.ordinal, p);
-    }
-    for (file, wanted) in by_file {
-        let path = &args.files[file];
-        let mut ordinal = 0usize;
-        walk_file(path, EntryTables::None, &mut |ev| {
-            if let Event::Image(img) = ev {
-                if let Some(p) = wanted.get(&ordinal) {
-                    if img.info.location.to_string() != p.location || img.info.size != p.size {
-                        bail!("`{}` changed while it was being read", path.display());
-                    }
-                    write_atomic(&p.path, img.bytes)?;
-                    written.push(&p.path);
-                }
-                ordinal += 1;
-            }
-            Ok(())
-        })?;
     }
     Ok(())
 }

@@ -62,14 +62,24 @@ pub fn walk_file(
     entry_tables: EntryTables,
     visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
 ) -> Result<()> {
+    walk_file_with(path, entry_tables, Inflate::Headers, visit)
+}
+
+/// [`walk_file`], decompressing compressed bundles as `inflate` says.
+pub fn walk_file_with(
+    path: &std::path::Path,
+    entry_tables: EntryTables,
+    inflate: Inflate,
+    visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
+) -> Result<()> {
     let data =
         MappedFile::open(path).with_context(|| format!("failed to read `{}`", path.display()))?;
     let mut resolver = ThinResolver;
-    // Compressed bundles are decompressed only as far as their entry tables: listing and
-    // selecting need no more, and memory stays bounded whatever the bundles' sizes.
+    // `walk_file` decompresses compressed bundles only as far as their entry tables: listing
+    // and selecting need no more, and memory stays bounded whatever the bundles' sizes.
     let mut opts = Options {
         entry_tables,
-        inflate: Inflate::Headers,
+        inflate,
         resolver: Some(&mut resolver),
     };
     let name = path.display().to_string();

@@ -49,7 +49,8 @@ fn extension(i: &ImageInfo) -> &'static str {
     }
 }
 
-/// `(stem, extension)` for an image: `<file>[-<member>…]-<kind>-<triple>[-<target id>]`.
+/// `(stem, extension)` for an image:
+/// `<file>[-<member>…][-b<bundle>]-<kind>-<triple>[-<target id>]`.
 pub fn describe(i: &ImageInfo) -> (String, &'static str) {
     let mut parts: Vec<String> = Vec::new();
     for s in &i.location.steps {
@@ -58,6 +59,9 @@ pub fn describe(i: &ImageInfo) -> (String, &'static str) {
             Step::Member(m) | Step::ThinMember(m) => parts.push(sanitize(stem(m))),
             _ => {}
         }
+    }
+    if let Some(b) = &i.bundle {
+        parts.push(format!("b{}", b.index));
     }
     for p in [&i.offload_kind, &i.triple, &i.target_id] {
         if !p.is_empty() {

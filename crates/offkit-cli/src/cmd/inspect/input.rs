@@ -35,6 +35,24 @@ pub fn thin_member_path(archive: &Location, member: &str) -> PathBuf {
     dir.join(member)
 }
 
+/// The file whose bytes the offsets of `location` (in the input `input`) count in: the input,
+/// or the file of the innermost thin archive member on the way.
+pub fn bytes_file(location: &Location, input: &Path) -> PathBuf {
+    let steps = &location.steps;
+    let thin = steps
+        .iter()
+        .rposition(|s| matches!(s, Step::ThinMember(_)));
+    match (thin, location.thin_member()) {
+        (Some(at), Some(member)) => {
+            let archive = Location {
+                steps: steps.get(..at).unwrap_or_default().to_vec(),
+            };
+            thin_member_path(&archive, member)
+        }
+        _ => input.to_path_buf(),
+    }
+}
+
 fn parent(p: &Path) -> PathBuf {
     p.parent().map(Path::to_path_buf).unwrap_or_default()
 }

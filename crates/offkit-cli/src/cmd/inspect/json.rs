@@ -5,9 +5,7 @@
 use serde::Serialize;
 
 use offkit_format::entry::{Format as EntryFormat, Resolution};
-use offkit_format::scan::{
-    Compression, Container, Format, ImageInfo, Location, Report, Source, TableInfo,
-};
+use offkit_format::scan::{Compression, Container, Format, ImageInfo, Report, Source, TableInfo};
 
 /// The schema version this module writes.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -173,21 +171,8 @@ fn container(c: &Container) -> ContainerJson {
 /// The URI of an image's address: its bytes are in the input `path`, or in a thin member's file.
 fn address(i: &ImageInfo, path: &str) -> Option<String> {
     let a = i.address?;
-    let steps = &i.location.steps;
-    let thin = steps
-        .iter()
-        .rposition(|s| matches!(s, offkit_format::scan::Step::ThinMember(_)));
-    let file = match (thin, i.location.thin_member()) {
-        (Some(at), Some(member)) => {
-            let archive = Location {
-                steps: steps.get(..at).unwrap_or_default().to_vec(),
-            };
-            super::input::thin_member_path(&archive, member)
-                .display()
-                .to_string()
-        }
-        _ => path.to_string(),
-    };
+    let file = super::input::bytes_file(&i.location, std::path::Path::new(path));
+    let file = file.display().to_string();
     Some(a.uri(&file))
 }
 

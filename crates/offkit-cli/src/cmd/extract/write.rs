@@ -1,0 +1,235 @@
+//! Writing extracted images without holding them: ranges of files are copied by the kernel,
+//! images of compressed bundles come out of one streamed decompression per bundle, and only
+//! images that exist nowhere as bytes (decoded from bitcode, inflated twice) are taken from a
+//! walk that decompresses whole.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use offkit_format::bundle::compressed::{self, stream};
+use offkit_format::scan::{EntryTables, Event, ImageInfo, Inflate};
+use offkit_tools::fs::Output;
+use offkit_tools::MappedFile;
+
+use super::super::inspect::{input::bytes_file, walk_file_with};
+
+/// Where an image's bytes are to be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fetch {
+    /// `size` bytes at `offset` of `file`.
+    Range { file: PathBuf, offset: u64, size: u64 },
+    /// Bytes `inner` (offset, size) of the compressed bundle at `offset` (`size` bytes) of
+    /// `file`, once decompressed.
+    Inflated {
+        file: PathBuf,
+        offset: u64,
+        size: u64,
+        inner: (u64, u64),
+    },
+    /// The image at `location` with `offset` of a walk of `input` that decompresses whole.
+    Walk {
+        input: PathBuf,
+        location: String,
+        offset: u64,
+    },
+}
+
+impl Fetch {
+    /// How to fetch the image `info` of the input `input`.
+    pub fn of(info: &ImageInfo, input: &Path) -> Fetch {
+        match info.address {
+            Some(a) => {
+                let file = bytes_file(&info.location, input);
+                match a.inflated {
+                    None => Fetch::Range {
+                        file,
+                        offset: a.offset,
+                        size: a.size,
+                    },
+                    Some(inner) => Fetch::Inflated {
+                        file,
+                        offset: a.offset,
+                        size: a.size,
+                        inner,
+                    },
+                }
+            }
+            None => Fetch::Walk {
+                input: input.to_path_buf(),
+                location: info.location.to_string(),
+                offset: info.offset,
+            },
+        }
+    }
+}
+
+/// One image to write.
+#[derive(Debug)]
+pub struct Job<'p> {
+    /// Where to.
+    pub dest: &'p Path,
+    /// Its size.
+    pub size: u64,
+    /// Where from.
+    pub fetch: &'p Fetch,
+}
+
+fn create(dest: &Path) -> Result<Output> {
+    Output::create(dest).with_context(|| format!("failed to write `{}`", dest.display()))
+}
+
+fn commit(out: Output, written: &mut Vec<PathBuf>) -> Result<()> {
+    let dest = out.path().to_path_buf();
+    out.commit()
+        .with_context(|| format!("failed to write `{}`", dest.display()))?;
+    written.push(dest);
+    Ok(())
+}
+
+/// Writes every job; the files committed so far are pushed to `written` (for the caller to
+/// remove on failure).
+pub fn write_all(jobs: &[Job<'_>], written: &mut Vec<PathBuf>) -> Result<()> {
+    let mut bundles: BTreeMap<(&Path, u64, u64), Vec<&Job<'_>>> = BTreeMap::new();
+    let mut walks: BTreeMap<&Path, Vec<&Job<'_>>> = BTreeMap::new();
+    for j in jobs {
+        match j.fetch {
+            Fetch::Range { file, offset, size } => copy(j, file, *offset, *size, written)?,
+            Fetch::Inflated {
+                file, offset, size, ..
+            } => bundles
+                .entry((file.as_path(), *offset, *size))
+                .or_default()
+                .push(j),
+            Fetch::Walk { input, .. } => walks.entry(input.as_path()).or_default().push(j),
+        }
+    }
+    for ((file, offset, size), jobs) in bundles {
+        inflate(file, offset, size, &jobs, written)?;
+    }
+    for (input, jobs) in walks {
+        from_walk(input, &jobs, written)?;
+    }
+    Ok(())
+}
+
+/// A kernel copy of `size` bytes at `offset` of `file`.
+fn copy(j: &Job<'_>, file: &Path, offset: u64, size: u64, written: &mut Vec<PathBuf>) -> Result<()> {
+    let src = File::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
+    let len = src
+        .metadata()
+        .with_context(|| format!("failed to read `{}`", file.display()))?
+        .len();
+    if offset.checked_add(size).is_none_or(|end| end > len) {
+        bail!("`{}` changed while it was being read", file.display());
+    }
+    let mut out = create(j.dest)?;
+    out.copy_range(&src, offset, size)
+        .with_context(|| format!("failed to write `{}`", j.dest.display()))?;
+    commit(out, written)
+}
+
+/// One streamed decompression of the compressed bundle at `offset` (`size` bytes) of `file`,
+/// writing the bytes of each job's range to its file as they come out. The files are kept only
+/// once the stream has ended with the right size and hash.
+fn inflate(
+    file: &Path,
+    offset: u64,
+    size: u64,
+    jobs: &[&Job<'_>],
+    written: &mut Vec<PathBuf>,
+) -> Result<()> {
+    let data = MappedFile::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
+    let changed = || anyhow::anyhow!("`{}` changed while it was being read", file.display());
+    let bytes = usize::try_from(offset)
+        .ok()
+        .zip(usize::try_from(size).ok())
+        .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+        .ok_or_else(changed)?;
+    let header = compressed::parse_header(bytes, offset)
+        .with_context(|| format!("cannot read the compressed bundle of `{}`", file.display()))?;
+    let blob = compressed::Blob {
+        data: bytes.get(header.header_size as usize..).unwrap_or_default(),
+        header,
+    };
+    let mut outs: Vec<(u64, u64, Output)> = Vec::new();
+    for j in jobs {
+        let Fetch::Inflated { inner, .. } = j.fetch else {
+            continue;
+        };
+        outs.push((inner.0, inner.1, create(j.dest)?));
+    }
+    let mut pos = 0u64;
+    let r = stream::inflate_into(&blob, &mut |chunk: &[u8]| -> std::io::Result<()> {
+        let end = pos + chunk.len() as u64;
+        for (o, n, out) in outs.iter_mut() {
+            let (from, to) = ((*o).max(pos), (*o + *n).min(end));
+            if from < to {
+                let part = chunk
+                    .get((from - pos) as usize..(to - pos) as usize)
+                    .unwrap_or_default();
+                std::io::Write::write_all(out, part)?;
+            }
+        }
+        pos = end;
+        Ok(())
+    });
+    match r {
+        Ok(()) => {}
+        Err(stream::SinkOr::Format(e)) => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "cannot decompress the compressed bundle at {offset:#x} of `{}`",
+                file.display()
+            )))
+        }
+        Err(stream::SinkOr::Sink(e)) => {
+            return Err(anyhow::Error::new(e).context("failed to write an extracted image"))
+        }
+    }
+    for (o, n, out) in outs {
+        if o + n > pos {
+            bail!(
+                "the compressed bundle at {offset:#x} of `{}` holds {pos} bytes, fewer than the \
+                 image at {o:#x} ({n} bytes) needs",
+                file.display()
+            );
+        }
+        commit(out, written)?;
+    }
+    Ok(())
+}
+
+/// Images taken from a walk of `input` that decompresses whole (their bytes exist nowhere
+/// else); each is held only while it is written.
+fn from_walk(input: &Path, jobs: &[&Job<'_>], written: &mut Vec<PathBuf>) -> Result<()> {
+    let mut todo: BTreeMap<(String, u64), &Job<'_>> = BTreeMap::new();
+    for j in jobs {
+        if let Fetch::Walk {
+            location, offset, ..
+        } = j.fetch
+        {
+            todo.insert((location.clone(), *offset), j);
+        }
+    }
+    walk_file_with(input, EntryTables::None, Inflate::Whole, &mut |ev| {
+        if let Event::Image(img) = ev {
+            let key = (img.info.location.to_string(), img.info.offset);
+            if let Some(j) = todo.remove(&key) {
+                if img.bytes.len() as u64 != j.size {
+                    bail!("`{}` changed while it was being read", input.display());
+                }
+                let mut out = create(j.dest)?;
+                std::io::Write::write_all(&mut out, img.bytes)
+                    .with_context(|| format!("failed to write `{}`", j.dest.display()))?;
+                commit(out, written)?;
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(((location, _), _)) = todo.into_iter().next() {
+        bail!("`{}` changed while it was being read: `{location}` is gone", input.display());
+    }
+    Ok(())
+}
