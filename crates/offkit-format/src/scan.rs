@@ -167,7 +167,11 @@ pub fn walk<'r, E: From<Error>>(
 /// bitcode, inflated twice, inside a compressed offload binary).
 fn address(info: &ImageInfo, stack: &[Compression]) -> Option<Address> {
     let loc = &info.location;
-    if info.compression.as_ref().is_some_and(|c| c.format != "ccob") {
+    if info
+        .compression
+        .as_ref()
+        .is_some_and(|c| c.format != "ccob")
+    {
         return None;
     }
     if loc.in_file() {

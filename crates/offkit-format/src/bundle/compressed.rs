@@ -248,14 +248,25 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
     }
     // The output grows with what the stream yields; the stream is stopped the moment it yields
     // more than the header says.
-    let mut out = Vec::new();
-    match stream::inflate_into(blob, &mut |c: &[u8]| {
+    // Growing may fail under a memory limit (a real stream of gigabytes): that is an error
+    // naming the bundle, not an abort.
+    let mut out: Vec<u8> = Vec::new();
+    match stream::inflate_into::<usize>(blob, &mut |c: &[u8]| {
+        out.try_reserve(c.len()).map_err(|_| out.len())?;
         out.extend_from_slice(c);
-        Ok::<(), std::convert::Infallible>(())
+        Ok(())
     }) {
         Ok(()) => Ok(out),
         Err(stream::SinkOr::Format(e)) => Err(e),
-        Err(stream::SinkOr::Sink(never)) => match never {},
+        Err(stream::SinkOr::Sink(held)) => Err(Error::Decompress {
+            what: "compressed bundle",
+            offset: h.offset + h.header_size,
+            reason: format!(
+                "out of memory holding the decompressed bundle after {held} of the {} bytes \
+                 the header gives",
+                h.uncompressed_size
+            ),
+        }),
     }
 }
 

@@ -230,7 +230,12 @@ mod tests {
             "{e}"
         );
         // A truncated compressed bundle is an error, never a panic.
-        for cut in [starts[1] + 3, starts[1] + 25, starts[2] + 40, starts[4] + 30] {
+        for cut in [
+            starts[1] + 3,
+            starts[1] + 25,
+            starts[2] + 40,
+            starts[4] + 30,
+        ] {
             let cut = cut as usize;
             let r: Result<Vec<_>> = sequence(&section[..cut], 0).collect();
             assert!(r.is_err(), "cut at {cut}");

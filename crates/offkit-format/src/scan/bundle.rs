@@ -58,7 +58,13 @@ impl<E> Walker<'_, '_, E> {
         } else {
             Pos::Image
         };
-        self.image_part(info, payload, whole, depth, (!payload.is_empty()).then_some(pos))
+        self.image_part(
+            info,
+            payload,
+            whole,
+            depth,
+            (!payload.is_empty()).then_some(pos),
+        )
     }
 
     /// The entries of one binary bundle whose first byte is `data[0]` at offset `base`; `data`
@@ -77,7 +83,9 @@ impl<E> Walker<'_, '_, E> {
         for e in &header.entries {
             // `parse` checked that every payload lies inside the bundle.
             match e.payload(data) {
-                Some(p) => self.bundle_image(loc, e.id, base + e.offset, p, true, Some(bundle), depth)?,
+                Some(p) => {
+                    self.bundle_image(loc, e.id, base + e.offset, p, true, Some(bundle), depth)?
+                }
                 None => {
                     // Past the prefix: the size is the header's; the bytes are not at hand.
                     let start = usize::try_from(e.offset).unwrap_or(usize::MAX);
@@ -211,7 +219,8 @@ impl<E> Walker<'_, '_, E> {
         self.inflate(h.uncompressed_size, h.offset)?;
         let inflated = compressed::decompress_blob(blob, h.uncompressed_size)?;
         if binary::is_bundle(&inflated) {
-            let header = binary::parse(&inflated, inflated.len() as u64, 0).map_err(|e| iloc.wrap(e))?;
+            let header =
+                binary::parse(&inflated, inflated.len() as u64, 0).map_err(|e| iloc.wrap(e))?;
             self.inflated_container(iloc, h.uncompressed_size)?;
             return self
                 .plain_entries(&header, &inflated, 0, iloc, bref, depth + 1)
@@ -269,7 +278,7 @@ impl<E> Walker<'_, '_, E> {
                     self.inflated_container(iloc, h.uncompressed_size)?;
                     return self
                         .plain_entries(&header, &prefix, 0, iloc, bref, depth + 1)
-                        .map_err(|s| wrap_stop(s, iloc))
+                        .map_err(|s| wrap_stop(s, iloc));
                 }
                 Err(Error::Truncated { .. })
                     if (prefix.len() as u64) < h.uncompressed_size

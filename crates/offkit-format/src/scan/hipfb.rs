@@ -107,7 +107,9 @@ fn records_of(data: &[u8], base: u64) -> Option<Vec<Record>> {
             }
             let magic = word(0, 4).unwrap_or_default();
             if magic != u64::from(WRAPPER_MAGIC) {
-                return Err(format!("magic {magic:#x}, not {WRAPPER_MAGIC:#x} (\"HIPF\")"));
+                return Err(format!(
+                    "magic {magic:#x}, not {WRAPPER_MAGIC:#x} (\"HIPF\")"
+                ));
             }
             let version = word(4, 4).unwrap_or_default();
             if version != 1 {

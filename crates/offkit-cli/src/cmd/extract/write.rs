@@ -20,7 +20,11 @@ use super::super::inspect::{input::bytes_file, walk_file_with};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Fetch {
     /// `size` bytes at `offset` of `file`.
-    Range { file: PathBuf, offset: u64, size: u64 },
+    Range {
+        file: PathBuf,
+        offset: u64,
+        size: u64,
+    },
     /// Bytes `inner` (offset, size) of the compressed bundle at `offset` (`size` bytes) of
     /// `file`, once decompressed.
     Inflated {
@@ -116,7 +120,13 @@ pub fn write_all(jobs: &[Job<'_>], written: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 /// A kernel copy of `size` bytes at `offset` of `file`.
-fn copy(j: &Job<'_>, file: &Path, offset: u64, size: u64, written: &mut Vec<PathBuf>) -> Result<()> {
+fn copy(
+    j: &Job<'_>,
+    file: &Path,
+    offset: u64,
+    size: u64,
+    written: &mut Vec<PathBuf>,
+) -> Result<()> {
     let src = File::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
     let len = src
         .metadata()
@@ -141,7 +151,8 @@ fn inflate(
     jobs: &[&Job<'_>],
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
-    let data = MappedFile::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
+    let data =
+        MappedFile::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
     let changed = || anyhow::anyhow!("`{}` changed while it was being read", file.display());
     let bytes = usize::try_from(offset)
         .ok()
@@ -229,7 +240,10 @@ fn from_walk(input: &Path, jobs: &[&Job<'_>], written: &mut Vec<PathBuf>) -> Res
         Ok(())
     })?;
     if let Some(((location, _), _)) = todo.into_iter().next() {
-        bail!("`{}` changed while it was being read: `{location}` is gone", input.display());
+        bail!(
+            "`{}` changed while it was being read: `{location}` is gone",
+            input.display()
+        );
     }
     Ok(())
 }

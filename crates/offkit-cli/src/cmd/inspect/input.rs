@@ -39,9 +39,7 @@ pub fn thin_member_path(archive: &Location, member: &str) -> PathBuf {
 /// or the file of the innermost thin archive member on the way.
 pub fn bytes_file(location: &Location, input: &Path) -> PathBuf {
     let steps = &location.steps;
-    let thin = steps
-        .iter()
-        .rposition(|s| matches!(s, Step::ThinMember(_)));
+    let thin = steps.iter().rposition(|s| matches!(s, Step::ThinMember(_)));
     match (thin, location.thin_member()) {
         (Some(at), Some(member)) => {
             let archive = Location {

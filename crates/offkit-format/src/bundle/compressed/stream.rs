@@ -57,12 +57,7 @@ fn fill(r: &mut dyn Read, buf: &mut [u8], h: &Header) -> Result<usize> {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                return Err(decompress_error(
-                    h,
-                    format!("{}: {e}", h.method.name()),
-                ))
-            }
+            Err(e) => return Err(decompress_error(h, format!("{}: {e}", h.method.name()))),
         }
     }
     Ok(n)
@@ -167,9 +162,9 @@ pub fn inflate_into<E>(
         })();
         drop(to_hash.take());
         if let Some(hasher) = hasher {
-            md5 = hasher
-                .join()
-                .map_err(|_| SinkOr::Format(decompress_error(h, "the hashing thread failed".into())))?;
+            md5 = hasher.join().map_err(|_| {
+                SinkOr::Format(decompress_error(h, "the hashing thread failed".into()))
+            })?;
         }
         result?;
         Ok(truncated(md5))
@@ -283,7 +278,13 @@ mod tests {
     fn lying_sizes_stop_the_stream() {
         let data = sample();
         let c = compress(&data, &Options::default()).unwrap();
-        for claim in [0u32, 1, data.len() as u32 - 1, data.len() as u32 + 1, u32::MAX] {
+        for claim in [
+            0u32,
+            1,
+            data.len() as u32 - 1,
+            data.len() as u32 + 1,
+            u32::MAX,
+        ] {
             let mut bad = c.bytes.clone();
             bad[12..16].copy_from_slice(&claim.to_le_bytes());
             let b = &blobs(&bad, 0).unwrap()[0];
