@@ -1,9 +1,16 @@
 //! Named limits, checked before allocating or recursing.
 //!
 //! Every count read from an input is checked against the bytes left **and** one of these limits
-//! before anything is allocated for it, so that no input makes offkit allocate more than the
-//! input's size plus [`MAX_INFLATED_SIZE`], recurse deeper than [`MAX_NESTING_DEPTH`], or produce
-//! more than [`MAX_ROWS`] rows.
+//! before anything is allocated for it, so that no input makes offkit recurse deeper than
+//! [`MAX_NESTING_DEPTH`] or produce more than [`MAX_ROWS`] rows.
+//!
+//! **Memory is bounded by design, not by a header's claim**: nothing is allocated from a size
+//! field; compressed data is decompressed as a stream into a buffer that grows with what the
+//! stream yields (or into output files), stopped the moment it yields more than its header says.
+//! For any input, peak memory ≤ 64 MiB + the largest single image actually extracted; for
+//! listing (`offkit inspect`, `list`, selecting images) ≤ 64 MiB whatever the input, since a
+//! compressed bundle is decompressed only as far as its entry table
+//! ([`MAX_INFLATED_PREFIX`]). The input itself is memory-mapped, not read.
 
 /// The most bytes one decompression may produce (a compressed bundle or a compressed offload
 /// binary). A larger `uncompressed size` field is refused before any memory is reserved.
