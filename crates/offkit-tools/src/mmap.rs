@@ -37,6 +37,21 @@ impl MappedFile {
         Ok(MappedFile::Mapped(map))
     }
 
+    /// Drops the pages of the map from the process's resident set; they stay in the page cache,
+    /// and a later access maps them again. A walk over a large file touches one page per
+    /// header, and the kernel maps 64 KiB around each touch: releasing now and then keeps the
+    /// resident set within a few MiB however many headers the file has. Errors are ignored (the
+    /// only cost of a failure is memory).
+    pub fn release(&self) {
+        if let MappedFile::Mapped(m) = self {
+            // SAFETY: the map is a read-only shared mapping of a file: after MADV_DONTNEED its
+            // pages are read back from the file (the page cache) on the next access, with the
+            // same contents, so slices borrowed from it stay valid.
+            #[allow(unsafe_code)]
+            let _ = unsafe { m.unchecked_advise(memmap2::UncheckedAdvice::DontNeed) };
+        }
+    }
+
     /// Reads all of standard input.
     pub fn stdin() -> io::Result<MappedFile> {
         let mut v = Vec::new();

@@ -83,7 +83,19 @@ pub fn walk_file_with(
         resolver: Some(&mut resolver),
     };
     let name = path.display().to_string();
-    scan::walk(&data, &name, &mut opts, visit)
+    // Every few images, the pages touched so far leave the resident set (a library of hundreds
+    // of bundles would otherwise map 64 KiB around each header it has).
+    let mut seen = 0usize;
+    let mut visit = |ev: scan::Event<'_>| {
+        if matches!(ev, scan::Event::Image(_)) {
+            seen += 1;
+            if seen % 32 == 0 {
+                data.release();
+            }
+        }
+        visit(ev)
+    };
+    scan::walk(&data, &name, &mut opts, &mut visit)
         .with_context(|| format!("cannot read the offloading contents of `{name}`"))
 }
 
