@@ -9,6 +9,7 @@ pub mod archive_scan;
 pub mod binary;
 pub mod bitcode;
 pub mod bundle;
+pub mod bundle_sequence;
 pub mod compressed;
 pub mod elf_scan;
 pub mod entry;
