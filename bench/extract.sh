@@ -30,13 +30,24 @@ gen() {
   local name=$1 count=$2 compress=$3
   [ -f "$work/$name.so" ] && return
   echo "generating $name.so ($count bundles)…" >&2
+  # Real code objects (clang-19, device only) as the images' heads; each image is padded to
+  # 4 MiB with random bytes, which ELF readers ignore.
+  printf '#define __global__ __attribute__((global))\n__global__ void k(float *x) { x[0] = 1; }\n' >"$work/k.hip"
+  for a in gfx1030 gfx90a; do
+    "$llvm/clang" -x hip --offload-arch=$a -nogpulib -nogpuinc --cuda-device-only --no-gpu-bundle-output -c \
+      "$work/k.hip" -o "$work/k-$a.co"
+  done
   python3 - "$work" "$name" "$count" "$compress" "$offkit" <<'PY'
 import os, struct, subprocess, sys
 work, name, count, compress, offkit = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", sys.argv[5]
 ids = [b"host-x86_64-unknown-linux--", b"hipv4-amdgcn-amd-amdhsa--gfx1030", b"hipv4-amdgcn-amd-amdhsa--gfx90a"]
-img = os.urandom(4 << 20)  # one code object's worth; every image differs in its first bytes
+heads = [open(f"{work}/k-{a}.co", "rb").read() for a in ("gfx1030", "gfx90a")]
+noise = os.urandom(4 << 20)
+def image(i, k):
+    h = heads[k - 1]
+    return h + struct.pack("<II", i, k) + noise[: (4 << 20) - len(h) - 8]
 def bundle(i):
-    payloads = [b""] + [b"\x7fELF" + struct.pack("<II", i, k) + img[12:] for k in (1, 2)]
+    payloads = [b""] + [image(i, k) for k in (1, 2)]
     head = b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<Q", len(ids))
     size = len(head) + sum(24 + len(x) for x in ids)
     offs, off = [], size
@@ -56,7 +67,7 @@ for i in range(count):
     if compress:
         # offkit's writer: LLVM 19's CCOB v2 layout, zstd level 3.
         args = [offkit, "bundle", "--compress", "-o", f"{work}/one.ccob"]
-        payloads = [b""] + [b"\x7fELF" + struct.pack("<II", i, k) + img[12:] for k in (1, 2)]
+        payloads = [b""] + [image(i, k) for k in (1, 2)]
         for k, (x, p) in enumerate(zip(ids, payloads)):
             open(f"{work}/p{k}", "wb").write(p)
             args.append(f"--target={x.decode()}={work}/p{k}")

@@ -30,7 +30,7 @@ pub struct Args {
     /// (GNU, BSD, thin), offload binaries, offload bundles, bitcode.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Print JSON (`"schema_version": 1`, documented in docs/inspect-json.md).
+    /// Print JSON (`"schema_version": 2`, documented in docs/inspect-json.md).
     #[arg(long)]
     json: bool,
     /// Do not read offload entry tables.

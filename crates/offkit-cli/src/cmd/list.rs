@@ -19,6 +19,11 @@ use offkit_tools::Env;
 /// file order. A compressed bundle is decompressed and its hash checked; concatenated
 /// compressed bundles are listed one after another. For an archive, each member that holds a
 /// bundle is listed as `lib.a(member)`. Malformed bundles are errors that name the offset.
+///
+/// For an ELF object, executable or shared library with a `.hip_fatbin` section (HIP: one
+/// bundle per translation unit), every entry of every bundle there is listed, prefixed with
+/// `.hip_fatbin[N]`, the bundle's index; compressed bundles are decompressed only as far as
+/// their entry tables (no hash check: `offkit extract` checks it).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  offkit list fat.bc\n  offkit list --json libdev.a")]
 pub struct Args {
@@ -36,6 +41,8 @@ pub struct Args {
 #[derive(Serialize)]
 struct JsonEntry {
     member: Option<String>,
+    /// For a `.hip_fatbin` section: the bundle's index in it.
+    bundle: Option<usize>,
     id: String,
     kind: &'static str,
     offset: u64,
@@ -108,8 +115,61 @@ pub fn open_all(
     Ok(out)
 }
 
+/// The entries of the bundles of an ELF file's `.hip_fatbin` section (a HIP library holds one
+/// bundle per translation unit there), read by the container walker — compressed bundles only
+/// as far as their entry tables; `None` if `input` is not an ELF file with such a section.
+fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
+    use offkit_format::scan::{EntryTables, Event, Step};
+    let head = {
+        let mut b = [0u8; 4];
+        let n = std::fs::File::open(input)
+            .and_then(|mut f| std::io::Read::read(&mut f, &mut b))
+            .unwrap_or(0);
+        b.get(..n).map(|h| h == b"\x7fELF").unwrap_or(false)
+    };
+    if !head {
+        return Ok(None);
+    }
+    let mut rows = Vec::new();
+    super::inspect::walk_file(input, EntryTables::None, &mut |ev| {
+        if let Event::Image(img) = ev {
+            let i = img.info;
+            let top = i.location.steps.get(1) == Some(&Step::Section(".hip_fatbin".into()));
+            if let (true, Some(b)) = (top, i.bundle) {
+                let id = match &i.source {
+                    offkit_format::scan::Source::BundleEntry { id } => id.clone(),
+                    _ => return Ok(()),
+                };
+                let c = i.compression.as_ref().filter(|c| c.format == "ccob");
+                rows.push(JsonEntry {
+                    member: None,
+                    bundle: Some(b.index),
+                    id,
+                    kind: "binary",
+                    offset: i.offset,
+                    size: i.size,
+                    host_marker: false,
+                    compressed: c.map(|c| JsonCompressed {
+                        offset: c.offset,
+                        version: c.version,
+                        method: if c.method == "zlib" { "zlib" } else { "zstd" },
+                        uncompressed_size: c.uncompressed_size,
+                    }),
+                });
+            }
+        }
+        Ok(())
+    })?;
+    Ok((!rows.is_empty()).then_some(rows))
+}
+
 /// Runs `offkit list`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
+    if args.ty.is_none() && args.input.as_os_str() != "-" {
+        if let Some(rows) = hip_fatbin_rows(&args.input)? {
+            return print(&args, rows);
+        }
+    }
     let all = open_all(&args.input, args.ty.as_deref())?;
     let mut rows = Vec::new();
     for (member, b) in &all {
@@ -117,6 +177,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             let part = &b.parts[e.part];
             rows.push(JsonEntry {
                 member: member.clone(),
+                bundle: None,
                 id: e.id_str(),
                 kind: part.kind.name(),
                 offset: e.offset,
@@ -131,6 +192,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             });
         }
     }
+    print(&args, rows)
+}
+
+fn print(args: &Args, rows: Vec<JsonEntry>) -> Result<()> {
     let mut out = String::new();
     if args.json {
         let doc = JsonList {
@@ -142,10 +207,13 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         out.push('\n');
     } else {
         for r in &rows {
-            let place = match &r.compressed {
+            let mut place = match &r.compressed {
                 Some(c) => format!("ccob@{:#x}+", c.offset),
                 None => String::new(),
             };
+            if let Some(b) = r.bundle {
+                place.insert_str(0, &format!(".hip_fatbin[{b}] "));
+            }
             let member = r
                 .member
                 .as_deref()

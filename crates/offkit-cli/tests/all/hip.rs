@@ -72,6 +72,16 @@ fn check(name: &str, file: &Path, bundles: usize, compressed_at: &[bool]) {
     assert_eq!(doc["files"][0]["warnings"], Value::Array(vec![]), "{name}");
     let imgs = images(&doc);
     assert_eq!(imgs.len(), bundles * 3, "{name}: {imgs:#?}");
+    // `offkit list` lists the same entries, bundle by bundle.
+    let list = run_ok(OFFKIT, ["list", "--json", &file.display().to_string()], &work);
+    let list: Value = serde_json::from_slice(&list.stdout).unwrap();
+    let entries = list["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), imgs.len(), "{name}: list");
+    for (e, i) in entries.iter().zip(&imgs) {
+        assert_eq!(e["bundle"], i["bundle"]["index"]);
+        assert_eq!(e["id"], i["bundle_id"]);
+        assert_eq!((&e["offset"], &e["size"]), (&i["offset"], &i["size"]));
+    }
     let bytes = std::fs::read(file).unwrap();
     let out_dir = work.join("out");
     let listing = run_ok(
