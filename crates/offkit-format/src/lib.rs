@@ -34,6 +34,7 @@ pub mod bundle;
 pub mod container;
 pub mod entry;
 pub mod error;
+pub mod fatbin;
 pub mod kind;
 pub mod limits;
 pub mod llvm;
