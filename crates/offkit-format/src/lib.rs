@@ -31,6 +31,7 @@
 pub mod binary;
 pub mod bitcode;
 pub mod bundle;
+pub mod code_object;
 pub mod container;
 pub mod entry;
 pub mod error;
