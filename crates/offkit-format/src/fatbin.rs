@@ -255,6 +255,62 @@ impl<'d> Entry<'d> {
     }
 }
 
+/// What the walk reports about a fat binary entry, owned (no payload).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct EntrySummary {
+    /// Which fat binary of its section, from 0.
+    pub fatbin_index: usize,
+    /// The absolute offset of that fat binary's header.
+    pub fatbin_offset: u64,
+    /// Which entry of its fat binary, from 0.
+    pub entry_index: usize,
+    /// The absolute offset of the entry header.
+    pub header_offset: u64,
+    /// The entry header's size.
+    pub header_size: u32,
+    /// What it holds.
+    pub kind: EntryKind,
+    /// The entry header's version (`0x0101`).
+    pub version: u16,
+    /// The SM architecture number (`80`).
+    pub arch: u32,
+    /// The code version `(major, minor)`: the PTX ISA version of PTX, the cubin ABI's of ELF.
+    pub code_version: (u16, u16),
+    /// The flags.
+    pub flags: u64,
+    /// The names of the flags set.
+    pub flag_names: Vec<&'static str>,
+    /// Flag bits without a name.
+    pub unknown_flags: u64,
+    /// The object name the header carries.
+    pub name: Option<String>,
+    /// The bytes stored in the file (compressed or not), without padding.
+    pub stored_size: u64,
+}
+
+impl EntrySummary {
+    /// The summary of entry `ei` of fat binary `fb`, the `fi`-th of its section.
+    pub fn new(fi: usize, fb: &Fatbin<'_>, ei: usize, e: &Entry<'_>) -> Self {
+        let (flag_names, unknown_flags) = e.flag_names();
+        EntrySummary {
+            fatbin_index: fi,
+            fatbin_offset: fb.offset,
+            entry_index: ei,
+            header_offset: e.offset,
+            header_size: e.raw.header_size,
+            kind: e.kind,
+            version: e.raw.version,
+            arch: e.raw.arch,
+            code_version: (e.raw.major, e.raw.minor),
+            flags: e.raw.flags,
+            flag_names,
+            unknown_flags,
+            name: e.name.map(|n| String::from_utf8_lossy(n).into_owned()),
+            stored_size: e.data.len() as u64,
+        }
+    }
+}
+
 /// Whether `data` starts with a fat binary's magic.
 pub fn has_magic(data: &[u8]) -> bool {
     data.get(..4) == Some(&MAGIC.to_le_bytes()[..])

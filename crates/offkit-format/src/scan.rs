@@ -40,6 +40,7 @@
 
 mod archive;
 mod bundle;
+mod cuda;
 mod elf;
 mod location;
 mod report;
@@ -250,6 +251,12 @@ impl<E> Walker<'_, '_, E> {
             // Inside inflated data: the image came out of the innermost compressed container.
             info.compression = self.compression.last().cloned();
         }
+        if info.code_object.is_none() && info.offload_kind != "host" {
+            info.code_object = crate::code_object::describe(bytes).map(|mut co| {
+                co.check_container(&info.target_id);
+                co
+            });
+        }
         self.emit(Event::Image(Image { info: &info, bytes }))?;
         if let Some(pos) = descend {
             self.node(bytes, info.offset, &info.location, depth + 1, pos)?;
@@ -378,6 +385,7 @@ impl<E> Walker<'_, '_, E> {
                     offset: e.image_offset,
                     size: e.image.len() as u64,
                     compression: compression.clone(),
+                    code_object: None,
                 };
                 match &compression {
                     None => self.image(info, &e.image, depth, Some(Pos::Image))?,

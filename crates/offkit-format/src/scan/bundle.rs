@@ -40,6 +40,7 @@ impl<E> Walker<'_, '_, E> {
             offset,
             size: payload.len() as u64,
             compression: None,
+            code_object: None,
         };
         let pos = if info.offload_kind == "host" {
             super::Pos::Host

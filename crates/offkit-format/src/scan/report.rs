@@ -35,6 +35,8 @@ pub enum Format {
     CompressedBundle(Compression),
     /// LLVM bitcode.
     Bitcode,
+    /// A CUDA fat binary (in `.nv_fatbin` or `__nv_relfatbin`).
+    CudaFatbin,
 }
 
 impl fmt::Display for Format {
@@ -49,6 +51,7 @@ impl fmt::Display for Format {
             Format::Bundle => f.write_str("offload bundle"),
             Format::CompressedBundle(c) => write!(f, "compressed offload bundle ({c})"),
             Format::Bitcode => f.write_str("llvm bitcode"),
+            Format::CudaFatbin => f.write_str("cuda fat binary"),
         }
     }
 }
@@ -122,6 +125,8 @@ pub enum Source {
     NvFatbin,
     /// A `.hip_fatbin` section that holds no offload bundle.
     HipFatbin,
+    /// An entry of a CUDA fat binary (`.nv_fatbin`, `__nv_relfatbin`).
+    CudaFatbinEntry(crate::fatbin::EntrySummary),
 }
 
 impl Source {
@@ -133,6 +138,7 @@ impl Source {
             Source::BundleSection { .. } => "bundle-section",
             Source::NvFatbin => "nv-fatbin",
             Source::HipFatbin => "hip-fatbin",
+            Source::CudaFatbinEntry(_) => "cuda-fatbin",
         }
     }
 }
@@ -162,6 +168,9 @@ pub struct ImageInfo {
     pub size: u64,
     /// The compression of the container it was inflated from, if any.
     pub compression: Option<Compression>,
+    /// What the image's ELF header and symbols say (target ID, code-object version,
+    /// kernels), for ELF device images; filled in by the walk.
+    pub code_object: Option<crate::code_object::CodeObject>,
 }
 
 /// A device image and its bytes, as the walk passes it to the visitor.
