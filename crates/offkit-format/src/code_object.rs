@@ -413,7 +413,13 @@ mod tests {
     }
 
     fn amdgpu(abi_version: u8, flags: u32) -> CodeObject {
-        describe(&header(elf::EM_AMDGPU.0, ELFOSABI_AMDGPU_HSA, abi_version, flags)).unwrap()
+        describe(&header(
+            elf::EM_AMDGPU.0,
+            ELFOSABI_AMDGPU_HSA,
+            abi_version,
+            flags,
+        ))
+        .unwrap()
     }
 
     #[test]

@@ -360,8 +360,9 @@ pub fn parse_all(data: &[u8], base: u64) -> Result<Vec<Fatbin<'_>>> {
             return Err(Error::Invalid {
                 what: "fat binary padding",
                 offset: base + end + i as u64,
-                reason: "the bytes after a fat binary, up to the next 8-byte boundary, are not zero"
-                    .into(),
+                reason:
+                    "the bytes after a fat binary, up to the next 8-byte boundary, are not zero"
+                        .into(),
             });
         }
     }
@@ -611,7 +612,10 @@ mod tests {
         assert_eq!(all.len(), 2);
         assert_eq!(all[1].offset, 0x1000 + b_at as u64);
         let e = &all[0].entries;
-        assert_eq!((e[0].kind, e[0].sm()), (EntryKind::Elf, "sm_80".to_string()));
+        assert_eq!(
+            (e[0].kind, e[0].sm()),
+            (EntryKind::Elf, "sm_80".to_string())
+        );
         assert_eq!(&*e[0].contents().unwrap(), elf);
         assert_eq!(e[0].data_offset, 0x1000 + 16 + 64);
         assert_eq!((e[1].kind, e[1].raw.arch), (EntryKind::Ptx, 70));

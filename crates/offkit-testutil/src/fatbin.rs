@@ -82,7 +82,11 @@ pub fn fatbin(entries: &[EntrySpec<'_>]) -> Vec<u8> {
         h.extend_from_slice(&(payload as u64).to_le_bytes());
         h.extend_from_slice(&(stored.len() as u32).to_le_bytes());
         h.extend_from_slice(&0u32.to_le_bytes()); // options offset
-        let (major, minor) = if e.kind == KIND_PTX { (8u16, 0u16) } else { (1, 7) };
+        let (major, minor) = if e.kind == KIND_PTX {
+            (8u16, 0u16)
+        } else {
+            (1, 7)
+        };
         h.extend_from_slice(&minor.to_le_bytes());
         h.extend_from_slice(&major.to_le_bytes());
         h.extend_from_slice(&e.arch.to_le_bytes());
@@ -171,7 +175,8 @@ pub fn lz4_tool_block(data: &[u8]) -> Vec<u8> {
     let frame = std::fs::read(&frame_path).expect("read lz4 frame");
     assert_eq!(frame[..4], [0x04, 0x22, 0x4d, 0x18], "lz4 frame magic");
     let flg = frame[4];
-    let mut at = 4 + 2 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 } + 1;
+    let mut at =
+        4 + 2 + if flg & 0x08 != 0 { 8 } else { 0 } + if flg & 0x01 != 0 { 4 } else { 0 } + 1;
     let size = u32::from_le_bytes(frame[at..at + 4].try_into().unwrap());
     at += 4;
     assert_eq!(size & 0x8000_0000, 0, "lz4 stored the block uncompressed");
@@ -191,7 +196,10 @@ pub fn cubin(sm: u32, kernels: &[&str]) -> Vec<u8> {
         abi_version: 7,
         e_flags: elf::FileFlags(sm | (sm << 16) | 0x500),
     };
-    let functions = kernels.iter().map(|k| (*k, true)).chain([("helper", false)]);
+    let functions = kernels
+        .iter()
+        .map(|k| (*k, true))
+        .chain([("helper", false)]);
     for (name, entry) in functions {
         let section = o.add_section(
             Vec::new(),

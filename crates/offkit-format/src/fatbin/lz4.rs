@@ -46,7 +46,12 @@ pub fn decompress(src: &[u8], expected: u64, offset: u64) -> Result<Vec<u8>> {
         let lit = i
             .checked_add(literals)
             .and_then(|end| src.get(i..end))
-            .ok_or_else(|| fail(i, format!("{literals} literals run past the end of the data")))?;
+            .ok_or_else(|| {
+                fail(
+                    i,
+                    format!("{literals} literals run past the end of the data"),
+                )
+            })?;
         if out.len().saturating_add(lit.len()) > expected_len {
             return Err(fail(
                 i,

@@ -2,7 +2,9 @@
 //! `__nv_relfatbin` sections is an image (`nvptx64-nvidia-cuda`, target ID `sm_XX`),
 //! decompressed when its entry is compressed.
 
-use super::{Compression, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_, Walker};
+use super::{
+    Compression, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_, Walker,
+};
 use crate::container::Section;
 use crate::fatbin;
 

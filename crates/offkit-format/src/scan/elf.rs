@@ -198,11 +198,10 @@ impl<E> Walker<'_, '_, E> {
             return self.hip_fatbin(s, sloc, depth);
         }
         // `.nv_fatbin`, `__nv_relfatbin`: CUDA fat binaries, one image per entry.
-        self.nv_fatbin(s, &sloc, depth)
-            .map_err(|e| match e {
-                super::Stop::Format(e) => super::Stop::Format(sloc.wrap(e)),
-                v => v,
-            })
+        self.nv_fatbin(s, &sloc, depth).map_err(|e| match e {
+            super::Stop::Format(e) => super::Stop::Format(sloc.wrap(e)),
+            v => v,
+        })
     }
 
     /// A `.hip_fatbin` section: an offload bundle, possibly compressed, that the walk looks

@@ -76,10 +76,14 @@ fn amdgpu_code_objects_match_llvm_readobj() {
         let file = d.join(format!("co{i}.o"));
         std::fs::write(&file, bytes).unwrap();
         let f = file.display().to_string();
-        let headers = run_ok(llvm_tool("llvm-readobj"), ["--file-headers", f.as_str()], d).stdout_str();
+        let headers =
+            run_ok(llvm_tool("llvm-readobj"), ["--file-headers", f.as_str()], d).stdout_str();
         let notes = run_ok(llvm_tool("llvm-readelf"), ["--notes", f.as_str()], d).stdout_str();
         assert_eq!(co.arch, Arch::Amdgpu);
-        assert_eq!(&co.target_id, id, "the header's target ID is the offload arch");
+        assert_eq!(
+            &co.target_id, id,
+            "the header's target ID is the offload arch"
+        );
         assert!(co.warnings.is_empty(), "{:?}", co.warnings);
         let target = field(&notes, "amdhsa.target:");
         assert_eq!(target, [format!("amdgcn-amd-amdhsa--{id}").as_str()]);
@@ -122,13 +126,23 @@ fn amdgpu_code_objects_match_llvm_readobj() {
     let co = &found[0].2;
     assert_eq!(co.target_id, "gfx90a:xnack+");
     assert_eq!(co.warnings.len(), 1, "{:?}", co.warnings);
-    assert!(co.warnings[0].contains("gfx90a:xnack-"), "{:?}", co.warnings);
+    assert!(
+        co.warnings[0].contains("gfx90a:xnack-"),
+        "{:?}",
+        co.warnings
+    );
 }
 
 #[test]
 fn openmp_image_entries() {
     let dir = tempfile::tempdir().unwrap();
-    let o = compile_openmp(dir.path(), "saxpy", OPENMP_SAXPY, &["x86_64-pc-linux-gnu"], &[]);
+    let o = compile_openmp(
+        dir.path(),
+        "saxpy",
+        OPENMP_SAXPY,
+        &["x86_64-pc-linux-gnu"],
+        &[],
+    );
     let data = std::fs::read(o).unwrap();
     let found = images(&data);
     assert_eq!(found.len(), 1);

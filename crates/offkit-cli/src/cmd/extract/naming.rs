@@ -124,6 +124,7 @@ mod tests {
             offset: 0,
             size: 0,
             compression: None,
+            code_object: None,
         }
     }
 
