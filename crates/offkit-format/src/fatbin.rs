@@ -72,6 +72,8 @@ pub mod flags {
     pub const HOST_MAC: u64 = 0x20;
     /// Built on a Windows host.
     pub const HOST_WINDOWS: u64 = 0x40;
+    /// CUDA 4 and before: compressed PTX (an older scheme offkit does not decompress).
+    pub const OLD_COMPRESSED: u64 = 0x1000;
     /// The payload is compressed in the LZ4 block format.
     pub const COMPRESSED_LZ4: u64 = 0x2000;
     /// The payload is compressed with zstd (CUDA 12.x and later).
@@ -86,6 +88,7 @@ pub mod flags {
         (HOST_LINUX, "linux"),
         (HOST_MAC, "mac"),
         (HOST_WINDOWS, "windows"),
+        (OLD_COMPRESSED, "old-compressed"),
         (COMPRESSED_LZ4, "lz4"),
         (COMPRESSED_ZSTD, "zstd"),
     ];
