@@ -36,36 +36,33 @@ impl<E> Walker<'_, '_, E> {
                     self.inflate(c.uncompressed_size, e.offset)?;
                 }
                 let bytes = e.contents()?;
+                // A compressed entry's bytes are inflated: its offsets count in them (the
+                // compressed range is in `compression`).
+                let (location, offset) = match compression {
+                    Some(_) => (location.with(Step::Inflated), 0),
+                    None => (location, e.data_offset),
+                };
                 let info = ImageInfo {
-                    location: location.clone(),
+                    location,
                     source: Source::CudaFatbinEntry(fatbin::EntrySummary::new(fi, fb, ei, e)),
                     offload_kind: "cuda".into(),
                     image_kind: e.kind.image_kind(&bytes),
                     triple: e.triple().into(),
                     target_id: e.sm(),
                     strings: Vec::new(),
-                    offset: e.data_offset,
+                    offset,
                     size: bytes.len() as u64,
                     compression: compression.clone(),
                     code_object: None,
                 };
-                match compression {
-                    None => self.image(info, &bytes, depth, Some(Pos::Image))?,
-                    Some(c) => {
-                        // Offsets inside the decompressed bytes are their own.
-                        self.image(info, &bytes, depth, None)?;
-                        self.compression.push(c);
-                        let r = self.node(
-                            &bytes,
-                            0,
-                            &location.with(Step::Inflated),
-                            depth + 1,
-                            Pos::Image,
-                        );
-                        self.compression.pop();
-                        r?;
-                    }
+                if let Some(c) = compression {
+                    self.compression.push(c);
                 }
+                let r = self.image(info, &bytes, depth, Some(Pos::Image));
+                if e.compression.is_some() {
+                    self.compression.pop();
+                }
+                r?;
             }
         }
         Ok(())
