@@ -169,7 +169,7 @@ pub fn lz4_tool_block(data: &[u8]) -> Vec<u8> {
     let frame_path = dir.path().join("in.lz4");
     run_ok(
         Path::new("lz4"),
-        &["-q", "-f", "-9", "-B7", "in", "in.lz4"],
+        ["-q", "-f", "-9", "-B7", "in", "in.lz4"],
         dir.path(),
     );
     let frame = std::fs::read(&frame_path).expect("read lz4 frame");

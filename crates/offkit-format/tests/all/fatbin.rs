@@ -238,7 +238,7 @@ fn bad_sections_are_errors_naming_the_section() {
 
 /// The fat binary the CLI golden tests add to objects (`tests/cli/cuda.fatbin` of offkit-cli):
 /// a cubin for sm_80 as is, PTX for sm_80 in LZ4, a named cubin for sm_90 in zstd. Written
-/// when missing or with `BLESS=1`; otherwise checked to hold what it should.
+/// when missing (delete it to regenerate); otherwise checked to hold what it should.
 #[test]
 fn cli_fixture() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -271,7 +271,7 @@ fn cli_fixture() {
             name: Some("k.cu"),
         },
     ];
-    if std::env::var_os("BLESS").is_some() || !path.exists() {
+    if !path.exists() {
         std::fs::write(&path, fx::fatbin(&entries)).unwrap();
     }
     let bytes = std::fs::read(&path).unwrap();
@@ -283,5 +283,5 @@ fn cli_fixture() {
         .map(|e| e.contents().unwrap().into_owned())
         .collect();
     let want: Vec<Vec<u8>> = entries.iter().map(|e| e.data.to_vec()).collect();
-    assert_eq!(got, want, "regenerate with BLESS=1");
+    assert_eq!(got, want, "delete it to regenerate");
 }
