@@ -285,3 +285,50 @@ fn cli_fixture() {
     let want: Vec<Vec<u8>> = entries.iter().map(|e| e.data.to_vec()).collect();
     assert_eq!(got, want, "delete it to regenerate");
 }
+
+/// Real `nvcc` output (tests/data/README.md): LZ4 entries from CUDA 11.8, zstd entries (and
+/// 96- and 112-byte entry headers) from CUDA 13.0. Every entry decompresses to the size its
+/// header gives, each cubin's ELF header names the SM of its entry (the original `e_flags` ABI
+/// in 11.8, ABI version 8 in 13.0), and the PTX is PTX.
+#[test]
+fn real_nvcc_fat_binaries() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    for (file, method, sms, ptx_version) in [
+        (
+            "bnb-cuda118-relfatbin0.fatbin",
+            Method::Lz4,
+            &[60, 70, 75, 80, 86, 89, 90, 90][..],
+            ".version 7.8",
+        ),
+        (
+            "bnb-cuda130-relfatbin0.fatbin",
+            Method::Zstd,
+            &[75, 80, 86, 89, 90, 100, 120, 120][..],
+            ".version 9.0",
+        ),
+    ] {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let fbs = fatbin::parse_all(&bytes, 0).unwrap();
+        assert_eq!(fbs.len(), 1);
+        let entries = &fbs[0].entries;
+        let got: Vec<u32> = entries.iter().map(|e| e.raw.arch).collect();
+        assert_eq!(got, sms, "{file}");
+        for e in entries {
+            assert_eq!(e.compression, Some(method), "{file} {}", e.sm());
+            let c = e.contents().unwrap();
+            assert_eq!(c.len() as u64, e.raw.uncompressed_size);
+            match e.kind {
+                EntryKind::Elf => {
+                    let co = offkit_format::code_object::describe(&c).expect("an ELF cubin");
+                    assert_eq!(co.arch, Arch::Cuda);
+                    assert_eq!(co.target_id, e.sm(), "{file}: e_flags {:#x}", co.e_flags);
+                }
+                EntryKind::Ptx => {
+                    let text = String::from_utf8_lossy(&c);
+                    assert!(text.contains(ptx_version), "{file}: {text}");
+                }
+                k => panic!("{file}: unexpected kind {k:?}"),
+            }
+        }
+    }
+}
