@@ -49,5 +49,6 @@ pub const MAX_FATBIN_ENTRIES: usize = 1 << 16;
 /// The largest fat binary entry header (real ones are 64 to 112 bytes).
 pub const MAX_FATBIN_ENTRY_HEADER: u64 = 1 << 12;
 
-/// The most kernel names one code object's description lists.
+/// The most kernel names (and OpenMP offload entries) one code object's description lists;
+/// the rest are left out with a warning.
 pub const MAX_KERNELS: usize = 1 << 16;

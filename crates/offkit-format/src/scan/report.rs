@@ -121,7 +121,8 @@ pub enum Source {
         /// The section holds the one `\0` byte that stands for the host object itself.
         host_placeholder: bool,
     },
-    /// A `.nv_fatbin` section: a CUDA fatbinary, listed but not looked into.
+    /// A `.nv_fatbin` section listed whole (no longer produced: the walk reads CUDA fat
+    /// binaries entry by entry, [`Source::CudaFatbinEntry`]).
     NvFatbin,
     /// A `.hip_fatbin` section that holds no offload bundle.
     HipFatbin,
