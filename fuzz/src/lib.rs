@@ -10,9 +10,11 @@ pub mod binary;
 pub mod bitcode;
 pub mod bundle;
 pub mod bundle_sequence;
+pub mod code_object;
 pub mod compressed;
 pub mod elf_scan;
 pub mod entry;
+pub mod fatbin;
 pub mod target_id;
 
 /// Deterministic pseudo-random inputs for the tests: every truncation and some byte flips of

@@ -31,9 +31,11 @@
 pub mod binary;
 pub mod bitcode;
 pub mod bundle;
+pub mod code_object;
 pub mod container;
 pub mod entry;
 pub mod error;
+pub mod fatbin;
 pub mod kind;
 pub mod limits;
 pub mod llvm;

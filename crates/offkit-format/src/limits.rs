@@ -53,3 +53,14 @@ pub fn max_inflated(zstd: bool, n: u64) -> u64 {
     n.saturating_mul(if zstd { 32768 } else { 1032 })
         .saturating_add(1 << 10)
 }
+
+/// The most entries the fat binaries of one section (`.nv_fatbin`, `__nv_relfatbin`) may have
+/// together (real libraries have a few thousand).
+pub const MAX_FATBIN_ENTRIES: usize = 1 << 16;
+
+/// The largest fat binary entry header (real ones are 64 to 112 bytes).
+pub const MAX_FATBIN_ENTRY_HEADER: u64 = 1 << 12;
+
+/// The most kernel names (and OpenMP offload entries) one code object's description lists;
+/// the rest are left out with a warning.
+pub const MAX_KERNELS: usize = 1 << 16;

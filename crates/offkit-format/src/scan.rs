@@ -40,6 +40,7 @@
 
 mod archive;
 mod bundle;
+mod cuda;
 mod elf;
 mod hipfb;
 mod location;
@@ -105,6 +106,10 @@ pub struct Options<'r> {
     pub entry_tables: EntryTables,
     /// How much of compressed bundles to decompress.
     pub inflate: Inflate,
+    /// Whether device images' symbol tables are read for their kernels and entries
+    /// ([`crate::code_object::describe`]); without it only their ELF headers are decoded
+    /// ([`crate::code_object::describe_header`]), which touches one page per image.
+    pub kernels: bool,
     /// Reads thin archive members; without one, a thin member is an error.
     pub resolver: Option<&'r mut dyn Resolver>,
 }
@@ -114,6 +119,7 @@ impl fmt::Debug for Options<'_> {
         f.debug_struct("Options")
             .field("entry_tables", &self.entry_tables)
             .field("inflate", &self.inflate)
+            .field("kernels", &self.kernels)
             .field("resolver", &self.resolver.is_some())
             .finish()
     }
@@ -147,6 +153,7 @@ pub fn walk<'r, E: From<Error>>(
     let mut w = Walker {
         entry_tables: opts.entry_tables,
         inflate: opts.inflate,
+        kernels: opts.kernels,
         resolver: opts.resolver.take(),
         visit,
         rows: 0,
@@ -237,6 +244,7 @@ type Step_<E> = std::result::Result<(), Stop<E>>;
 struct Walker<'v, 'r, E> {
     entry_tables: EntryTables,
     inflate: Inflate,
+    kernels: bool,
     resolver: Option<&'r mut dyn Resolver>,
     visit: &'v mut dyn FnMut(Event<'_>) -> std::result::Result<(), E>,
     rows: usize,
@@ -320,6 +328,19 @@ impl<E> Walker<'_, '_, E> {
         }
         if info.address.is_none() {
             info.address = address(&info, &self.compression);
+        }
+        if info.code_object.is_none() && info.offload_kind != "host" {
+            // A part of an image (a compressed bundle decompressed only as far as its entry
+            // table) still has its ELF header, when it has anything.
+            let describe = if self.kernels && whole {
+                crate::code_object::describe
+            } else {
+                crate::code_object::describe_header
+            };
+            info.code_object = describe(bytes).map(|mut co| {
+                co.check_container(&info.target_id);
+                co
+            });
         }
         self.emit(Event::Image(Image {
             info: &info,
@@ -452,6 +473,7 @@ impl<E> Walker<'_, '_, E> {
                     compression: compression.clone(),
                     bundle: None,
                     address: None,
+                    code_object: None,
                 };
                 match &compression {
                     None => self.image(info, &e.image, depth, Some(Pos::Image))?,

@@ -7,6 +7,7 @@
 
 pub mod bitcode;
 pub mod bundler;
+pub mod fatbin;
 pub mod fixtures;
 pub mod hip;
 pub mod link;

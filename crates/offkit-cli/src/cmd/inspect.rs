@@ -1,6 +1,7 @@
 //! `offkit inspect`: show every device image in objects, archives, executables, shared libraries
 //! and bundles, and their offload entry tables.
 
+mod code;
 pub mod input;
 mod json;
 mod text;
@@ -40,6 +41,12 @@ pub struct Args {
     /// not only those of the host files.
     #[arg(long)]
     device_entries: bool,
+    /// Also show what is inside each device code object: the target ID its ELF header encodes,
+    /// the code-object version and the kernels (AMD GPU code objects, cubins), the offload
+    /// entries (OpenMP images), and each CUDA fat binary entry's kind, flags and compression.
+    /// (`--json` always has them.)
+    #[arg(long)]
+    kernels: bool,
 }
 
 impl Args {
@@ -135,6 +142,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                 out.push('\n');
             }
             text::render(path, r, &mut out);
+            code::render(r, args.kernels, &mut out);
         }
     }
     let mut stdout = std::io::stdout().lock();

@@ -52,6 +52,7 @@ impl<E> Walker<'_, '_, E> {
             compression: None,
             bundle,
             address: None,
+            code_object: None,
         };
         let pos = if info.offload_kind == "host" {
             Pos::Host

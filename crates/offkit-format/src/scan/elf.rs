@@ -74,6 +74,7 @@ fn interesting(name: &[u8], sh_type: u32) -> bool {
         || (name.len() > BUNDLE_MAGIC.len() && name.starts_with(BUNDLE_MAGIC))
         || name == b".hip_fatbin"
         || name == b".nv_fatbin"
+        || name == b"__nv_relfatbin"
 }
 
 impl<E> Walker<'_, '_, E> {
@@ -258,26 +259,16 @@ impl<E> Walker<'_, '_, E> {
                 compression: None,
                 bundle: None,
                 address: None,
+                code_object: None,
             };
             let pos = if kind_is_host { Pos::Host } else { Pos::Image };
             return self.image(info, s.data, depth, (!host_placeholder).then_some(pos));
         }
-        // `.nv_fatbin`: NVIDIA's fatbinary format, listed with its size only.
-        let info = ImageInfo {
-            location: sloc,
-            source: Source::NvFatbin,
-            offload_kind: "cuda".into(),
-            image_kind: ImageKind::Fatbinary,
-            triple: String::new(),
-            target_id: String::new(),
-            strings: Vec::new(),
-            offset: s.offset,
-            size: s.data.len() as u64,
-            compression: None,
-            bundle: None,
-            address: None,
-        };
-        self.image(info, s.data, depth, None)
+        // `.nv_fatbin`, `__nv_relfatbin`: CUDA fat binaries, one image per entry.
+        self.nv_fatbin(s, &sloc, depth).map_err(|e| match e {
+            super::Stop::Format(e) => super::Stop::Format(sloc.wrap(e)),
+            v => v,
+        })
     }
 
     /// A `.hip_fatbin` section: a sequence of offload bundles (plain and compressed), which the
@@ -315,6 +306,7 @@ impl<E> Walker<'_, '_, E> {
             compression: None,
             bundle: None,
             address: None,
+            code_object: None,
         };
         self.image(info, s.data, depth, None)
     }

@@ -35,6 +35,8 @@ pub enum Format {
     CompressedBundle(Compression),
     /// LLVM bitcode.
     Bitcode,
+    /// A CUDA fat binary (in `.nv_fatbin` or `__nv_relfatbin`).
+    CudaFatbin,
 }
 
 impl fmt::Display for Format {
@@ -49,6 +51,7 @@ impl fmt::Display for Format {
             Format::Bundle => f.write_str("offload bundle"),
             Format::CompressedBundle(c) => write!(f, "compressed offload bundle ({c})"),
             Format::Bitcode => f.write_str("llvm bitcode"),
+            Format::CudaFatbin => f.write_str("cuda fat binary"),
         }
     }
 }
@@ -118,10 +121,13 @@ pub enum Source {
         /// The section holds the one `\0` byte that stands for the host object itself.
         host_placeholder: bool,
     },
-    /// A `.nv_fatbin` section: a CUDA fatbinary, listed but not looked into.
+    /// A `.nv_fatbin` section listed whole (no longer produced: the walk reads CUDA fat
+    /// binaries entry by entry, [`Source::CudaFatbinEntry`]).
     NvFatbin,
     /// A `.hip_fatbin` section that holds no offload bundle.
     HipFatbin,
+    /// An entry of a CUDA fat binary (`.nv_fatbin`, `__nv_relfatbin`).
+    CudaFatbinEntry(crate::fatbin::EntrySummary),
 }
 
 impl Source {
@@ -133,6 +139,7 @@ impl Source {
             Source::BundleSection { .. } => "bundle-section",
             Source::NvFatbin => "nv-fatbin",
             Source::HipFatbin => "hip-fatbin",
+            Source::CudaFatbinEntry(_) => "cuda-fatbin",
         }
     }
 }
@@ -166,6 +173,9 @@ pub struct ImageInfo {
     pub bundle: Option<BundleRef>,
     /// Where its bytes can be found again (see [`Address`]), when they can.
     pub address: Option<Address>,
+    /// What the image's ELF header and symbols say (target ID, code-object version,
+    /// kernels), for ELF device images; filled in by the walk.
+    pub code_object: Option<crate::code_object::CodeObject>,
 }
 
 /// The bundle an image is an entry of: its place in the sequence of bundles of its section or

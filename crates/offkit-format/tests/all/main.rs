@@ -4,5 +4,7 @@
 mod binary;
 mod bitcode;
 mod bundle;
+mod code_object;
+mod fatbin;
 mod scan;
 mod targets;

@@ -130,6 +130,7 @@ mod tests {
             compression: None,
             bundle: None,
             address: None,
+            code_object: None,
         }
     }
 

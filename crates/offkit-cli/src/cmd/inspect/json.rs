@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
+use offkit_format::code_object::CodeObject;
 use offkit_format::entry::{Format as EntryFormat, Resolution};
+use offkit_format::fatbin::EntrySummary as FatbinEntry;
 use offkit_format::scan::{Compression, Container, Format, ImageInfo, Report, Source, TableInfo};
 
 /// The schema version this module writes.
@@ -77,6 +79,8 @@ struct ImageJson<'a> {
     compression: Option<CompressionJson<'a>>,
     bundle: Option<BundleJson>,
     address: Option<String>,
+    fatbin: Option<FatbinJson<'a>>,
+    code_object: Option<CodeObjectJson<'a>>,
 }
 
 /// The bundle of a bundle sequence an image is an entry of.
@@ -85,6 +89,97 @@ struct BundleJson {
     index: usize,
     offset: u64,
     size: u64,
+}
+
+/// An entry of a CUDA fat binary.
+#[derive(Debug, Serialize)]
+struct FatbinJson<'a> {
+    fatbin_index: usize,
+    fatbin_offset: u64,
+    entry_index: usize,
+    header_offset: u64,
+    header_size: u32,
+    kind: String,
+    kind_value: u16,
+    version: u16,
+    arch: u32,
+    code_version: [u16; 2],
+    flags: u64,
+    flag_names: &'a [&'static str],
+    unknown_flags: u64,
+    name: Option<&'a str>,
+    stored_size: u64,
+}
+
+/// What an ELF device image's header and symbols say.
+#[derive(Debug, Serialize)]
+struct CodeObjectJson<'a> {
+    arch: &'static str,
+    machine: u16,
+    e_flags: u32,
+    os_abi: u8,
+    abi_version: u8,
+    processor: &'a str,
+    target_id: &'a str,
+    xnack: Option<&'static str>,
+    sramecc: Option<&'static str>,
+    code_object_version: Option<u32>,
+    generic_version: Option<u32>,
+    kernels: &'a [String],
+    entries: Vec<CodeEntryJson<'a>>,
+    warnings: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+struct CodeEntryJson<'a> {
+    role: &'static str,
+    name: &'a str,
+}
+
+fn fatbin(e: &FatbinEntry) -> FatbinJson<'_> {
+    FatbinJson {
+        fatbin_index: e.fatbin_index,
+        fatbin_offset: e.fatbin_offset,
+        entry_index: e.entry_index,
+        header_offset: e.header_offset,
+        header_size: e.header_size,
+        kind: e.kind.name().into_owned(),
+        kind_value: e.kind.to_raw(),
+        version: e.version,
+        arch: e.arch,
+        code_version: [e.code_version.0, e.code_version.1],
+        flags: e.flags,
+        flag_names: &e.flag_names,
+        unknown_flags: e.unknown_flags,
+        name: e.name.as_deref(),
+        stored_size: e.stored_size,
+    }
+}
+
+fn code_object(c: &CodeObject) -> CodeObjectJson<'_> {
+    CodeObjectJson {
+        arch: c.arch.name(),
+        machine: c.machine,
+        e_flags: c.e_flags,
+        os_abi: c.os_abi,
+        abi_version: c.abi_version,
+        processor: &c.processor,
+        target_id: &c.target_id,
+        xnack: c.xnack.map(|s| s.name()),
+        sramecc: c.sramecc.map(|s| s.name()),
+        code_object_version: c.code_object_version,
+        generic_version: c.generic_version,
+        kernels: &c.kernels,
+        entries: c
+            .entries
+            .iter()
+            .map(|e| CodeEntryJson {
+                role: e.role.name(),
+                name: &e.name,
+            })
+            .collect(),
+        warnings: &c.warnings,
+    }
 }
 
 /// Which bytes `offset` counts in.
@@ -154,6 +249,7 @@ fn container_kind(f: &Format) -> &'static str {
         Format::Bundle => "bundle",
         Format::CompressedBundle(_) => "compressed-bundle",
         Format::Bitcode => "bitcode",
+        Format::CudaFatbin => "cuda-fatbin",
         _ => "other",
     }
 }
@@ -232,6 +328,11 @@ fn image<'a>(i: &'a ImageInfo, path: &str) -> ImageJson<'a> {
             size: b.size,
         }),
         address: address(i, path),
+        fatbin: match &i.source {
+            Source::CudaFatbinEntry(e) => Some(fatbin(e)),
+            _ => None,
+        },
+        code_object: i.code_object.as_ref().map(code_object),
     }
 }
 

@@ -1,0 +1,70 @@
+//! The CUDA part of the walk: every entry of the fat binaries in `.nv_fatbin` and
+//! `__nv_relfatbin` sections is an image (`nvptx64-nvidia-cuda`, target ID `sm_XX`),
+//! decompressed when its entry is compressed.
+
+use super::{
+    Compression, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_, Walker,
+};
+use crate::container::Section;
+use crate::fatbin;
+
+impl<E> Walker<'_, '_, E> {
+    /// The fat binaries of section `s` (at `sloc`): a container per fat binary, an image per
+    /// entry, numbered across the section (`.nv_fatbin[3]`).
+    pub(super) fn nv_fatbin(&mut self, s: &Section<'_>, sloc: &Location, depth: usize) -> Step_<E> {
+        let fatbins = fatbin::parse_all(s.data, s.offset)?;
+        let mut n = 0usize;
+        for (fi, fb) in fatbins.iter().enumerate() {
+            self.emit(Event::Container(&Container {
+                location: sloc.clone(),
+                format: Format::CudaFatbin,
+                offset: fb.offset,
+                size: fb.size(),
+            }))?;
+            for (ei, e) in fb.entries.iter().enumerate() {
+                let location = sloc.with(Step::Binary(n));
+                n += 1;
+                let compression = e.compression.map(|m| Compression {
+                    format: "nv-fatbin",
+                    version: fb.header.version,
+                    method: m.name().to_string(),
+                    offset: e.data_offset,
+                    compressed_size: e.data.len() as u64,
+                    uncompressed_size: e.raw.uncompressed_size,
+                });
+                if let Some(c) = &compression {
+                    self.inflate(c.uncompressed_size, e.offset)?;
+                }
+                let bytes = e.contents()?;
+                // A compressed entry's bytes are inflated: its offsets count in them (the
+                // compressed range is in `compression`).
+                let (location, offset) = match compression {
+                    Some(_) => (location.with(Step::Inflated), 0),
+                    None => (location, e.data_offset),
+                };
+                let info = ImageInfo {
+                    location,
+                    source: Source::CudaFatbinEntry(fatbin::EntrySummary::new(fi, fb, ei, e)),
+                    offload_kind: "cuda".into(),
+                    image_kind: e.kind.image_kind(&bytes),
+                    triple: e.triple().into(),
+                    target_id: e.sm(),
+                    strings: Vec::new(),
+                    offset,
+                    size: bytes.len() as u64,
+                    compression: compression.clone(),
+                    code_object: None,
+                };
+                if let Some(c) = compression {
+                    self.compression.push(c);
+                }
+                let r = self.image(info, &bytes, depth, Some(Pos::Image));
+                if e.compression.is_some() {
+                    self.compression.pop();
+                }
+                r?;
+            }
+        }
+        Ok(())
+    }
+}
