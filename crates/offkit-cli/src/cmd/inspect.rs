@@ -69,14 +69,16 @@ pub fn walk_file(
     entry_tables: EntryTables,
     visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
 ) -> Result<()> {
-    walk_file_with(path, entry_tables, Inflate::Headers, visit)
+    walk_file_with(path, entry_tables, Inflate::Headers, false, visit)
 }
 
-/// [`walk_file`], decompressing compressed bundles as `inflate` says.
+/// [`walk_file`], decompressing compressed bundles as `inflate` says, and reading device
+/// images' symbol tables for their kernels when `kernels` is set (see [`Options::kernels`]).
 pub fn walk_file_with(
     path: &std::path::Path,
     entry_tables: EntryTables,
     inflate: Inflate,
+    kernels: bool,
     visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
 ) -> Result<()> {
     let data =
@@ -87,6 +89,7 @@ pub fn walk_file_with(
     let mut opts = Options {
         entry_tables,
         inflate,
+        kernels,
         resolver: Some(&mut resolver),
     };
     let name = path.display().to_string();
@@ -106,10 +109,14 @@ pub fn walk_file_with(
         .with_context(|| format!("cannot read the offloading contents of `{name}`"))
 }
 
-/// Scans one input file into a report.
-pub fn scan_file(path: &std::path::Path, entry_tables: EntryTables) -> Result<Report> {
+/// Scans one input file into a report (with the kernels of its code objects when `kernels`).
+pub fn scan_file(
+    path: &std::path::Path,
+    entry_tables: EntryTables,
+    kernels: bool,
+) -> Result<Report> {
     let mut report = Report::default();
-    walk_file(path, entry_tables, &mut |ev| {
+    walk_file_with(path, entry_tables, Inflate::Headers, kernels, &mut |ev| {
         match ev {
             scan::Event::Container(c) => report.containers.push(c.clone()),
             scan::Event::Image(i) => report.images.push(i.info.clone()),
@@ -130,7 +137,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     // Everything is scanned before anything is printed: an error gives no partial listing.
     let mut reports = Vec::with_capacity(args.files.len());
     for f in &args.files {
-        reports.push((f.display().to_string(), scan_file(f, args.entry_tables())?));
+        reports.push((
+            f.display().to_string(),
+            scan_file(f, args.entry_tables(), args.json || args.kernels)?,
+        ));
     }
     let mut out = String::new();
     if args.json {

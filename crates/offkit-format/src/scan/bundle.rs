@@ -106,6 +106,7 @@ impl<E> Walker<'_, '_, E> {
                         compression: None,
                         bundle: Some(bundle),
                         address: None,
+                        code_object: None,
                     };
                     self.image_part(info, have, false, depth, None)?;
                 }

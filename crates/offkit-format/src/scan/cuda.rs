@@ -53,6 +53,8 @@ impl<E> Walker<'_, '_, E> {
                     offset,
                     size: bytes.len() as u64,
                     compression: compression.clone(),
+                    bundle: None,
+                    address: None,
                     code_object: None,
                 };
                 if let Some(c) = compression {

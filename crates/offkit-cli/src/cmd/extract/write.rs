@@ -224,7 +224,7 @@ fn from_walk(input: &Path, jobs: &[&Job<'_>], written: &mut Vec<PathBuf>) -> Res
             todo.insert((location.clone(), *offset), j);
         }
     }
-    walk_file_with(input, EntryTables::None, Inflate::Whole, &mut |ev| {
+    walk_file_with(input, EntryTables::None, Inflate::Whole, false, &mut |ev| {
         if let Event::Image(img) = ev {
             let key = (img.info.location.to_string(), img.info.offset);
             if let Some(j) = todo.remove(&key) {
