@@ -31,6 +31,7 @@ pub fn run(data: &[u8]) {
     let mut opts = Options {
         entry_tables: offkit_format::scan::EntryTables::All,
         inflate: offkit_format::scan::Inflate::Whole,
+        kernels: true,
         resolver: Some(&mut r),
     };
     crate::elf_scan::check(data, &mut opts);

@@ -12,6 +12,7 @@ pub fn run(data: &[u8]) {
         &mut Options {
             entry_tables: scan::EntryTables::All,
             inflate: scan::Inflate::Whole,
+            kernels: true,
             resolver: None,
         },
     );

@@ -435,6 +435,7 @@ fn scan_file(name: &str) -> Report {
     let mut opts = Options {
         entry_tables: scan::EntryTables::All,
         inflate: scan::Inflate::Whole,
+        kernels: true,
         resolver: Some(&mut r),
     };
     scan::scan(&data, &s(&p(name)), &mut opts).unwrap_or_else(|e| panic!("{name}: {e}"))
