@@ -10,6 +10,7 @@ mod cmd;
 mod dropin;
 #[allow(dead_code)] // shared by the subcommands as they land
 mod output;
+mod select;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -55,22 +56,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints `error: …` and the numbered `Caused by:` chain; a broken pipe is quiet.
+/// Prints the error (`error: …` and its `Caused by:` chain); a broken pipe is quiet.
 fn report(err: &anyhow::Error) -> ExitCode {
-    let broken_pipe = err.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    });
-    if broken_pipe {
+    if output::is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
-    eprintln!("error: {err}");
-    let causes: Vec<_> = err.chain().skip(1).collect();
-    if !causes.is_empty() {
-        eprintln!("\nCaused by:");
-        for (i, c) in causes.iter().enumerate() {
-            eprintln!("    {i}: {c}");
-        }
+    if err.downcast_ref::<output::Reported>().is_none() {
+        output::print_error(err);
     }
     ExitCode::from(1)
 }

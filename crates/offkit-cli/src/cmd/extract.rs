@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use offkit_format::scan::{EntryTables, Event, ImageInfo, Source};
+use offkit_format::scan::{EntryTables, Event};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
-use crate::output::write_atomic;
+use crate::output::{inputs_failed, print_error, write_atomic};
+use crate::select::{Seen, Selection};
 
 /// Write the selected device images of objects, archives, executables and bundles to a
 /// directory.
@@ -34,45 +35,9 @@ pub struct Args {
     /// The directory to write the images to (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     dir: PathBuf,
-    /// Only images for this target triple (exact match, e.g. `amdgcn-amd-amdhsa`).
-    #[arg(long, value_name = "T")]
-    triple: Option<String>,
-    /// Only images for this target ID: an exact match, or a processor without features
-    /// (`gfx90a`) matching that processor with any features.
-    #[arg(long, value_name = "A")]
-    arch: Option<String>,
-    /// Only images of this offload kind (`openmp`, `cuda`, `hip`, or a bundle kind such as
-    /// `host`).
-    #[arg(long, value_name = "K")]
-    kind: Option<String>,
-}
-
-impl Args {
-    fn selects(&self, i: &ImageInfo) -> bool {
-        if matches!(
-            i.source,
-            Source::BundleSection {
-                host_placeholder: true,
-                ..
-            }
-        ) {
-            // One `\0` byte standing for the host object: not an image.
-            return false;
-        }
-        if self.triple.as_ref().is_some_and(|t| *t != i.triple) {
-            return false;
-        }
-        if let Some(a) = &self.arch {
-            let processor = i.target_id.split(':').next().unwrap_or_default();
-            if *a != i.target_id && (a.contains(':') || *a != processor) {
-                return false;
-            }
-        }
-        if self.kind.as_ref().is_some_and(|k| *k != i.offload_kind) {
-            return false;
-        }
-        true
-    }
+    /// Which images (all by default).
+    #[command(flatten)]
+    select: Selection,
 }
 
 /// One image to write: which input, which image of its walk, where to.
@@ -86,30 +51,48 @@ struct Planned {
 
 /// Runs `offkit extract`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
-    // Pass 1: read everything and decide every name; a bad input stops here, before any write.
+    // Pass 1: read everything and decide every name. An unreadable input is reported and
+    // left out (nothing of it is written); the others go on, and the exit status is 1.
     let mut names = naming::Names::default();
     let mut plan = Vec::new();
+    let mut seen = Seen::default();
+    let mut failed = 0usize;
     for (file, path) in args.files.iter().enumerate() {
         let mut ordinal = 0usize;
-        walk_file(path, EntryTables::None, &mut |ev| {
+        let mut found = Vec::new();
+        let walked = walk_file(path, EntryTables::None, &mut |ev| {
             if let Event::Image(img) = ev {
-                if args.selects(img.info) {
-                    let name = names.unique(naming::describe(img.info));
-                    plan.push(Planned {
-                        file,
+                seen.add(img.info);
+                if args.select.selects(img.info) {
+                    found.push((
                         ordinal,
-                        path: args.dir.join(name),
-                        location: img.info.location.to_string(),
-                        size: img.info.size,
-                    });
+                        naming::describe(img.info),
+                        img.info.location.to_string(),
+                        img.info.size,
+                    ));
                 }
                 ordinal += 1;
             }
             Ok(())
-        })?;
+        });
+        if let Err(e) = walked {
+            print_error(&e);
+            failed += 1;
+            continue;
+        }
+        for (ordinal, name, location, size) in found {
+            plan.push(Planned {
+                file,
+                ordinal,
+                path: args.dir.join(names.unique(name)),
+                location,
+                size,
+            });
+        }
     }
     if plan.is_empty() {
-        bail!("no device image in the inputs matches the selection");
+        inputs_failed(failed, args.files.len())?;
+        bail!("{}", args.select.no_match(&seen));
     }
     // Pass 2: walk again and write the planned images; undo everything on failure.
     let created_dir = !args.dir.exists();
@@ -129,7 +112,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     for p in &plan {
         println!("{}\t{} bytes\t{}", p.path.display(), p.size, p.location);
     }
-    Ok(())
+    inputs_failed(failed, args.files.len())
 }
 
 fn write_planned<'p>(args: &Args, plan: &'p [Planned], written: &mut Vec<&'p Path>) -> Result<()> {

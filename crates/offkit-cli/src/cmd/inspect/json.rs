@@ -1,4 +1,4 @@
-//! The `--json` form of `offkit inspect` (schema version 1, documented in
+//! The `--json` form of `offkit inspect` (schema version 2, documented in
 //! `docs/inspect-json.md`). Offsets and sizes are integers; field names never change within a
 //! schema version, new fields may be added.
 
@@ -8,7 +8,7 @@ use offkit_format::entry::{Format as EntryFormat, Resolution};
 use offkit_format::scan::{Compression, Container, Format, ImageInfo, Report, Source, TableInfo};
 
 /// The schema version this module writes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Serialize)]
 pub struct Document<'a> {
@@ -23,6 +23,18 @@ struct File<'a> {
     containers: Vec<ContainerJson>,
     images: Vec<ImageJson<'a>>,
     entry_tables: Vec<TableJson<'a>>,
+    error: Option<&'a InputError>,
+}
+
+/// Why an input could not be read (schema 2): the file's entry is kept, empty, with this.
+#[derive(Debug, Serialize)]
+pub struct InputError {
+    /// The whole message: the error and its causes, joined by `: `.
+    pub message: String,
+    /// The error, then each cause, outermost first.
+    pub causes: Vec<String>,
+    /// The absolute offset of the innermost problem, when the format error has one.
+    pub offset: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -244,13 +256,14 @@ fn table(t: &TableInfo) -> TableJson<'_> {
     }
 }
 
-/// The document for `reports` (input path, report) in command-line order.
-pub fn document<'a>(reports: &'a [(String, Report)]) -> Document<'a> {
+/// The document for `reports` (input path, report, why it could not be read) in command-line
+/// order.
+pub fn document<'a>(reports: &'a [(String, Report, Option<InputError>)]) -> Document<'a> {
     Document {
         schema_version: SCHEMA_VERSION,
         files: reports
             .iter()
-            .map(|(path, r)| File {
+            .map(|(path, r, error)| File {
                 path,
                 format: r
                     .containers
@@ -260,6 +273,7 @@ pub fn document<'a>(reports: &'a [(String, Report)]) -> Document<'a> {
                 containers: r.containers.iter().map(container).collect(),
                 images: r.images.iter().map(image).collect(),
                 entry_tables: r.tables.iter().map(table).collect(),
+                error: error.as_ref(),
             })
             .collect(),
     }
