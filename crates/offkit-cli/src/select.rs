@@ -210,7 +210,7 @@ mod tests {
         assert_eq!(
             s.no_match(&seen),
             "no device image in the inputs matches the selection (--device gfx90a:xnack+); \
-             the inputs hold kinds host, hipv4; triples amdgcn-amd-amdhsa, \
+             the inputs hold kinds hipv4, host; triples amdgcn-amd-amdhsa, \
              x86_64-unknown-linux-gnu; target IDs gfx90a:xnack-"
         );
     }
