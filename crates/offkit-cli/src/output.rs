@@ -49,6 +49,11 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     }
 }
 
+/// `3 files`, `1 file`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// An error already printed (with [`print_error`]): the command only has to exit 1.
 #[derive(Debug)]
 pub struct Reported;

@@ -16,6 +16,7 @@ use offkit_tools::{Env, MappedFile};
 use crate::output::{inputs_failed, print_error};
 use crate::select::{Seen, Selection};
 use input::ThinResolver;
+pub use json::InputError;
 
 /// Show every device image in objects, archives, executables, shared libraries and bundles.
 ///
@@ -118,7 +119,8 @@ pub fn error_offset(err: &anyhow::Error) -> Option<u64> {
         .last()
 }
 
-fn input_error(err: &anyhow::Error) -> json::InputError {
+/// The JSON form of an input that could not be read.
+pub fn input_error(err: &anyhow::Error) -> json::InputError {
     let causes: Vec<String> = err.chain().map(|c| c.to_string()).collect();
     json::InputError {
         message: causes.join(": "),

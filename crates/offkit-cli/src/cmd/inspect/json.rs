@@ -27,7 +27,7 @@ struct File<'a> {
 }
 
 /// Why an input could not be read (schema 2): the file's entry is kept, empty, with this.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct InputError {
     /// The whole message: the error and its causes, joined by `: `.
     pub message: String,

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use offkit_format::entry::Resolution;
 use offkit_format::scan::{Format, ImageInfo, Location, Report, Source, TableInfo};
 
+use crate::output::plural;
 use crate::select::is_device_code;
 
 /// The widest a table row may be.
@@ -224,10 +225,6 @@ pub fn human(n: u64) -> String {
         unit += 1;
     }
     format!("{v:.1} {}", UNITS[unit])
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Appends `items` joined by `, ` after `head`, wrapping lines at [`MAX_WIDTH`] (continuation

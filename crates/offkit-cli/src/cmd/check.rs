@@ -1,0 +1,411 @@
+//! `offkit check`: which image each device would load from each file, and which devices a file
+//! leaves without code.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use offkit_format::scan::{EntryTables, Event, ImageInfo};
+use offkit_format::target_id::device::{Device, Fit};
+use offkit_tools::Env;
+
+use super::inspect::{input_error, walk_file, InputError};
+use crate::output::{plural, print_error};
+use crate::select::{is_device_code, parse_device};
+
+/// Check which devices the device code of files covers.
+///
+/// For each file and each device, the image that would be loaded, by the target-ID
+/// compatibility rules: on AMD GPUs the device's processor or its generic target
+/// (`gfx9-generic` for `gfx906`), every feature the image sets (`xnack+`, `sramecc-`) set the
+/// same way on the device, a feature the image leaves out being "any" (a device written without
+/// a feature, `gfx90a`, takes only images that leave it out); on NVIDIA GPUs a cubin of the
+/// same major version and a minor no greater than the device's, else PTX of an earlier
+/// version, which the driver compiles at load time (said as such); for a triple or architecture
+/// (`x86_64`), an image for it. Of several candidates the closest wins (own processor over
+/// generic, more matching features, closer SM). When no image would load, one line names the
+/// file, the device, what the file holds and the compile flag that adds it.
+///
+/// Directories are searched recursively for objects, archives, libraries and bundles (a
+/// wheel's unpacked `lib/`); files in them without device code are skipped. The exit status is
+/// 0 only when every device is covered in every file with device code.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  offkit check libk.so --device gfx90a:xnack-,gfx1100\n  \
+                        offkit check site-packages/torch/lib --device gfx942:xnack-,gfx1100 --json"
+)]
+pub struct Args {
+    /// The files (objects, archives, executables, shared libraries, bundles) or directories to
+    /// check.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// The devices, comma-separated or repeated: AMD GPU target IDs (`gfx90a:xnack-`,
+    /// `gfx1100`), NVIDIA architectures (`sm_80`), architectures or triples (`x86_64`).
+    #[arg(long, short = 'd', required = true, value_name = "ID", value_delimiter = ',',
+          value_parser = parse_device)]
+    device: Vec<Device>,
+    /// Print JSON (`"schema_version": 1`, documented in docs/check-json.md).
+    #[arg(long)]
+    json: bool,
+}
+
+/// The first bytes of the files `check` looks at inside directories.
+const MAGICS: &[&[u8]] = &[
+    b"\x7fELF",
+    b"!<arch>\n",
+    b"!<thin>\n",
+    b"__CLANG_OFFLOAD_BUNDLE__",
+    b"CCOB",
+    b"\x10\xff\x10\xad",
+    b"BC\xc0\xde",
+];
+
+/// Whether the file at `p` starts like a container `check` reads.
+fn looks_like_container(p: &Path) -> bool {
+    let mut head = [0u8; 24];
+    let Ok(mut f) = std::fs::File::open(p) else {
+        return false;
+    };
+    let mut n = 0;
+    while n < head.len() {
+        match f.read(&mut head[n..]) {
+            Ok(0) | Err(_) => break,
+            Ok(k) => n += k,
+        }
+    }
+    let head = &head[..n];
+    MAGICS.iter().any(|m| head.starts_with(m))
+}
+
+/// The files under `dir` that look like containers, sorted, recursively (symbolic links to
+/// directories are not followed).
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("failed to read the directory `{}`", dir.display()))?
+        .filter_map(|e| e.ok())
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        let Ok(t) = e.file_type() else { continue };
+        if t.is_dir() {
+            files_under(&p, out)?;
+        } else if (t.is_file() || t.is_symlink()) && p.is_file() && looks_like_container(&p) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// What one device gets from one file.
+#[derive(Debug, Serialize)]
+struct Verdict<'a> {
+    device: String,
+    covered: bool,
+    image: Option<ImageJson<'a>>,
+    fit: Option<&'static str>,
+    reason: Option<String>,
+    /// The compile flag that adds code for the device, when it is not covered.
+    flag: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+struct ImageJson<'a> {
+    location: String,
+    offload_kind: &'a str,
+    image_kind: String,
+    triple: &'a str,
+    target_id: &'a str,
+    size: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct FileJson<'a> {
+    path: String,
+    /// What the file holds: `kind triple target-id` of each distinct device image.
+    available: Vec<String>,
+    devices: Vec<Verdict<'a>>,
+    error: Option<InputError>,
+}
+
+#[derive(Debug, Serialize)]
+struct Document<'a> {
+    schema_version: u32,
+    devices: Vec<String>,
+    files: Vec<FileJson<'a>>,
+    /// Files found in directories that hold no device code.
+    skipped: Vec<String>,
+    covered: bool,
+}
+
+fn fit_name(f: &Fit) -> &'static str {
+    match f {
+        Fit::Exact => "exact",
+        Fit::Any { .. } => "any",
+        Fit::Generic { .. } => "generic",
+        Fit::Cubin { .. } => "cubin",
+        Fit::Ptx { .. } => "ptx",
+        Fit::Triple => "triple",
+    }
+}
+
+/// The image `device` would load from `images`: the best fit, the first in file order among
+/// equals.
+fn best<'i>(device: &Device, images: &'i [ImageInfo]) -> Option<(&'i ImageInfo, Fit)> {
+    let mut found: Option<(&ImageInfo, Fit)> = None;
+    for i in images {
+        if let Some(f) = device.fit(&i.triple, &i.target_id, i.image_kind) {
+            if found.as_ref().is_none_or(|(_, g)| f.rank() > g.rank()) {
+                found = Some((i, f));
+            }
+        }
+    }
+    found
+}
+
+/// What the images are for, grouped by kind and triple in file order:
+/// `hipv4 amdgcn-amd-amdhsa gfx1030 gfx90a:xnack+` (PTX marked `(ptx)`).
+fn available(images: &[ImageInfo]) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for i in images {
+        let key = format!("{} {}", i.offload_kind, i.triple);
+        let mut id = i.target_id.clone();
+        if i.image_kind == offkit_format::kind::ImageKind::Ptx {
+            id.push_str(" (ptx)");
+        }
+        let at = match groups.iter().position(|(k, _)| *k == key) {
+            Some(at) => at,
+            None => {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let ids = &mut groups[at].1;
+        if !id.is_empty() && !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(k, ids)| {
+            if ids.is_empty() {
+                k
+            } else {
+                format!("{k} {}", ids.join(" "))
+            }
+        })
+        .collect()
+}
+
+/// The hint for an AMD device written without a feature that the file's images set.
+fn feature_hint(device: &Device, images: &[ImageInfo]) -> Option<String> {
+    let Device::Amdgpu {
+        processor,
+        features,
+    } = device
+    else {
+        return None;
+    };
+    let mut missing: Vec<&str> = Vec::new();
+    for i in images {
+        let mut parts = i.target_id.split(':');
+        if parts.next() != Some(processor) {
+            continue;
+        }
+        for f in parts {
+            let name = f.trim_end_matches(['+', '-']);
+            if !features.iter().any(|(n, _)| n == name) && !missing.contains(&name) {
+                missing.push(name);
+            }
+        }
+    }
+    (!missing.is_empty()).then(|| {
+        format!(
+            "its {processor} code sets {}: name the device's setting, e.g. `{processor}:{}-`",
+            missing.join(" and "),
+            missing.join("-:")
+        )
+    })
+}
+
+/// Runs `offkit check`.
+pub fn run(args: Args, _env: &Env) -> Result<()> {
+    let mut inputs: Vec<(PathBuf, bool)> = Vec::new();
+    for f in &args.files {
+        if f.is_dir() {
+            let mut found = Vec::new();
+            files_under(f, &mut found)?;
+            inputs.extend(found.into_iter().map(|p| (p, true)));
+        } else {
+            inputs.push((f.clone(), false));
+        }
+    }
+    let mut scanned: Vec<(String, Vec<ImageInfo>, Option<InputError>)> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut failed = 0usize;
+    for (path, from_dir) in &inputs {
+        let name = path.display().to_string();
+        let mut images = Vec::new();
+        let walked = walk_file(path, EntryTables::None, &mut |ev| {
+            if let Event::Image(img) = ev {
+                if is_device_code(img.info) {
+                    images.push(img.info.clone());
+                }
+            }
+            Ok(())
+        });
+        match walked {
+            Err(e) if *from_dir => {
+                // A file in a directory that only looked like a container is skipped, not an
+                // error: a wheel's `lib/` holds all sorts of ELF files.
+                let _ = e;
+                skipped.push(name);
+            }
+            Err(e) => {
+                print_error(&e);
+                failed += 1;
+                scanned.push((name, Vec::new(), Some(input_error(&e))));
+            }
+            Ok(()) if images.is_empty() && *from_dir => skipped.push(name),
+            Ok(()) => scanned.push((name, images, None)),
+        }
+    }
+    let mut covered = failed == 0;
+    let mut files = Vec::with_capacity(scanned.len());
+    for (path, images, error) in &scanned {
+        let mut devices = Vec::new();
+        // An unreadable file has no verdicts, only its error.
+        let devices_to_check = if error.is_some() {
+            &[][..]
+        } else {
+            &args.device[..]
+        };
+        for d in devices_to_check {
+            let v = match (error, best(d, images)) {
+                (None, Some((i, f))) => Verdict {
+                    device: d.to_string(),
+                    covered: true,
+                    image: Some(ImageJson {
+                        location: i.location.to_string(),
+                        offload_kind: &i.offload_kind,
+                        image_kind: i.image_kind.to_string(),
+                        triple: &i.triple,
+                        target_id: &i.target_id,
+                        size: i.size,
+                    }),
+                    fit: Some(fit_name(&f)),
+                    reason: Some(f.to_string()),
+                    flag: None,
+                },
+                _ => {
+                    covered = false;
+                    Verdict {
+                        device: d.to_string(),
+                        covered: false,
+                        image: None,
+                        fit: None,
+                        reason: feature_hint(d, images),
+                        flag: Some(d.flag()),
+                    }
+                }
+            };
+            devices.push(v);
+        }
+        files.push(FileJson {
+            path: path.clone(),
+            available: available(images),
+            devices,
+            error: error.clone(),
+        });
+    }
+    let doc = Document {
+        schema_version: 1,
+        devices: args.device.iter().map(Device::to_string).collect(),
+        files,
+        skipped,
+        covered,
+    };
+    let out = if args.json {
+        let mut s = serde_json::to_string_pretty(&doc)?;
+        s.push('\n');
+        s
+    } else {
+        text(&doc)
+    };
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(out.as_bytes())?;
+    stdout.flush()?;
+    if !doc.covered {
+        return Err(crate::output::Reported.into());
+    }
+    Ok(())
+}
+
+fn text(doc: &Document<'_>) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let width = doc.devices.iter().map(|d| d.len()).max().unwrap_or(0);
+    let (mut ok, mut missing) = (0usize, 0usize);
+    for f in &doc.files {
+        if f.error.is_some() {
+            continue;
+        }
+        let _ = writeln!(out, "{}", f.path);
+        let holds = if f.available.is_empty() {
+            "no device code".to_string()
+        } else {
+            f.available.join("; ")
+        };
+        for v in &f.devices {
+            match (&v.image, &v.reason) {
+                (Some(i), reason) => {
+                    ok += 1;
+                    let within = i
+                        .location
+                        .strip_prefix(f.path.as_str())
+                        .unwrap_or(&i.location);
+                    let _ = writeln!(
+                        out,
+                        "  {:width$}  ok       {within} ({})",
+                        v.device,
+                        reason.as_deref().unwrap_or_default()
+                    );
+                }
+                (None, hint) => {
+                    missing += 1;
+                    let _ = writeln!(
+                        out,
+                        "  {:width$}  MISSING  no image in `{}` loads on {}; it holds {holds}; \
+                         {} adds one{}",
+                        v.device,
+                        f.path,
+                        v.device,
+                        v.flag.as_deref().unwrap_or_default(),
+                        hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()
+                    );
+                }
+            }
+        }
+    }
+    let _ = write!(
+        out,
+        "{} checked against {}: {ok} covered, {missing} missing",
+        plural(doc.files.len(), "file", "files"),
+        plural(doc.devices.len(), "device", "devices"),
+    );
+    let errors = doc.files.iter().filter(|f| f.error.is_some()).count();
+    if errors > 0 {
+        let _ = write!(out, ", {} unreadable", plural(errors, "file", "files"));
+    }
+    if !doc.skipped.is_empty() {
+        let _ = write!(
+            out,
+            "; {} without device code skipped",
+            plural(doc.skipped.len(), "file", "files")
+        );
+    }
+    out.push('\n');
+    out
+}
