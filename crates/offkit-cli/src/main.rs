@@ -29,7 +29,12 @@ use offkit_tools::Env;
     name = "offkit",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = "The drop-in faces (clang-offload-bundler and the others, see `offkit shims`) read \
+                  what LLVM 19 reads: of a .hip_fatbin section only the first bundle, and no \
+                  compressed bundle of version 3. To see or take out everything a shipped \
+                  library holds (every bundle of every section, compressed or not), use \
+                  `offkit inspect`, `offkit extract` and `offkit check`."
 )]
 struct Cli {
     #[command(subcommand)]
