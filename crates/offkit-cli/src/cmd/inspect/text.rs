@@ -374,6 +374,13 @@ pub fn render(path: &str, r: &Report, out: &mut String) {
             "COMPRESSION".into(),
         ]];
         rows.extend(r.images.iter().map(image_row));
+        // The compression column only where something is compressed (the room goes to the
+        // locations).
+        if r.images.iter().all(|i| i.compression.is_none()) {
+            rows.iter_mut().for_each(|row| {
+                row.pop();
+            });
+        }
         table(
             out,
             "  ",
