@@ -167,7 +167,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             if !out.is_empty() {
                 out.push('\n');
             }
-            text::render(path, r, &mut out);
+            text::render(path, r, args.select.is_active(), &mut out);
         }
     }
     let mut stdout = std::io::stdout().lock();

@@ -352,8 +352,8 @@ fn summary(r: &Report, out: &mut String) {
     }
 }
 
-/// Renders one input's report.
-pub fn render(path: &str, r: &Report, out: &mut String) {
+/// Renders one input's report (`selected`: its images are those a selection kept).
+pub fn render(path: &str, r: &Report, selected: bool, out: &mut String) {
     let format = r
         .containers
         .first()
@@ -361,7 +361,11 @@ pub fn render(path: &str, r: &Report, out: &mut String) {
         .unwrap_or_default();
     let _ = writeln!(out, "{path}: {format}");
     if r.images.is_empty() {
-        out.push_str("  no device images\n");
+        out.push_str(if selected {
+            "  no device image matches the selection\n"
+        } else {
+            "  no device images\n"
+        });
     } else {
         let mut rows = vec![vec![
             "IMAGE".to_string(),
@@ -392,8 +396,48 @@ pub fn render(path: &str, r: &Report, out: &mut String) {
             out.push_str("  (* offset in inflated or decoded data, not in the file)\n");
         }
     }
-    summary(r, out);
+    if !r.images.is_empty() {
+        summary(r, out);
+    }
     for t in &r.tables {
         entry_table(out, t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn elision_keeps_both_ends() {
+        assert_eq!(elide("gfx90a", 12), "gfx90a");
+        assert_eq!(elide("abcdefghij", 5), "ab…ij");
+        assert_eq!(elide("abcdefghij", 6), "abc…ij");
+        assert_eq!(width(&elide(&"x".repeat(300), 40)), 40);
+    }
+
+    #[test]
+    fn tables_fit_the_width() {
+        let long = format!(":.hip_fatbin[hipv4-amdgcn-amd-amdhsa--{}]", "g".repeat(150));
+        let rows = vec![
+            vec!["IMAGE".to_string(), "TRIPLE".into(), "SIZE".into()],
+            vec![long.clone(), "amdgcn-amd-amdhsa".into(), "5328".into()],
+        ];
+        let mut out = String::new();
+        table(&mut out, "  ", &rows, &[false, false, true], &[0]);
+        assert!(out.lines().all(|l| width(l) <= MAX_WIDTH), "{out}");
+        let row = out.lines().nth(1).unwrap();
+        assert!(row.contains('…') && row.contains(":.hip_fatbin[hipv4") && row.ends_with("5328"));
+        // Short tables are left alone.
+        let mut out = String::new();
+        table(&mut out, "  ", &rows[..1], &[false, false, true], &[0]);
+        assert_eq!(out, "  IMAGE  TRIPLE  SIZE\n");
+    }
+
+    #[test]
+    fn sizes_for_people() {
+        assert_eq!(human(812), "812 B");
+        assert_eq!(human(4506), "4.4 KiB");
+        assert_eq!(human(1 << 30), "1.0 GiB");
     }
 }
