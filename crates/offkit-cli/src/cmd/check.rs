@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long, short = 'd', required = true, value_name = "ID", value_delimiter = ',',
           value_parser = parse_device)]
     device: Vec<Device>,
-    /// Print JSON (`"schema_version": 1`, documented in docs/check-json.md).
+    /// Print JSON (`"schema_version": 1`, documented in docs/check.md).
     #[arg(long)]
     json: bool,
 }
