@@ -80,8 +80,28 @@ fn looks_like_container(p: &Path) -> bool {
 }
 
 /// The files under `dir` that look like containers, sorted, recursively (symbolic links to
-/// directories are not followed).
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// directories are not followed). A symbolic link to a file is kept only when that file is not
+/// found itself (`libk.so.1 -> libk.so.1.1` is checked once, as `libk.so.1.1`).
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    collect(dir, &mut found)?;
+    let real: std::collections::BTreeSet<PathBuf> = found
+        .iter()
+        .filter(|(_, link)| !link)
+        .filter_map(|(p, _)| std::fs::canonicalize(p).ok())
+        .collect();
+    let mut linked = std::collections::BTreeSet::new();
+    Ok(found
+        .into_iter()
+        .filter(|(p, link)| {
+            !link || std::fs::canonicalize(p).is_ok_and(|c| !real.contains(&c) && linked.insert(c))
+        })
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// Every file under `dir` that looks like a container, with whether it is a symbolic link.
+fn collect(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("failed to read the directory `{}`", dir.display()))?
         .filter_map(|e| e.ok())
@@ -91,9 +111,9 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
         let p = e.path();
         let Ok(t) = e.file_type() else { continue };
         if t.is_dir() {
-            files_under(&p, out)?;
+            collect(&p, out)?;
         } else if (t.is_file() || t.is_symlink()) && p.is_file() && looks_like_container(&p) {
-            out.push(p);
+            out.push((p, t.is_symlink()));
         }
     }
     Ok(())
@@ -235,9 +255,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     let mut inputs: Vec<(PathBuf, bool)> = Vec::new();
     for f in &args.files {
         if f.is_dir() {
-            let mut found = Vec::new();
-            files_under(f, &mut found)?;
-            inputs.extend(found.into_iter().map(|p| (p, true)));
+            inputs.extend(files_under(f)?.into_iter().map(|p| (p, true)));
         } else {
             inputs.push((f.clone(), false));
         }
