@@ -123,11 +123,14 @@ fn collect(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<()> {
 #[derive(Debug, Serialize)]
 struct Verdict<'a> {
     device: String,
+    /// `covered`, `missing`, or `n/a` (a file found in a directory that holds no code for this
+    /// kind of device at all, such as a CUDA library for an AMD GPU).
+    status: &'static str,
     covered: bool,
     image: Option<ImageJson<'a>>,
     fit: Option<&'static str>,
     reason: Option<String>,
-    /// The compile flag that adds code for the device, when it is not covered.
+    /// The compile flag that adds code for the device, when it is missing.
     flag: Option<String>,
 }
 
@@ -144,7 +147,7 @@ struct ImageJson<'a> {
 #[derive(Debug, Serialize)]
 struct FileJson<'a> {
     path: String,
-    /// What the file holds: `kind triple target-id` of each distinct device image.
+    /// What the file holds, per offload kind and triple.
     available: Vec<String>,
     devices: Vec<Verdict<'a>>,
     error: Option<InputError>,
@@ -155,6 +158,8 @@ struct Document<'a> {
     schema_version: u32,
     devices: Vec<String>,
     files: Vec<FileJson<'a>>,
+    /// Devices for which no file (of those found in directories) holds code of their kind.
+    nowhere: Vec<String>,
     /// Files found in directories that hold no device code.
     skipped: Vec<String>,
     covered: bool,
@@ -190,7 +195,11 @@ fn best<'i>(device: &Device, images: &'i [ImageInfo]) -> Option<(&'i ImageInfo, 
 fn available(images: &[ImageInfo]) -> Vec<String> {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for i in images {
-        let key = format!("{} {}", i.offload_kind, i.triple);
+        let key = if i.triple.is_empty() {
+            i.offload_kind.clone()
+        } else {
+            format!("{} {}", i.offload_kind, i.triple)
+        };
         let mut id = i.target_id.clone();
         if i.image_kind == offkit_format::kind::ImageKind::Ptx {
             id.push_str(" (ptx)");
@@ -260,9 +269,9 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             inputs.push((f.clone(), false));
         }
     }
-    let mut scanned: Vec<(String, Vec<ImageInfo>, Option<InputError>)> = Vec::new();
+    // (path, from a directory, device images, why it could not be read)
+    let mut scanned = Vec::new();
     let mut skipped = Vec::new();
-    let mut failed = 0usize;
     for (path, from_dir) in &inputs {
         let name = path.display().to_string();
         let mut images = Vec::new();
@@ -275,24 +284,18 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             Ok(())
         });
         match walked {
-            Err(e) if *from_dir => {
-                // A file in a directory that only looked like a container is skipped, not an
-                // error: a wheel's `lib/` holds all sorts of ELF files.
-                let _ = e;
-                skipped.push(name);
-            }
             Err(e) => {
                 print_error(&e);
-                failed += 1;
-                scanned.push((name, Vec::new(), Some(input_error(&e))));
+                scanned.push((name, *from_dir, Vec::new(), Some(input_error(&e))));
             }
             Ok(()) if images.is_empty() && *from_dir => skipped.push(name),
-            Ok(()) => scanned.push((name, images, None)),
+            Ok(()) => scanned.push((name, *from_dir, images, None)),
         }
     }
-    let mut covered = failed == 0;
+    let mut covered = scanned.iter().all(|(.., e)| e.is_none());
+    let mut applicable = vec![false; args.device.len()];
     let mut files = Vec::with_capacity(scanned.len());
-    for (path, images, error) in &scanned {
+    for (path, from_dir, images, error) in &scanned {
         let mut devices = Vec::new();
         // An unreadable file has no verdicts, only its error.
         let devices_to_check = if error.is_some() {
@@ -300,10 +303,12 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         } else {
             &args.device[..]
         };
-        for d in devices_to_check {
-            let v = match (error, best(d, images)) {
-                (None, Some((i, f))) => Verdict {
+        for (n, d) in devices_to_check.iter().enumerate() {
+            let v = if let Some((i, f)) = best(d, images) {
+                applicable[n] = true;
+                Verdict {
                     device: d.to_string(),
+                    status: "covered",
                     covered: true,
                     image: Some(ImageJson {
                         location: i.location.to_string(),
@@ -316,17 +321,28 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                     fit: Some(fit_name(&f)),
                     reason: Some(f.to_string()),
                     flag: None,
-                },
-                _ => {
-                    covered = false;
-                    Verdict {
-                        device: d.to_string(),
-                        covered: false,
-                        image: None,
-                        fit: None,
-                        reason: feature_hint(d, images),
-                        flag: Some(d.flag()),
-                    }
+                }
+            } else if *from_dir && !images.iter().any(|i| d.same_kind(&i.triple)) {
+                Verdict {
+                    device: d.to_string(),
+                    status: "n/a",
+                    covered: false,
+                    image: None,
+                    fit: None,
+                    reason: Some(format!("no {} code in this file", d.kind_name())),
+                    flag: None,
+                }
+            } else {
+                applicable[n] = true;
+                covered = false;
+                Verdict {
+                    device: d.to_string(),
+                    status: "missing",
+                    covered: false,
+                    image: None,
+                    fit: None,
+                    reason: feature_hint(d, images),
+                    flag: Some(d.flag()),
                 }
             };
             devices.push(v);
@@ -338,10 +354,19 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             error: error.clone(),
         });
     }
+    let nowhere: Vec<String> = args
+        .device
+        .iter()
+        .zip(&applicable)
+        .filter(|(_, a)| !**a)
+        .map(|(d, _)| d.to_string())
+        .collect();
+    covered &= nowhere.is_empty();
     let doc = Document {
         schema_version: 1,
         devices: args.device.iter().map(Device::to_string).collect(),
         files,
+        nowhere,
         skipped,
         covered,
     };
@@ -350,7 +375,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         s.push('\n');
         s
     } else {
-        text(&doc)
+        text(&doc, &args.device)
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
@@ -361,11 +386,11 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     Ok(())
 }
 
-fn text(doc: &Document<'_>) -> String {
+fn text(doc: &Document<'_>, devices: &[Device]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let width = doc.devices.iter().map(|d| d.len()).max().unwrap_or(0);
-    let (mut ok, mut missing) = (0usize, 0usize);
+    let (mut ok, mut missing, mut na) = (0usize, 0usize, 0usize);
     for f in &doc.files {
         if f.error.is_some() {
             continue;
@@ -377,21 +402,21 @@ fn text(doc: &Document<'_>) -> String {
             f.available.join("; ")
         };
         for v in &f.devices {
-            match (&v.image, &v.reason) {
-                (Some(i), reason) => {
+            let reason = v.reason.as_deref().unwrap_or_default();
+            match (v.status, &v.image) {
+                ("covered", Some(i)) => {
                     ok += 1;
                     let within = i
                         .location
                         .strip_prefix(f.path.as_str())
                         .unwrap_or(&i.location);
-                    let _ = writeln!(
-                        out,
-                        "  {:width$}  ok       {within} ({})",
-                        v.device,
-                        reason.as_deref().unwrap_or_default()
-                    );
+                    let _ = writeln!(out, "  {:width$}  ok       {within} ({reason})", v.device);
                 }
-                (None, hint) => {
+                ("n/a", _) => {
+                    na += 1;
+                    let _ = writeln!(out, "  {:width$}  n/a      {reason}", v.device);
+                }
+                _ => {
                     missing += 1;
                     let _ = writeln!(
                         out,
@@ -401,11 +426,32 @@ fn text(doc: &Document<'_>) -> String {
                         f.path,
                         v.device,
                         v.flag.as_deref().unwrap_or_default(),
-                        hint.as_ref().map(|h| format!(" ({h})")).unwrap_or_default()
+                        if reason.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" ({reason})")
+                        }
                     );
                 }
             }
         }
+    }
+    let errors = doc.files.iter().filter(|f| f.error.is_some()).count();
+    for d in devices
+        .iter()
+        .filter(|d| doc.nowhere.contains(&d.to_string()))
+    {
+        let _ = writeln!(
+            out,
+            "{d}: MISSING  no file{} holds {} code; {} adds it",
+            if errors > 0 {
+                " that could be read"
+            } else {
+                ""
+            },
+            d.kind_name(),
+            d.flag()
+        );
     }
     let _ = write!(
         out,
@@ -413,7 +459,9 @@ fn text(doc: &Document<'_>) -> String {
         plural(doc.files.len(), "file", "files"),
         plural(doc.devices.len(), "device", "devices"),
     );
-    let errors = doc.files.iter().filter(|f| f.error.is_some()).count();
+    if na > 0 {
+        let _ = write!(out, ", {na} not applicable");
+    }
     if errors > 0 {
         let _ = write!(out, ", {} unreadable", plural(errors, "file", "files"));
     }

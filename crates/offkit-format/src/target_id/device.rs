@@ -280,6 +280,27 @@ impl Device {
         }
     }
 
+    /// Whether an image for `triple` is code for this kind of device at all (AMD GPU code for
+    /// an AMD GPU, NVIDIA GPU code for an NVIDIA GPU, the same architecture otherwise), whether
+    /// or not it would load.
+    pub fn same_kind(&self, triple: &str) -> bool {
+        let t = Triple::parse(triple);
+        match self {
+            Device::Amdgpu { .. } => t.is_amdgcn(),
+            Device::Nvidia(_) => t.is_nvptx(),
+            Device::Triple(d) => t.arch() == d.arch(),
+        }
+    }
+
+    /// What kind of device this is, for messages: `AMD GPU`, `NVIDIA GPU`, `x86_64`.
+    pub fn kind_name(&self) -> String {
+        match self {
+            Device::Amdgpu { .. } => "AMD GPU".into(),
+            Device::Nvidia(_) => "NVIDIA GPU".into(),
+            Device::Triple(t) => String::from_utf8_lossy(t.arch_name()).into_owned(),
+        }
+    }
+
     /// The compile flag that adds code for this device (`--offload-arch=gfx90a:xnack-`,
     /// `--offload-arch=sm_80`, `-fopenmp-targets=x86_64-pc-linux-gnu`).
     pub fn flag(&self) -> String {
@@ -479,6 +500,15 @@ mod tests {
         assert_eq!(fits("x86_64", AMD, "gfx90a", o), None);
         assert!(fits("amdgcn-amd-amdhsa", AMD, "gfx90a", o).is_some());
         assert!(Device::parse("foo").is_err());
+        let d = Device::parse("gfx1100").unwrap();
+        assert!(d.same_kind(AMD) && !d.same_kind(NV));
+        assert_eq!(d.kind_name(), "AMD GPU");
+        assert!(Device::parse("sm_80")
+            .unwrap()
+            .same_kind("nvptx-nvidia-cuda"));
+        assert!(Device::parse("x86_64")
+            .unwrap()
+            .same_kind("x86_64-pc-linux-gnu"));
         assert_eq!(
             Device::parse("gfx90a:xnack-:sramecc+").unwrap().to_string(),
             "gfx90a:sramecc+:xnack-"
