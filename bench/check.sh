@@ -13,12 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-7}
-llvm=/usr/lib/llvm-19/bin
-work=$PWD/target/bench/inspect
-mkdir -p "$work"
-cargo build --release --locked -q -p offkit-cli
-offkit=$PWD/target/release/offkit
-. bench/measure.sh
+. bench/measure.sh   # llvm, work (target/bench/inspect), offkit (built), measure
 
 bench/gen-hip-library.sh "$work/hip"
 lib=$work/hip/libhip.so

@@ -25,11 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-7}
-llvm=/usr/lib/llvm-19/bin
-work=$PWD/target/bench/inspect
-mkdir -p "$work"
-cargo build --release --locked -q -p offkit-cli
-offkit=$PWD/target/release/offkit
+. bench/measure.sh   # llvm, work (target/bench/inspect), offkit (built), measure
 
 gen_big() {
   [ -f "$work/big.o" ] && return
@@ -72,9 +68,6 @@ EOF
   (cd "$work/members" && "$llvm/llvm-ar" rcs "$work/fat2000.a" k*.o)
   rm -rf "$work/members"
 }
-
-# measure TOOL ARGS… → "median_us median_rss_kib" (bench/measure.sh).
-. bench/measure.sh
 
 row() {
   local name=$1 file=$2

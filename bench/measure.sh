@@ -1,9 +1,18 @@
-# Sourced by the benchmarks: `measure TOOL ARGS…` prints "median_us median_rss_kib" over $runs
+# Sourced by bench/inspect.sh and bench/check.sh (from the repository root, with $runs set):
+# sets `llvm` (LLVM 19's bin directory), `work` (target/bench/inspect, shared: both use the
+# generated HIP library), builds offkit in release mode as `offkit`, and defines
+# `measure TOOL ARGS…`, which prints "median_us median_rss_kib" over $runs
 # runs: the wall time of `/usr/bin/time -f %M TOOL ARGS…` (python's perf_counter around it,
 # finer than time's own 10 ms; it includes time's fork and exec, well under a millisecond) and
 # the peak RSS time reports (for a shell running several tools, the largest of them). Each run
 # follows `sync`; the inputs stay in the page cache. A non-zero exit status is not an error
-# (`offkit check` exits 1 when a device is missing). Needs $runs and $work.
+# (`offkit check` exits 1 when a device is missing).
+llvm=/usr/lib/llvm-19/bin
+work=$PWD/target/bench/inspect
+mkdir -p "$work"
+cargo build --release --locked -q -p offkit-cli
+offkit=$PWD/target/release/offkit
+
 measure() {
   python3 - "$runs" "$work/rss" "$@" <<'PY'
 import os, subprocess, sys, time, statistics
