@@ -19,15 +19,18 @@ use crate::select::{Seen, Selection};
 /// directory.
 ///
 /// Every device image `offkit inspect` lists (offload binary images, bundle entries, bundled
-/// object sections, `.nv_fatbin` contents) is a candidate; `--triple`, `--arch` and `--kind`
-/// narrow the choice. Files are named after where the image was found and what it is —
+/// object sections, `.nv_fatbin` contents) is a candidate; `--triple`, `--arch`, `--kind` and
+/// `--device` narrow the choice. Files are named after where the image was found and what it is —
 /// `<file>[-<member>]-<kind>-<triple>[-<target id>].<ext>` — with anything but letters, digits
 /// and `._+-` replaced by `_`, so that no name can leave DIR; a name already used gets `.1`,
-/// `.2`, … before its extension, in input order. Each file is written atomically; on any error
-/// nothing is left behind.
+/// `.2`, … before its extension, in input order. Each file is written atomically. An input
+/// that cannot be read is reported (file, offset, what) and nothing of it is written; the other
+/// inputs are still extracted, and the exit status is 1. When writing fails, nothing is left
+/// behind.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  offkit extract a.out -o images\n  \
-                        offkit extract libk.a --kind hip --arch gfx90a -o images")]
+                        offkit extract libk.a --kind hip --arch gfx90a -o images\n  \
+                        offkit extract libk.so --device gfx90a:xnack+ -o images")]
 pub struct Args {
     /// The files to extract from (as for `offkit inspect`).
     #[arg(required = true, value_name = "FILE")]
