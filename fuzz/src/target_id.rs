@@ -1,12 +1,15 @@
 //! Fuzz body: triples and target IDs (`triple`, `target_id`, `target_id::bundle`,
-//! `target_id::linker`).
+//! `target_id::linker`, `target_id::device`).
 //!
 //! The input is split at `\n` into strings; each goes through every parser, and pairs of them
 //! through every rule. Checked: nothing panics; the canonical form of a target ID is a
 //! fixed point (it parses, to the same canonical form); a standardised bundle entry ID
 //! re-parses to the same kind and triple; the four-component rebuild is a fixed point;
-//! compatibility of a triple with itself holds.
+//! compatibility of a triple with itself holds; a device's canonical form parses to the same
+//! device; an image that fits a device is code for that kind of device.
 
+use offkit_format::kind::ImageKind;
+use offkit_format::target_id::device::Device;
 use offkit_format::target_id::{self, bundle, linker, TargetId};
 use offkit_format::triple::Triple;
 
@@ -50,6 +53,16 @@ fn one(s: &[u8]) {
         }
     }
 
+    // Devices.
+    if let Ok(d) = std::str::from_utf8(s)
+        .map_err(drop)
+        .and_then(|t| Device::parse(t).map_err(drop))
+    {
+        let again = Device::parse(&d.to_string()).expect("the canonical form of a device parses");
+        assert_eq!(again, d, "the canonical form of a device is a fixed point");
+        let _ = (d.flag(), d.kind_name());
+    }
+
     // Bundle entry IDs.
     let id = bundle::BundleEntryId::parse(s);
     let std = id.standardised();
@@ -87,6 +100,24 @@ pub fn run(data: &[u8]) {
         }
         let t = split_pair(a);
         assert!(!linker::is_compatible(t, t), "a target is its own group");
+        // `a` as a device, each other string as an image's target ID on each triple.
+        let Some(d) = std::str::from_utf8(a)
+            .ok()
+            .and_then(|t| Device::parse(t).ok())
+        else {
+            continue;
+        };
+        for b in few {
+            let id = String::from_utf8_lossy(b);
+            for triple in TRIPLES {
+                for kind in [ImageKind::Object, ImageKind::Cubin, ImageKind::Ptx] {
+                    if let Some(fit) = d.fit(triple, &id, kind) {
+                        assert!(d.same_kind(triple), "{d} fits {triple} {id}");
+                        let _ = (fit.rank(), fit.to_string());
+                    }
+                }
+            }
+        }
     }
     let _ = bundle::check_targets(&parts, false);
     let _ = bundle::check_targets(&parts, true);

@@ -1,6 +1,7 @@
 //! The `offkit` subcommands, one file each.
 
 pub mod bundle;
+pub mod check;
 pub mod extract;
 pub mod inspect;
 pub mod link;
@@ -18,6 +19,7 @@ use offkit_tools::Env;
 pub enum Cmd {
     Inspect(inspect::Args),
     Extract(extract::Args),
+    Check(check::Args),
     Bundle(bundle::Args),
     Unbundle(unbundle::Args),
     List(list::Args),
@@ -31,6 +33,7 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
     match cmd {
         Cmd::Inspect(a) => inspect::run(a, env),
         Cmd::Extract(a) => extract::run(a, env),
+        Cmd::Check(a) => check::run(a, env),
         Cmd::Bundle(a) => bundle::run(a, env),
         Cmd::Unbundle(a) => unbundle::run(a, env),
         Cmd::List(a) => list::run(a, env),

@@ -10,6 +10,7 @@ mod cmd;
 mod dropin;
 #[allow(dead_code)] // shared by the subcommands as they land
 mod output;
+mod select;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -28,7 +29,12 @@ use offkit_tools::Env;
     name = "offkit",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = 100,
+    after_help = "The drop-in faces (clang-offload-bundler and the others, see `offkit shims`) read \
+                  what LLVM 19 reads: of a .hip_fatbin section only the first bundle, and no \
+                  compressed bundle of version 3. To see or take out everything a shipped \
+                  library holds (every bundle of every section, compressed or not), use \
+                  `offkit inspect`, `offkit extract` and `offkit check`."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -55,22 +61,13 @@ fn main() -> ExitCode {
     }
 }
 
-/// Prints `error: …` and the numbered `Caused by:` chain; a broken pipe is quiet.
+/// Prints the error (`error: …` and its `Caused by:` chain); a broken pipe is quiet.
 fn report(err: &anyhow::Error) -> ExitCode {
-    let broken_pipe = err.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    });
-    if broken_pipe {
+    if output::is_broken_pipe(err) {
         return ExitCode::SUCCESS;
     }
-    eprintln!("error: {err}");
-    let causes: Vec<_> = err.chain().skip(1).collect();
-    if !causes.is_empty() {
-        eprintln!("\nCaused by:");
-        for (i, c) in causes.iter().enumerate() {
-            eprintln!("    {i}: {c}");
-        }
+    if err.downcast_ref::<output::Reported>().is_none() {
+        output::print_error(err);
     }
     ExitCode::from(1)
 }

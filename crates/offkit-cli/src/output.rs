@@ -49,6 +49,54 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     }
 }
 
+/// `3 files`, `1 file`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// An error already printed (with [`print_error`]): the command only has to exit 1.
+#[derive(Debug)]
+pub struct Reported;
+
+impl std::fmt::Display for Reported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the error was reported")
+    }
+}
+
+impl std::error::Error for Reported {}
+
+/// The result of a command over several inputs of which `failed` could not be read (each
+/// reported already): with more than one input, an error that says how many.
+pub fn inputs_failed(failed: usize, inputs: usize) -> Result<()> {
+    match (failed, inputs) {
+        (0, _) => Ok(()),
+        (_, 1) => Err(Reported.into()),
+        _ => bail!("{failed} of {inputs} inputs could not be read"),
+    }
+}
+
+/// Whether `err` comes from a closed stdout (a broken pipe is quiet, STYLE.md).
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|c| {
+        c.downcast_ref::<io::Error>()
+            .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Prints `error: …` and the numbered `Caused by:` chain on stderr.
+pub fn print_error(err: &anyhow::Error) {
+    let mut s = format!("error: {err}\n");
+    let causes: Vec<_> = err.chain().skip(1).collect();
+    if !causes.is_empty() {
+        s.push_str("\nCaused by:\n");
+        for (i, c) in causes.iter().enumerate() {
+            s.push_str(&format!("    {i}: {c}\n"));
+        }
+    }
+    let _ = io::stderr().lock().write_all(s.as_bytes());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,9 @@
 //! # RUN: <offkit args>          run offkit; must exit 0; output not compared
 //! # RUN[label]: <offkit args>   must exit 0; stdout compared with `<name>.test.label.stdout`
 //! # FAIL: <offkit args>         must exit 1 or 2
-//! # FAIL[label]: <offkit args>  must exit 1 or 2; stderr compared with `<name>.test.label.stderr`
+//! # FAIL[label]: <offkit args>  must exit 1 or 2; stderr compared with `<name>.test.label.stderr`,
+//!                               and stdout, when there is any, with `<name>.test.label.stdout`
+//!                               (commands that go on past a bad input print the good ones)
 //! ```
 //!
 //! offkit arguments are split at whitespace (no quoting). Substitutions, in commands and in
@@ -203,6 +205,12 @@ fn run_test(path: &Path, bless: bool) -> Result<(), Failed> {
                 }
                 if let Some(l) = label {
                     ctx.compare(l, "stderr", &ctx.normalize(&out.stderr))?;
+                    let stdout = ctx.normalize(&out.stdout);
+                    let name = path.file_name().unwrap_or_default().to_string_lossy();
+                    let expected = cli_dir().join(format!("{name}.{l}.stdout"));
+                    if !stdout.is_empty() || expected.exists() {
+                        ctx.compare(l, "stdout", &stdout)?;
+                    }
                 }
             }
         }

@@ -24,6 +24,7 @@
 
 pub mod amdgpu;
 pub mod bundle;
+pub mod device;
 pub mod linker;
 pub mod offload_arch;
 

@@ -8,22 +8,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use offkit_format::scan::{Address, EntryTables, Event, ImageInfo, Source};
+use offkit_format::scan::{Address, EntryTables, Event};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
+use crate::output::{inputs_failed, print_error};
+use crate::select::{Seen, Selection};
 
 /// Write the selected device images of objects, archives, executables and bundles to a
 /// directory.
 ///
 /// Every device image `offkit inspect` lists (offload binary images, bundle entries, bundled
-/// object sections, `.nv_fatbin` contents) is a candidate; `--triple`, `--arch` and `--kind`
-/// narrow the choice. Files are named after where the image was found and what it is —
+/// object sections, CUDA fat binary entries) is a candidate; `--triple`, `--arch`, `--kind` and
+/// `--device` narrow the choice. Files are named after where the image was found and what it is —
 /// `<file>[-<member>][-b<bundle>]-<kind>-<triple>[-<target id>].<ext>` (`b<bundle>`: the
 /// bundle's index in a `.hip_fatbin` section or bundle file) — with anything but letters,
 /// digits and `._+-` replaced by `_`, so that no name can leave DIR; a name already used gets
-/// `.1`, `.2`, … before its extension, in input order. Each file is written atomically; on any
-/// error nothing is left behind.
+/// `.1`, `.2`, … before its extension, in input order. Each file is written atomically. An input
+/// that cannot be read is reported (file, offset, what) and nothing of it is written; the other
+/// inputs are still extracted, and the exit status is 1. When writing fails, nothing is left
+/// behind.
 ///
 /// A FILE may also be the address of one image, as `offkit inspect --json` gives it
 /// (`file://PATH#offset=N&size=M`, with `&inflated-offset=I&inflated-size=J` for an image of a
@@ -34,7 +38,8 @@ use super::inspect::walk_file;
 /// checked before anything is kept), so memory stays within a few MiB whatever the sizes.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  offkit extract a.out -o images\n  \
-                        offkit extract libk.a --kind hip --arch gfx90a -o images")]
+                        offkit extract libk.a --kind hip --arch gfx90a -o images\n  \
+                        offkit extract libk.so --device gfx90a:xnack+ -o images")]
 pub struct Args {
     /// The files to extract from (as for `offkit inspect`), or image addresses
     /// (`file://PATH#offset=N&size=M…`, from `offkit inspect --json`).
@@ -43,45 +48,9 @@ pub struct Args {
     /// The directory to write the images to (created if missing).
     #[arg(short = 'o', long = "output", value_name = "DIR")]
     dir: PathBuf,
-    /// Only images for this target triple (exact match, e.g. `amdgcn-amd-amdhsa`).
-    #[arg(long, value_name = "T")]
-    triple: Option<String>,
-    /// Only images for this target ID: an exact match, or a processor without features
-    /// (`gfx90a`) matching that processor with any features.
-    #[arg(long, value_name = "A")]
-    arch: Option<String>,
-    /// Only images of this offload kind (`openmp`, `cuda`, `hip`, or a bundle kind such as
-    /// `host`).
-    #[arg(long, value_name = "K")]
-    kind: Option<String>,
-}
-
-impl Args {
-    fn selects(&self, i: &ImageInfo) -> bool {
-        if matches!(
-            i.source,
-            Source::BundleSection {
-                host_placeholder: true,
-                ..
-            }
-        ) {
-            // One `\0` byte standing for the host object: not an image.
-            return false;
-        }
-        if self.triple.as_ref().is_some_and(|t| *t != i.triple) {
-            return false;
-        }
-        if let Some(a) = &self.arch {
-            let processor = i.target_id.split(':').next().unwrap_or_default();
-            if *a != i.target_id && (a.contains(':') || *a != processor) {
-                return false;
-            }
-        }
-        if self.kind.as_ref().is_some_and(|k| *k != i.offload_kind) {
-            return false;
-        }
-        true
-    }
+    /// Which images (all by default).
+    #[command(flatten)]
+    select: Selection,
 }
 
 /// One image to write: where its bytes are, and where they go.
@@ -102,41 +71,60 @@ fn parse_input(arg: &Path) -> (PathBuf, Option<Address>) {
 
 /// Runs `offkit extract`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
-    // Pass 1: read every header and decide every name; a bad input stops here, before any
-    // write. Compressed bundles are decompressed only as far as their entry tables.
+    // Pass 1: read every header and decide every name. Compressed bundles are decompressed
+    // only as far as their entry tables. An unreadable input is reported and left out (nothing
+    // of it is written); the others go on, and the exit status is 1.
     let mut names = naming::Names::default();
     let mut plan = Vec::new();
+    let mut seen = Seen::default();
+    let mut failed = 0usize;
     for arg in &args.files {
         let (path, wanted) = parse_input(arg);
-        let before = plan.len();
-        walk_file(&path, EntryTables::None, &mut |ev| {
+        let mut found = Vec::new();
+        let walked = walk_file(&path, EntryTables::None, &mut |ev| {
             if let Event::Image(img) = ev {
+                seen.add(img.info);
                 let chosen = match &wanted {
                     Some(a) => img.info.address.as_ref() == Some(a),
-                    None => args.selects(img.info),
+                    None => args.select.selects(img.info),
                 };
                 if chosen {
-                    let name = names.unique(naming::describe(img.info));
-                    plan.push(Planned {
-                        path: args.dir.join(name),
-                        location: img.info.location.to_string(),
-                        size: img.info.size,
-                        fetch: write::Fetch::of(img.info, &path),
-                    });
+                    found.push((
+                        naming::describe(img.info),
+                        img.info.location.to_string(),
+                        img.info.size,
+                        write::Fetch::of(img.info, &path),
+                    ));
                 }
             }
             Ok(())
-        })?;
-        if let (Some(a), true) = (wanted, plan.len() == before) {
-            bail!(
+        });
+        if let Err(e) = walked {
+            print_error(&e);
+            failed += 1;
+            continue;
+        }
+        if let (Some(a), true) = (wanted, found.is_empty()) {
+            print_error(&anyhow::anyhow!(
                 "no device image of `{}` is at {}",
                 path.display(),
                 a.uri(&path.display().to_string())
-            );
+            ));
+            failed += 1;
+            continue;
+        }
+        for (name, location, size, fetch) in found {
+            plan.push(Planned {
+                path: args.dir.join(names.unique(name)),
+                location,
+                size,
+                fetch,
+            });
         }
     }
     if plan.is_empty() {
-        bail!("no device image in the inputs matches the selection");
+        inputs_failed(failed, args.files.len())?;
+        bail!("{}", args.select.no_match(&seen));
     }
     // Pass 2: copy, decompress or write the planned images; undo everything on failure.
     let created_dir = !args.dir.exists();
@@ -164,5 +152,5 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     for p in &plan {
         println!("{}\t{} bytes\t{}", p.path.display(), p.size, p.location);
     }
-    Ok(())
+    inputs_failed(failed, args.files.len())
 }

@@ -14,15 +14,22 @@ use anyhow::{Context, Result};
 use offkit_format::scan::{self, EntryTables, Inflate, Options, Report};
 use offkit_tools::{Env, MappedFile};
 
+use crate::output::{inputs_failed, print_error};
+use crate::select::{Seen, Selection};
 use input::ThinResolver;
+pub use json::InputError;
 
 /// Show every device image in objects, archives, executables, shared libraries and bundles.
 ///
-/// For each input: one row per device image (where it is, e.g. `libk.a(k.o):.llvm.offloading[1]`;
-/// offload kind; image kind; triple; target ID; offset; size; compression), then every offload
-/// entry table (`omp_offloading_entries`, `cuda_offloading_entries`, `hip_offloading_entries`,
-/// `llvm_offload_entries`) with its names, roles, sizes and flags. Only headers are read: a
-/// gigabyte of images costs no more than a kilobyte.
+/// For each input: its path as a heading, one row per device image (where it is in the file,
+/// e.g. `(k.o):.llvm.offloading[1]`; offload kind; image kind; triple; target ID; offset; size;
+/// compression), a summary (bundles, images and their bytes, compressed share, images per
+/// target), then every offload entry table (`omp_offloading_entries`,
+/// `cuda_offloading_entries`, `hip_offloading_entries`, `llvm_offload_entries`) with its names,
+/// roles, sizes and flags. Rows fit 120 columns: long locations and IDs are elided in the
+/// middle (`…`); `--json` has everything. Only headers are read: a gigabyte of images costs no
+/// more than a kilobyte. An input that cannot be read is reported (file, offset, what) and the
+/// others are still shown; the exit status is then 1.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  offkit inspect main.o libsaxpy.a saxpy\n  \
                         offkit inspect --json a.out   # schema: docs/inspect-json.md")]
@@ -31,9 +38,13 @@ pub struct Args {
     /// (GNU, BSD, thin), offload binaries, offload bundles, bitcode.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
-    /// Print JSON (`"schema_version": 2`, documented in docs/inspect-json.md).
+    /// Print JSON (`"schema_version": 2`, documented in docs/inspect-json.md): everything the
+    /// table shows and more, one document even when some inputs cannot be read.
     #[arg(long)]
     json: bool,
+    /// Show only some images (the entry tables are shown whole).
+    #[command(flatten)]
+    select: Selection,
     /// Do not read offload entry tables.
     #[arg(long, conflicts_with = "device_entries")]
     no_entries: bool,
@@ -132,31 +143,83 @@ pub fn scan_file(
     Ok(report)
 }
 
+/// The absolute offset of the innermost format error in `err`'s chain, if it has one.
+pub fn error_offset(err: &anyhow::Error) -> Option<u64> {
+    use offkit_format::Error as E;
+    err.chain()
+        .filter_map(|c| c.downcast_ref::<E>())
+        .filter_map(|e| match e {
+            E::Truncated { offset, .. }
+            | E::BadMagic { offset, .. }
+            | E::UnsupportedVersion { offset, .. }
+            | E::Invalid { offset, .. }
+            | E::Unsupported { offset, .. }
+            | E::LimitExceeded { offset, .. }
+            | E::Decompress { offset, .. }
+            | E::Object { offset, .. } => Some(*offset),
+            _ => None,
+        })
+        .last()
+}
+
+/// The JSON form of an input that could not be read.
+pub fn input_error(err: &anyhow::Error) -> json::InputError {
+    let causes: Vec<String> = err.chain().map(|c| c.to_string()).collect();
+    json::InputError {
+        message: causes.join(": "),
+        causes,
+        offset: error_offset(err),
+    }
+}
+
 /// Runs `offkit inspect`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
-    // Everything is scanned before anything is printed: an error gives no partial listing.
+    // Every input is scanned before anything is printed. An input that cannot be read is
+    // reported on stderr (and in the JSON document) and the others go on.
     let mut reports = Vec::with_capacity(args.files.len());
+    let mut failed = 0usize;
+    let mut seen = Seen::default();
+    let mut selected = 0usize;
     for f in &args.files {
-        reports.push((
-            f.display().to_string(),
-            scan_file(f, args.entry_tables(), args.json || args.kernels)?,
-        ));
+        let name = f.display().to_string();
+        match scan_file(f, args.entry_tables(), args.json || args.kernels) {
+            Ok(mut r) => {
+                if args.select.is_active() {
+                    r.images.iter().for_each(|i| seen.add(i));
+                    r.images.retain(|i| args.select.selects(i));
+                    selected += r.images.len();
+                }
+                reports.push((name, r, None));
+            }
+            Err(e) => {
+                print_error(&e);
+                failed += 1;
+                reports.push((name, Report::default(), Some(input_error(&e))));
+            }
+        }
     }
     let mut out = String::new();
     if args.json {
         out = serde_json::to_string_pretty(&json::document(&reports))?;
         out.push('\n');
     } else {
-        for (i, (path, r)) in reports.iter().enumerate() {
-            if i > 0 {
+        for (path, r, error) in &reports {
+            if error.is_some() {
+                continue;
+            }
+            if !out.is_empty() {
                 out.push('\n');
             }
-            text::render(path, r, &mut out);
+            text::render(path, r, args.select.is_active(), &mut out);
             code::render(r, args.kernels, &mut out);
         }
     }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
+    inputs_failed(failed, args.files.len())?;
+    if args.select.is_active() && selected == 0 {
+        anyhow::bail!("{}", args.select.no_match(&seen));
+    }
     Ok(())
 }

@@ -390,7 +390,7 @@ fn extract_writes_what_clang_offload_packager_extracts() {
 }
 
 #[test]
-fn extract_filters_and_leaves_nothing_on_error() {
+fn extract_filters_and_goes_on_past_a_bad_input() {
     let dir = &fx().dir;
     let out_dir = dir.join("filtered");
     let out = offkit(&[
@@ -418,9 +418,10 @@ fn extract_filters_and_leaves_nothing_on_error() {
             "two-openmp-amdgcn-amd-amdhsa-gfx90a.bc",
         ]
     );
-    // A bad second input: nothing is written, not even the directory.
+    // A bad second input is one error: the first input's images are written, nothing of the
+    // bad one, and the exit status is 1.
     std::fs::write(dir.join("garbage.bin"), b"\x10\xff\x10\xad\x07\0\0\0").unwrap();
-    let bad_dir = dir.join("never");
+    let bad_dir = dir.join("partial");
     let out = offkit(&[
         "extract",
         "two.o",
@@ -434,6 +435,16 @@ fn extract_filters_and_leaves_nothing_on_error() {
         "{}",
         out.stderr_str()
     );
+    assert!(std::fs::read_dir(&bad_dir).unwrap().count() > 0);
+    assert!(std::fs::read_dir(&bad_dir).unwrap().all(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with("two-")));
+    // Only a bad input: nothing is written, not even the directory.
+    let bad_dir = dir.join("never");
+    let out = offkit(&["extract", "garbage.bin", "-o", bad_dir.to_str().unwrap()]);
+    assert_eq!(out.code, Some(1));
     assert!(!bad_dir.exists());
     // Nothing matches: an error, exit 1.
     let out = offkit(&[

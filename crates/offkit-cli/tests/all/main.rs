@@ -2,6 +2,7 @@
 //! tools on the same inputs and compare bytes, stdout, stderr and exit status.
 
 mod bundler;
+mod check;
 mod hip;
 mod inspect;
 mod linker_wrapper;

@@ -26,6 +26,7 @@ struct File<'a> {
     images: Vec<ImageJson<'a>>,
     entry_tables: Vec<TableJson<'a>>,
     warnings: Vec<WarningJson<'a>>,
+    error: Option<&'a InputError>,
 }
 
 #[derive(Debug, Serialize)]
@@ -33,6 +34,17 @@ struct WarningJson<'a> {
     location: String,
     offset: u64,
     message: &'a str,
+}
+
+/// Why an input could not be read (schema 2): the file's entry is kept, empty, with this.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputError {
+    /// The whole message: the error and its causes, joined by `: `.
+    pub message: String,
+    /// The error, then each cause, outermost first.
+    pub causes: Vec<String>,
+    /// The absolute offset of the innermost problem, when the format error has one.
+    pub offset: Option<u64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -377,13 +389,14 @@ fn table(t: &TableInfo) -> TableJson<'_> {
     }
 }
 
-/// The document for `reports` (input path, report) in command-line order.
-pub fn document<'a>(reports: &'a [(String, Report)]) -> Document<'a> {
+/// The document for `reports` (input path, report, why it could not be read) in command-line
+/// order.
+pub fn document<'a>(reports: &'a [(String, Report, Option<InputError>)]) -> Document<'a> {
     Document {
         schema_version: SCHEMA_VERSION,
         files: reports
             .iter()
-            .map(|(path, r)| File {
+            .map(|(path, r, error)| File {
                 path,
                 format: r
                     .containers
@@ -402,6 +415,7 @@ pub fn document<'a>(reports: &'a [(String, Report)]) -> Document<'a> {
                         message: &w.message,
                     })
                     .collect(),
+                error: error.as_ref(),
             })
             .collect(),
     }

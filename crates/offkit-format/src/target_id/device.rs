@@ -1,0 +1,525 @@
+//! Which device image a device would load: the loaders' rules over target IDs, for
+//! `offkit check` and `--device` selections.
+//!
+//! - **AMD GPUs** (the rule of the bundle docs, bundler.md §2.5, and of the HIP runtime): the
+//!   image's processor is the device's, or a generic target whose family holds it
+//!   (`gfx9-generic` for `gfx906`, as LLVM 19's AMDGPU documentation lists them); every feature
+//!   the image sets (`xnack+`, `sramecc-`) is set the same way on the device; a feature the
+//!   image leaves out is "any". A device written without a feature (`gfx90a`) has it *unknown*:
+//!   only images that leave it as "any" are sure to load. Of several candidates, the loader
+//!   prefers the device's own processor over a generic target, and then the image that sets
+//!   more of the device's features.
+//! - **NVIDIA GPUs** (CUDA's binary compatibility): a cubin for `sm_XY` runs on a device of the
+//!   same major version and a minor at least `Y`; an architecture-specific cubin (`sm_90a`)
+//!   only on that exact device. PTX for `sm_XY` (or `compute_XY`) is compiled by the driver for
+//!   any device of version `XY` or later. Cubins are preferred, the closest version first.
+//! - **Anything else** (`x86_64`, a triple): images whose triple has that architecture (and
+//!   the vendor, OS and environment the device names, where it names them).
+//!
+//! ```
+//! use offkit_format::kind::ImageKind;
+//! use offkit_format::target_id::device::{Device, Fit};
+//!
+//! let d = Device::parse("gfx90a:xnack+").unwrap();
+//! let t = "amdgcn-amd-amdhsa";
+//! assert_eq!(d.fit(t, "gfx90a:xnack+", ImageKind::Object), Some(Fit::Exact));
+//! assert!(d.fit(t, "gfx90a", ImageKind::Object).is_some());
+//! assert!(d.fit(t, "gfx90a:xnack-", ImageKind::Object).is_none());
+//! let d = Device::parse("gfx906").unwrap();
+//! assert!(matches!(d.fit(t, "gfx9-generic", ImageKind::Object), Some(Fit::Generic { .. })));
+//! let d = Device::parse("sm_86").unwrap();
+//! assert!(d.fit("nvptx64-nvidia-cuda", "sm_80", ImageKind::Cubin).is_some());
+//! assert!(d.fit("nvptx64-nvidia-cuda", "sm_89", ImageKind::Cubin).is_none());
+//! ```
+
+use std::fmt;
+
+use super::{amdgpu, TargetId};
+use crate::kind::ImageKind;
+use crate::triple::{Arch, Triple};
+use crate::{Error, Result};
+
+/// LLVM 19's generic AMDGPU targets and the processors (of those LLVM 19 knows) that run their
+/// code (LLVM's AMDGPUUsage, "AMDGPU Generic Processors").
+pub const GENERIC_FAMILIES: &[(&str, &[&str])] = &[
+    (
+        "gfx9-generic",
+        &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
+    ),
+    (
+        "gfx10-1-generic",
+        &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
+    ),
+    (
+        "gfx10-3-generic",
+        &[
+            "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036",
+        ],
+    ),
+    (
+        "gfx11-generic",
+        &[
+            "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152",
+        ],
+    ),
+    ("gfx12-generic", &["gfx1200", "gfx1201"]),
+];
+
+/// The generic target whose code runs on `processor` (canonical name), if LLVM 19 has one.
+pub fn generic_target_of(processor: &str) -> Option<&'static str> {
+    GENERIC_FAMILIES
+        .iter()
+        .find(|(_, members)| members.contains(&processor))
+        .map(|(g, _)| *g)
+}
+
+/// Whether `processor` is one of LLVM 19's generic targets.
+pub fn is_generic(processor: &str) -> bool {
+    GENERIC_FAMILIES.iter().any(|(g, _)| *g == processor)
+}
+
+/// An NVIDIA architecture version: `sm_86` is 8.6; `sm_90a` is 9.0, architecture-specific.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Sm {
+    /// The major version.
+    pub major: u32,
+    /// The minor version.
+    pub minor: u32,
+    /// `sm_90a`: runs only on that exact device.
+    pub specific: bool,
+}
+
+impl Sm {
+    /// Parses `sm_XY`, `sm_XYa`, `compute_XY` (the last digit is the minor version).
+    pub fn parse(s: &str) -> Option<Sm> {
+        let digits = s
+            .strip_prefix("sm_")
+            .or_else(|| s.strip_prefix("compute_"))?;
+        let (digits, specific) = match digits.strip_suffix('a') {
+            Some(d) => (d, true),
+            None => (digits, false),
+        };
+        if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let (major, minor) = digits.split_at(digits.len() - 1);
+        Some(Sm {
+            major: major.parse().ok()?,
+            minor: minor.parse().ok()?,
+            specific,
+        })
+    }
+
+    fn version(self) -> u32 {
+        self.major.saturating_mul(10).saturating_add(self.minor)
+    }
+}
+
+impl fmt::Display for Sm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = if self.specific { "a" } else { "" };
+        write!(f, "sm_{}{}{a}", self.major, self.minor)
+    }
+}
+
+/// A device, as `--device` names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Device {
+    /// An AMD GPU: a processor LLVM 19 knows (canonical name) and the features the device is
+    /// known to have on or off.
+    Amdgpu {
+        /// The canonical processor (`gfx90a`).
+        processor: &'static str,
+        /// `(feature, on)` for the features given, sorted by name.
+        features: Vec<(String, bool)>,
+    },
+    /// An NVIDIA GPU.
+    Nvidia(Sm),
+    /// Anything named by a triple or an architecture (`x86_64`, `x86_64-pc-linux-gnu`).
+    Triple(Triple),
+}
+
+impl Device {
+    /// Parses a device: an AMD GPU target ID (`gfx90a:xnack-`, `gfx1100`; alternative names
+    /// such as `fiji` are canonicalised), an NVIDIA `sm_XY`, or a triple or architecture name.
+    /// Generic targets are not devices.
+    pub fn parse(s: &str) -> Result<Device> {
+        let bad = |reason: String| Error::Invalid {
+            what: "device",
+            offset: 0,
+            reason,
+        };
+        if let Some(sm) = Sm::parse(s) {
+            if s.starts_with("compute_") {
+                return Err(bad(format!(
+                    "`{s}` is a virtual architecture; name a GPU such as `sm_{}{}`",
+                    sm.major, sm.minor
+                )));
+            }
+            return Ok(Device::Nvidia(sm));
+        }
+        let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
+        let processor = s.split(':').next().unwrap_or_default();
+        if amdgpu::canonical_name(&amdgcn, processor.as_bytes()).is_some() {
+            let id = TargetId::parse(&amdgcn, s)?;
+            let processor = amdgpu::canonical_name(&amdgcn, id.processor()).unwrap_or_default();
+            if is_generic(processor) {
+                let members = GENERIC_FAMILIES
+                    .iter()
+                    .find(|(g, _)| *g == processor)
+                    .map(|(_, m)| m.join(", "))
+                    .unwrap_or_default();
+                return Err(bad(format!(
+                    "`{processor}` is a generic target, not a device; name one of its processors ({members})"
+                )));
+            }
+            let mut features: Vec<(String, bool)> = id
+                .features()
+                .iter()
+                .map(|f| (String::from_utf8_lossy(f.name).into_owned(), f.on))
+                .collect();
+            features.sort();
+            return Ok(Device::Amdgpu {
+                processor,
+                features,
+            });
+        }
+        if processor.starts_with("gfx") {
+            return Err(bad(format!(
+                "`{processor}` is not a processor LLVM 19 knows"
+            )));
+        }
+        let triple = Triple::parse(s);
+        if triple.arch() == Arch::Unknown {
+            return Err(bad(format!(
+                "`{s}` is neither an AMD GPU target ID (`gfx90a:xnack-`), an NVIDIA \
+                 architecture (`sm_80`) nor a triple or architecture (`x86_64`)"
+            )));
+        }
+        Ok(Device::Triple(triple))
+    }
+
+    /// How the image (`triple`, `target_id`, `kind`) would load on this device, or `None`.
+    pub fn fit(&self, triple: &str, target_id: &str, kind: ImageKind) -> Option<Fit> {
+        let t = Triple::parse(triple);
+        match self {
+            Device::Amdgpu {
+                processor,
+                features,
+            } => {
+                if !t.is_amdgcn() {
+                    return None;
+                }
+                let id = TargetId::parse(&t, target_id).ok()?;
+                let image = std::str::from_utf8(id.processor()).ok()?;
+                let generic = image != *processor;
+                if generic && generic_target_of(processor) != Some(image) {
+                    return None;
+                }
+                for f in id.features() {
+                    let on = features
+                        .iter()
+                        .find(|(n, _)| n.as_bytes() == f.name)
+                        .map(|&(_, on)| on);
+                    if on != Some(f.on) {
+                        return None;
+                    }
+                }
+                let any: Vec<String> = features
+                    .iter()
+                    .filter(|(n, _)| id.feature(n).is_none())
+                    .map(|(n, _)| n.clone())
+                    .collect();
+                Some(if generic {
+                    Fit::Generic {
+                        target: image.to_string(),
+                        any,
+                    }
+                } else if any.is_empty() {
+                    Fit::Exact
+                } else {
+                    Fit::Any { features: any }
+                })
+            }
+            Device::Nvidia(dev) => {
+                if !t.is_nvptx() {
+                    return None;
+                }
+                let sm = Sm::parse(target_id)?;
+                if kind == ImageKind::Ptx || target_id.starts_with("compute_") {
+                    // PTX is JIT-compiled for any later device (arch-specific PTX only for
+                    // that device).
+                    let ok = if sm.specific {
+                        sm == *dev
+                    } else {
+                        sm.version() <= dev.version()
+                    };
+                    return ok.then_some(Fit::Ptx { sm });
+                }
+                let ok = if sm.specific {
+                    sm == *dev
+                } else {
+                    sm.major == dev.major && sm.minor <= dev.minor
+                };
+                ok.then_some(if sm == *dev {
+                    Fit::Exact
+                } else {
+                    Fit::Cubin { sm }
+                })
+            }
+            Device::Triple(d) => {
+                let named = |want: &[u8], have: &[u8]| {
+                    want.is_empty() || want == b"unknown" || want == have
+                };
+                (t.arch() == d.arch()
+                    && named(d.vendor_name(), t.vendor_name())
+                    && named(d.os_name(), t.os_name())
+                    && named(d.environment_name(), t.environment_name()))
+                .then_some(Fit::Triple)
+            }
+        }
+    }
+
+    /// Whether an image for `triple` is code for this kind of device at all (AMD GPU code for
+    /// an AMD GPU, NVIDIA GPU code for an NVIDIA GPU, the same architecture otherwise), whether
+    /// or not it would load.
+    pub fn same_kind(&self, triple: &str) -> bool {
+        let t = Triple::parse(triple);
+        match self {
+            Device::Amdgpu { .. } => t.is_amdgcn(),
+            Device::Nvidia(_) => t.is_nvptx(),
+            Device::Triple(d) => t.arch() == d.arch(),
+        }
+    }
+
+    /// What kind of device this is, for messages: `AMD GPU`, `NVIDIA GPU`, `x86_64`.
+    pub fn kind_name(&self) -> String {
+        match self {
+            Device::Amdgpu { .. } => "AMD GPU".into(),
+            Device::Nvidia(_) => "NVIDIA GPU".into(),
+            Device::Triple(t) => String::from_utf8_lossy(t.arch_name()).into_owned(),
+        }
+    }
+
+    /// The compile flag that adds code for this device (`--offload-arch=gfx90a:xnack-`,
+    /// `--offload-arch=sm_80`, `-fopenmp-targets=x86_64-pc-linux-gnu`).
+    pub fn flag(&self) -> String {
+        match self {
+            Device::Triple(t) => {
+                format!("-fopenmp-targets={}", String::from_utf8_lossy(t.as_bytes()))
+            }
+            d => format!("--offload-arch={d}"),
+        }
+    }
+}
+
+impl fmt::Display for Device {
+    /// The canonical form: `gfx90a:sramecc+:xnack-`, `sm_80`, the triple.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Device::Amdgpu {
+                processor,
+                features,
+            } => {
+                f.write_str(processor)?;
+                for (n, on) in features {
+                    write!(f, ":{n}{}", if *on { '+' } else { '-' })?;
+                }
+                Ok(())
+            }
+            Device::Nvidia(sm) => sm.fmt(f),
+            Device::Triple(t) => f.write_str(&String::from_utf8_lossy(t.as_bytes())),
+        }
+    }
+}
+
+/// How an image fits a device. [`Fit::rank`] orders the candidates as the loader prefers them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fit {
+    /// Made for exactly this device: the same processor and feature settings, or the same
+    /// `sm_XY` cubin.
+    Exact,
+    /// The device's processor, with these of the device's features left as "any".
+    Any {
+        /// The features the image leaves as "any".
+        features: Vec<String>,
+    },
+    /// Code for a generic target that covers the device's processor.
+    Generic {
+        /// The generic target (`gfx9-generic`).
+        target: String,
+        /// The device features the image leaves as "any".
+        any: Vec<String>,
+    },
+    /// A cubin for an earlier minor version of the device's major version.
+    Cubin {
+        /// The cubin's architecture.
+        sm: Sm,
+    },
+    /// PTX the driver compiles for the device when the program loads.
+    Ptx {
+        /// The architecture the PTX was written for.
+        sm: Sm,
+    },
+    /// The image's triple names the device's architecture.
+    Triple,
+}
+
+impl Fit {
+    /// The loader's preference: larger is better.
+    pub fn rank(&self) -> (u32, u32) {
+        match self {
+            Fit::Exact | Fit::Triple => (5, 0),
+            Fit::Any { features } => (4, u32::MAX - features.len() as u32),
+            Fit::Cubin { sm } => (3, sm.minor),
+            Fit::Generic { any, .. } => (2, u32::MAX - any.len() as u32),
+            Fit::Ptx { sm } => (1, sm.version()),
+        }
+    }
+}
+
+impl fmt::Display for Fit {
+    /// Why the image fits, for people: `exact`, `xnack any`, `generic target gfx9-generic`,
+    /// `sm_80 cubin`, `PTX for sm_70, compiled by the driver at load time`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Fit::Exact => f.write_str("exact"),
+            Fit::Triple => f.write_str("same architecture"),
+            Fit::Any { features } => write!(f, "{} any", features.join(", ")),
+            Fit::Generic { target, .. } => write!(f, "generic target {target}"),
+            Fit::Cubin { sm } => write!(f, "{sm} cubin (same major version)"),
+            Fit::Ptx { sm } => write!(f, "PTX for {sm}, compiled by the driver at load time"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const AMD: &str = "amdgcn-amd-amdhsa";
+    const NV: &str = "nvptx64-nvidia-cuda";
+
+    fn fits(device: &str, triple: &str, id: &str, kind: ImageKind) -> Option<Fit> {
+        Device::parse(device).unwrap().fit(triple, id, kind)
+    }
+
+    #[test]
+    fn amd_features() {
+        let o = ImageKind::Object;
+        // Device with xnack on: any and on, never off.
+        assert_eq!(
+            fits("gfx90a:xnack+", AMD, "gfx90a:xnack+", o),
+            Some(Fit::Exact)
+        );
+        assert_eq!(
+            fits("gfx90a:xnack+", AMD, "gfx90a", o),
+            Some(Fit::Any {
+                features: vec!["xnack".into()]
+            })
+        );
+        assert_eq!(fits("gfx90a:xnack+", AMD, "gfx90a:xnack-", o), None);
+        // A feature the device does not state is unknown: only "any" images are sure.
+        assert_eq!(fits("gfx90a", AMD, "gfx90a:xnack-", o), None);
+        assert_eq!(fits("gfx90a", AMD, "gfx90a", o), Some(Fit::Exact));
+        assert_eq!(fits("gfx90a:xnack+", AMD, "gfx90a:sramecc+", o), None);
+        assert!(fits("gfx90a:sramecc-:xnack+", AMD, "gfx90a:xnack+", o).is_some());
+        assert_eq!(fits("gfx908", AMD, "gfx90a", o), None);
+        assert_eq!(fits("gfx90a", NV, "gfx90a", o), None);
+        // Alternative names are canonical.
+        assert_eq!(fits("fiji", AMD, "gfx803", o), Some(Fit::Exact));
+    }
+
+    #[test]
+    fn amd_generic() {
+        let o = ImageKind::Object;
+        assert!(matches!(
+            fits("gfx906:xnack-", AMD, "gfx9-generic", o),
+            Some(Fit::Generic { .. })
+        ));
+        assert!(fits("gfx906:xnack-", AMD, "gfx9-generic:xnack-", o).is_some());
+        assert_eq!(fits("gfx906:xnack-", AMD, "gfx9-generic:xnack+", o), None);
+        // gfx90a is in no generic family of LLVM 19.
+        assert_eq!(fits("gfx90a", AMD, "gfx9-generic", o), None);
+        assert!(fits("gfx1103", AMD, "gfx11-generic", o).is_some());
+        assert_eq!(fits("gfx1200", AMD, "gfx11-generic", o), None);
+        assert!(Device::parse("gfx9-generic").is_err());
+        assert!(Device::parse("gfx950").is_err());
+        assert!(Device::parse("gfx1030:xnack+").is_err());
+        // The device's own processor beats a generic target; a closer feature match beats
+        // "any".
+        let d = Device::parse("gfx906:xnack+").unwrap();
+        let exact = d.fit(AMD, "gfx906:xnack+", o).unwrap().rank();
+        let any = d.fit(AMD, "gfx906", o).unwrap().rank();
+        let generic = d.fit(AMD, "gfx9-generic:xnack+", o).unwrap().rank();
+        assert!(exact > any && any > generic);
+    }
+
+    #[test]
+    fn nvidia() {
+        let c = ImageKind::Cubin;
+        assert_eq!(fits("sm_80", NV, "sm_80", c), Some(Fit::Exact));
+        assert!(matches!(
+            fits("sm_86", NV, "sm_80", c),
+            Some(Fit::Cubin { .. })
+        ));
+        assert_eq!(fits("sm_80", NV, "sm_86", c), None);
+        assert_eq!(fits("sm_90", NV, "sm_80", c), None);
+        assert_eq!(fits("sm_90", NV, "sm_90a", c), None);
+        assert_eq!(fits("sm_90a", NV, "sm_90a", c), Some(Fit::Exact));
+        let ptx = ImageKind::Ptx;
+        assert!(matches!(
+            fits("sm_90", NV, "sm_70", ptx),
+            Some(Fit::Ptx { .. })
+        ));
+        assert!(fits("sm_90", NV, "compute_80", ImageKind::None).is_some());
+        assert_eq!(fits("sm_61", NV, "sm_70", ptx), None);
+        let d = Device::parse("sm_86").unwrap();
+        let cubin = d.fit(NV, "sm_80", c).unwrap().rank();
+        let ptx86 = d.fit(NV, "sm_86", ptx).unwrap().rank();
+        assert!(cubin > ptx86);
+        assert!(Device::parse("compute_80").is_err());
+        assert_eq!(
+            Sm::parse("sm_100").map(|s| (s.major, s.minor)),
+            Some((10, 0))
+        );
+    }
+
+    #[test]
+    fn triples() {
+        let o = ImageKind::Object;
+        assert_eq!(
+            fits("x86_64", "x86_64-pc-linux-gnu", "", o),
+            Some(Fit::Triple)
+        );
+        assert_eq!(
+            fits("x86_64-pc-linux-gnu", "x86_64-unknown-linux-gnu", "", o),
+            None
+        );
+        assert!(fits("x86_64-unknown-linux-gnu", "x86_64-pc-linux-gnu", "", o).is_some());
+        assert_eq!(fits("x86_64", AMD, "gfx90a", o), None);
+        assert!(fits("amdgcn-amd-amdhsa", AMD, "gfx90a", o).is_some());
+        assert!(Device::parse("foo").is_err());
+        let d = Device::parse("gfx1100").unwrap();
+        assert!(d.same_kind(AMD) && !d.same_kind(NV));
+        assert_eq!(d.kind_name(), "AMD GPU");
+        assert!(Device::parse("sm_80")
+            .unwrap()
+            .same_kind("nvptx-nvidia-cuda"));
+        assert!(Device::parse("x86_64")
+            .unwrap()
+            .same_kind("x86_64-pc-linux-gnu"));
+        assert_eq!(
+            Device::parse("gfx90a:xnack-:sramecc+").unwrap().to_string(),
+            "gfx90a:sramecc+:xnack-"
+        );
+        assert_eq!(
+            Device::parse("gfx90a:xnack-").unwrap().flag(),
+            "--offload-arch=gfx90a:xnack-"
+        );
+        assert_eq!(
+            Device::parse("x86_64-pc-linux-gnu").unwrap().flag(),
+            "-fopenmp-targets=x86_64-pc-linux-gnu"
+        );
+    }
+}
