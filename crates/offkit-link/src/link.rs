@@ -50,6 +50,9 @@ pub struct WrapRequest<'a> {
     pub host_triple: &'a str,
     /// Whether the link is relocatable (`-r`): images go to `.llvm.offloading.relocatable`.
     pub relocatable: bool,
+    /// Whether this is a dry run: the device links were only printed, so the images are empty
+    /// (LLVM 19 wraps them all the same).
+    pub dry_run: bool,
 }
 
 /// A boxed error of the wrap step.
@@ -504,10 +507,11 @@ impl Ctx<'_, '_> {
             .collect();
         // LLVM 19 links a group's bitcode in memory and writes none of it; offkit hands it to
         // clang's LTO as files, written into one private directory (no LLVM name to keep).
+        // The directory is named after LLVM 19's LTO output, `<exe>.<triple>.<arch>` (an empty
+        // arch stays empty there).
         let lto_dir = if is_bitcode.contains(&true) {
-            let arch_name = if arch.is_empty() { "native" } else { &arch };
             self.temps
-                .private_dir(&format!("{}.{triple}.{arch_name}.lto", self.exe_file))?
+                .private_dir(&format!("{}.{triple}.{arch}.lto", self.exe_file))?
         } else {
             None
         };

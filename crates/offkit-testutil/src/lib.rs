@@ -10,6 +10,7 @@ pub mod bundler;
 pub mod fixtures;
 pub mod link;
 pub mod llvm;
+pub mod offload;
 pub mod packager;
 pub mod run;
 pub mod targets;

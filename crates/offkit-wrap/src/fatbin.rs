@@ -86,7 +86,14 @@ pub fn hip_bundle<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
 /// The fatbinary's pieces: the one CUDA fatbinary, or the HIP bundle.
 pub fn fatbin_pieces<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
     match w.kind {
-        Kind::Hip if !crate::image::is_offload_bundle(w.placed[0].image.data) => hip_bundle(w),
+        // A dry run's empty bundle is embedded as it is (LLVM 19 embeds the bundler's output,
+        // which a dry run does not make).
+        Kind::Hip
+            if !crate::image::is_offload_bundle(w.placed[0].image.data)
+                && !(w.allow_empty && w.placed[0].image.data.is_empty()) =>
+        {
+            hip_bundle(w)
+        }
         _ => Ok(w
             .placed
             .iter()

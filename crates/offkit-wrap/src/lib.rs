@@ -159,7 +159,8 @@ pub struct WrapOptions {
     pub host_triple: String,
     /// The offload kind.
     pub kind: Kind,
-    /// OpenMP: put the images in `.llvm.offloading.relocatable` (LLVM's `-r` mode).
+    /// LLVM's `-r` mode: OpenMP images go to `.llvm.offloading.relocatable`; the CUDA and HIP
+    /// objects are unchanged (LLVM 19 writes the same module).
     pub relocatable: bool,
     /// OpenMP: write the seed-002 `clang-offload-wrapper` form.
     pub image_info: bool,
@@ -176,6 +177,10 @@ pub struct WrapOptions {
     /// [--compression-level=N]`, which passes `-compress` to the bundler). The bundle is then
     /// built in memory. `compressed::Options::default()` is what LLVM 19 writes.
     pub hip_compress: Option<compressed::Options>,
+    /// Accept empty images (checks on). LLVM 19's `--dry-run` only prints the device links, so
+    /// the images it wraps are empty; it wraps them all the same (an OpenMP image is then
+    /// recorded as an ELF object, as a linked one would be).
+    pub allow_empty: bool,
 }
 
 impl WrapOptions {
@@ -190,6 +195,7 @@ impl WrapOptions {
             large: Large::Auto,
             check_images: true,
             hip_compress: None,
+            allow_empty: false,
         }
     }
 }
@@ -241,6 +247,7 @@ pub struct Wrapper<'a> {
     relocatable: bool,
     large: bool,
     hip_compress: Option<compressed::Options>,
+    allow_empty: bool,
     placed: Vec<Placed<'a>>,
 }
 
@@ -264,9 +271,11 @@ impl<'a> Wrapper<'a> {
                 "only HIP offload bundles are compressed".to_string(),
             ));
         }
-        if opts.relocatable && form != Form::OpenMp {
+        // LLVM 19's CUDA and HIP modules are the same in relocatable mode (only the host link
+        // and the objcopy step after it differ); the seed-002 form has no such mode.
+        if opts.relocatable && form == Form::ImageInfo {
             return Err(Error::BadOptions(
-                "relocatable mode applies to LLVM 19's OpenMP form only".to_string(),
+                "relocatable mode applies to LLVM 19's forms only".to_string(),
             ));
         }
         if images.is_empty() {
@@ -287,7 +296,9 @@ impl<'a> Wrapper<'a> {
         }
         let mut kinds = Vec::with_capacity(images.len());
         for (i, img) in images.iter().enumerate() {
-            kinds.push(if opts.check_images {
+            kinds.push(if opts.allow_empty && img.data.is_empty() {
+                image::empty_kind(opts.kind)
+            } else if opts.check_images {
                 image::check(i, img, opts.kind)?
             } else {
                 image::detect(img.data)
@@ -367,6 +378,7 @@ impl<'a> Wrapper<'a> {
             relocatable: opts.relocatable,
             large,
             hip_compress: opts.hip_compress,
+            allow_empty: opts.allow_empty,
             placed,
         })
     }

@@ -8,6 +8,8 @@ use offkit_testutil::fixtures;
 use offkit_testutil::link::{llvm_wrapper, normalize_temps};
 use offkit_testutil::packager::run_as;
 
+mod dry_run;
+
 const ARGV0: &str = "clang-linker-wrapper";
 
 fn offkit() -> PathBuf {

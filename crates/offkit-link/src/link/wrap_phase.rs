@@ -44,6 +44,7 @@ impl Ctx<'_, '_> {
             images: &images,
             host_triple: &self.host_triple,
             relocatable,
+            dry_run: self.runner.dry_run,
         };
         let wrap_err = |source| Error::Wrap {
             kind: kind.name().into(),

@@ -1,0 +1,223 @@
+//! Offloading objects of every kind as clang-19 makes them, for the linker wrapper's tests:
+//! OpenMP (x86_64 or aarch64 host code plus amdgcn), HIP and CUDA, each with device code as
+//! an ELF object or as bitcode (offload LTO), for any host triple clang-19 knows. CUDA device
+//! objects need NVIDIA's `ptxas`, which is not here: a stand-in writes a placeholder cubin (the
+//! linker wrapper only names such files on its command lines).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::fixtures::write_source;
+use crate::llvm::clang;
+
+/// An offload kind as the tests build it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// OpenMP offloading to the host's own triple and to `amdgcn-amd-amdhsa` (gfx90a).
+    OpenMp,
+    /// HIP for gfx90a, relocatable device code, the new offload driver.
+    Hip,
+    /// CUDA for sm_70, relocatable device code, the new offload driver.
+    Cuda,
+}
+
+impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 3] = [Kind::OpenMp, Kind::Hip, Kind::Cuda];
+
+    /// A short name (`openmp`, `hip`, `cuda`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::OpenMp => "openmp",
+            Kind::Hip => "hip",
+            Kind::Cuda => "cuda",
+        }
+    }
+}
+
+/// A target region and a `declare target` variable.
+pub const OPENMP_SOURCE: &str = r#"
+#pragma omp declare target
+int counter = 1;
+#pragma omp end declare target
+int run(void) {
+  int d = 0;
+#pragma omp target map(from: d)
+  { d = counter + 1; }
+  return d;
+}
+"#;
+
+/// A CUDA source without headers: a kernel, a `__device__` array and a `__constant__`.
+pub const CUDA_SOURCE: &str = r#"
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __constant__ __attribute__((constant))
+typedef struct { unsigned x, y, z; } dim3;
+typedef struct CUstream_st *cudaStream_t;
+extern "C" int cudaLaunchKernel(const void *, dim3, dim3, void **, unsigned long, cudaStream_t);
+__device__ int dv[4];
+__constant__ float cv = 1.0f;
+__global__ void kern(int *p) { p[0] = dv[1] + (int)cv; }
+"#;
+
+/// The stand-in `ptxas`: writes a placeholder to its `--output-file`.
+const FAKE_PTXAS: &str = "#!/bin/sh\n\
+# Stand-in for NVIDIA's ptxas (absent here): a placeholder cubin.\n\
+while [ $# -gt 0 ]; do case \"$1\" in -o|--output-file) shift; out=\"$1\";; esac; shift; done\n\
+printf 'placeholder cubin\\n' > \"$out\"\n";
+
+/// Writes the stand-in `ptxas` into `dir/bin` (clang-19 is given it with `--ptxas-path=`);
+/// returns `dir/bin`.
+#[track_caller]
+pub fn fake_ptxas(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("create bin");
+    let p = bin.join("ptxas");
+    std::fs::write(&p, FAKE_PTXAS).expect("write ptxas");
+    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod ptxas");
+    bin
+}
+
+/// Compiles `dir/<name>.o` of `kind` for host `host` (a triple clang-19 knows); `lto` keeps the
+/// device code as bitcode (`-foffload-lto`), otherwise it is an ELF object (`-fno-offload-lto`;
+/// for CUDA a placeholder cubin); `extra` flags are added (`-Dname=other` renames a symbol).
+#[track_caller]
+pub fn compile(
+    dir: &Path,
+    name: &str,
+    kind: Kind,
+    host: &str,
+    lto: bool,
+    extra: &[&str],
+) -> PathBuf {
+    let o = dir.join(format!("{name}.o"));
+    let target = format!("--target={host}");
+    let lto_flag = if lto {
+        "-foffload-lto"
+    } else {
+        "-fno-offload-lto"
+    };
+    let (src, mut args): (PathBuf, Vec<String>) = match kind {
+        Kind::OpenMp => {
+            let host_arch = host.split('-').next().unwrap_or(host);
+            let own = if host_arch == "aarch64" {
+                "aarch64-unknown-linux-gnu"
+            } else {
+                "x86_64-pc-linux-gnu"
+            };
+            (
+                write_source(dir, &format!("{name}.c"), OPENMP_SOURCE),
+                vec![
+                    "-fopenmp".into(),
+                    format!("-fopenmp-targets={own},amdgcn-amd-amdhsa"),
+                    "-Xopenmp-target=amdgcn-amd-amdhsa".into(),
+                    "-march=gfx90a".into(),
+                    "-nogpulib".into(),
+                ],
+            )
+        }
+        Kind::Hip => (
+            write_source(dir, &format!("{name}.hip"), crate::fixtures::HIP_KERNEL),
+            [
+                "-x",
+                "hip",
+                "--offload-arch=gfx90a",
+                "-nogpulib",
+                "-nogpuinc",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        Kind::Cuda => (
+            write_source(dir, &format!("{name}.cu"), CUDA_SOURCE),
+            [
+                "-x",
+                "cuda",
+                "--offload-arch=sm_70",
+                "-nocudalib",
+                "-nocudainc",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+    };
+    if kind != Kind::OpenMp {
+        args.extend(["--offload-new-driver".into(), "-fgpu-rdc".into()]);
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    args.extend([
+        target,
+        lto_flag.into(),
+        "-c".into(),
+        src.display().to_string(),
+        "-o".into(),
+        o.display().to_string(),
+    ]);
+    if kind == Kind::Cuda && !lto {
+        let ptxas = fake_ptxas(dir).join("ptxas");
+        args.push(format!("--ptxas-path={}", ptxas.display()));
+    }
+    let out = Command::new(clang())
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .expect("run clang-19");
+    assert!(
+        out.status.success(),
+        "clang-19 {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    o
+}
+
+/// Rewrites the device link lines of offkit's `--dry-run` output for bitcode inputs into LLVM
+/// 19's form, the one deliberate difference (`docs/linking.md`): LLVM 19 runs the LTO in
+/// process and gives clang its one output, `<tmp>/<exe>.<triple>.<arch>-XXXXXX.o` (`.s` for
+/// NVPTX); offkit gives clang `-flto` and the bitcode files, which it writes to
+/// `<tmp>/<exe>.<triple>.<arch>.lto-XXXXXX/`. Lines without `-flto` are unchanged.
+pub fn lto_as_llvm19(s: &str) -> String {
+    let mut out = String::new();
+    for line in s.lines() {
+        if !line.contains(" -flto ") {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let mut words: Vec<String> = Vec::new();
+        let mut merged = false;
+        for w in line.split(' ').filter(|w| *w != "-flto") {
+            match w.find(".lto-") {
+                Some(at) if w[at..].contains('/') => {
+                    if !merged {
+                        let ext = if w.contains("nvptx") { "s" } else { "o" };
+                        words.push(format!("{}-XXXXXX.{ext}", &w[..at]));
+                        merged = true;
+                    }
+                }
+                _ => words.push(w.to_string()),
+            }
+        }
+        out.push_str(&words.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lto_lines_in_llvm_form() {
+        let ours = " \"clang\" -o /tmp/p.nvptx64.sm_70-1.img -O2 -flto \
+                    /tmp/p.nvptx64-nvidia-cuda.sm_70.lto-abcdef/a-nvptx64-nvidia-cuda-sm_70.o \
+                    /tmp/p.nvptx64-nvidia-cuda.sm_70.lto-abcdef/b-nvptx64-nvidia-cuda-sm_70.o -v\n \"ld\" -o p\n";
+        assert_eq!(
+            lto_as_llvm19(ours),
+            " \"clang\" -o /tmp/p.nvptx64.sm_70-1.img -O2 \
+             /tmp/p.nvptx64-nvidia-cuda.sm_70-XXXXXX.s -v\n \"ld\" -o p\n"
+        );
+    }
+}
