@@ -13,6 +13,7 @@ pub mod llvm;
 pub mod offload;
 pub mod packager;
 pub mod run;
+pub mod stub_runtime;
 pub mod targets;
 pub mod wrap;
 

@@ -1,8 +1,8 @@
 //! Offloading objects of every kind as clang-19 makes them, for the linker wrapper's tests:
 //! OpenMP (x86_64 or aarch64 host code plus amdgcn), HIP and CUDA, each with device code as
 //! an ELF object or as bitcode (offload LTO), for any host triple clang-19 knows. CUDA device
-//! objects need NVIDIA's `ptxas`, which is not here: a stand-in writes a placeholder cubin (the
-//! linker wrapper only names such files on its command lines).
+//! objects need NVIDIA's `ptxas`, which is not here: a stand-in
+//! ([`crate::stub_runtime::fake_cuda`]) writes an empty cubin.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -61,28 +61,9 @@ __constant__ float cv = 1.0f;
 __global__ void kern(int *p) { p[0] = dv[1] + (int)cv; }
 "#;
 
-/// The stand-in `ptxas`: writes a placeholder to its `--output-file`.
-const FAKE_PTXAS: &str = "#!/bin/sh\n\
-# Stand-in for NVIDIA's ptxas (absent here): a placeholder cubin.\n\
-while [ $# -gt 0 ]; do case \"$1\" in -o|--output-file) shift; out=\"$1\";; esac; shift; done\n\
-printf 'placeholder cubin\\n' > \"$out\"\n";
-
-/// Writes the stand-in `ptxas` into `dir/bin` (clang-19 is given it with `--ptxas-path=`);
-/// returns `dir/bin`.
-#[track_caller]
-pub fn fake_ptxas(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let bin = dir.join("bin");
-    std::fs::create_dir_all(&bin).expect("create bin");
-    let p = bin.join("ptxas");
-    std::fs::write(&p, FAKE_PTXAS).expect("write ptxas");
-    std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).expect("chmod ptxas");
-    bin
-}
-
 /// Compiles `dir/<name>.o` of `kind` for host `host` (a triple clang-19 knows); `lto` keeps the
 /// device code as bitcode (`-foffload-lto`), otherwise it is an ELF object (`-fno-offload-lto`;
-/// for CUDA a placeholder cubin); `extra` flags are added (`-Dname=other` renames a symbol).
+/// for CUDA an empty stand-in cubin); `extra` flags are added (`-Dname=other` renames a symbol).
 #[track_caller]
 pub fn compile(
     dir: &Path,
@@ -156,7 +137,7 @@ pub fn compile(
         o.display().to_string(),
     ]);
     if kind == Kind::Cuda && !lto {
-        let ptxas = fake_ptxas(dir).join("ptxas");
+        let ptxas = crate::stub_runtime::fake_cuda(dir).join("bin/ptxas");
         args.push(format!("--ptxas-path={}", ptxas.display()));
     }
     let out = Command::new(clang())

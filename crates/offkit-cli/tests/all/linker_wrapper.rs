@@ -9,6 +9,7 @@ use offkit_testutil::link::{llvm_wrapper, normalize_temps};
 use offkit_testutil::packager::run_as;
 
 mod dry_run;
+mod relocatable;
 
 const ARGV0: &str = "clang-linker-wrapper";
 
