@@ -43,7 +43,9 @@ pub enum Step {
         host_triple: String,
         /// Whether for a relocatable link.
         relocatable: bool,
-        /// The object written.
+        /// Whether the module is written as LLVM IR (COFF hosts; a later step compiles it).
+        llvm_ir: bool,
+        /// The file written.
         to: PathBuf,
     },
     /// The renaming of a relocatable output's entry sections.
@@ -103,6 +105,7 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 images,
                 host_triple,
                 relocatable,
+                llvm_ir,
                 to,
             } => {
                 let mut cmd = format!(
@@ -112,6 +115,9 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 );
                 if *relocatable {
                     cmd.push_str(" --relocatable");
+                }
+                if *llvm_ir {
+                    cmd.push_str(" --emit llvm");
                 }
                 for (p, t, a) in images {
                     cmd.push_str(&format!(

@@ -96,6 +96,9 @@ pub fn compile(
                     "-Xopenmp-target=amdgcn-amd-amdhsa".into(),
                     "-march=gfx90a".into(),
                     "-nogpulib".into(),
+                    // No GPU wrapper headers: they include the host's C library headers,
+                    // which a Windows host has not here.
+                    "-nogpuinc".into(),
                 ],
             )
         }

@@ -248,6 +248,8 @@ pub struct Wrapper<'a> {
     large: bool,
     hip_compress: Option<compressed::Options>,
     allow_empty: bool,
+    /// A COFF (Windows) host: the module differs (see `ir.rs`) and is written as IR only.
+    coff: bool,
     placed: Vec<Placed<'a>>,
 }
 
@@ -256,6 +258,14 @@ impl<'a> Wrapper<'a> {
     /// about the input is found here.
     pub fn new(images: &[Image<'a>], opts: &WrapOptions) -> Result<Wrapper<'a>, Error> {
         let host = Host::from_triple(&opts.host_triple)?;
+        let coff = Host::is_coff(&opts.host_triple);
+        // The seed-002 form is ELF-only (as AMD's tool). (LLVM 19 writes the relocatable
+        // module for COFF too, and refuses `-r` only after the host link.)
+        if coff && opts.image_info {
+            return Err(Error::UnsupportedHost {
+                triple: opts.host_triple.clone(),
+            });
+        }
         let form = match (opts.kind, opts.image_info) {
             (Kind::OpenMp, false) => Form::OpenMp,
             (Kind::OpenMp, true) => Form::ImageInfo,
@@ -365,6 +375,7 @@ impl<'a> Wrapper<'a> {
         }
         // Only x86-64 has a large-section convention (`.lrodata`, `SHF_X86_64_LARGE`).
         let large = host == Host::X86_64
+            && !coff
             && match opts.large {
                 Large::Auto => offset > LARGE_THRESHOLD,
                 Large::Never => false,
@@ -379,6 +390,7 @@ impl<'a> Wrapper<'a> {
             large,
             hip_compress: opts.hip_compress,
             allow_empty: opts.allow_empty,
+            coff,
             placed,
         })
     }
@@ -400,6 +412,11 @@ impl<'a> Wrapper<'a> {
     }
 
     fn object(&self) -> Result<elf::Object<'_>, Error> {
+        if self.coff {
+            return Err(Error::CoffObject {
+                triple: self.host_triple.clone(),
+            });
+        }
         match self.form {
             Form::OpenMp => Ok(openmp::llvm19(self)),
             Form::ImageInfo => Ok(openmp::image_info(self)),
@@ -410,6 +427,13 @@ impl<'a> Wrapper<'a> {
     /// The size of the object [`Wrapper::write_object`] writes.
     pub fn object_size(&self) -> Result<u64, Error> {
         Ok(self.object()?.file_size())
+    }
+
+    /// Whether the host is COFF (Windows): then only [`Wrapper::write_llvm_ir`] writes the
+    /// module, which LLVM 19's `llc -O2 -relocation-model=pic -filetype=obj` compiles to the
+    /// object LLVM 19's linker wrapper writes, byte for byte.
+    pub fn is_coff(&self) -> bool {
+        self.coff
     }
 
     /// Writes the relocatable ELF object.
