@@ -4,7 +4,7 @@
 # byte-identical compressed bundles need. Debian 12 (bookworm) packages.
 set -euo pipefail
 
-packages=(clang-19 clang-tools-19 lld-19 llvm-19 libomp-19-dev libzstd-dev zlib1g-dev pkg-config make)
+packages=(clang-19 clang-tools-19 lld-19 llvm-19 libomp-19-dev libzstd-dev zlib1g-dev pkg-config make mingw-w64 wine64)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -4,8 +4,11 @@
 //! and the functions LLVM 19's registration code calls after them, and prints what it is
 //! handed: the fatbinary wrapper's magic and version, the offload bundle's entries (ID, size,
 //! FNV-1a hash of the code object) or the fatbinary's size and hash, every kernel and variable
-//! registered, and the unregistration at exit (checking the handle). Two programs that print
-//! the same registered the same images and entries.
+//! registered, and the unregistration at exit (checking the handle); likewise
+//! `__tgt_register_lib` (OpenMP) prints the descriptor: each image's size and hash and whether
+//! its entries are the program's, then the entries. Two programs that print the same registered
+//! the same images and entries. Built for Windows it is a DLL (`omp.dll`, see
+//! [`stub_runtime_dll`]).
 //!
 //! The tools ([`FAKE_CUDA`]) stand in for NVIDIA's `ptxas`, `nvlink` and `fatbinary`, which
 //! are not here: ptxas writes an empty ELF object for EM_CUDA (which `clang-nvlink-wrapper`
@@ -21,12 +24,47 @@ pub const STUB_RUNTIME: &str = r#"#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <stdlib.h>
-struct fatbin_wrapper { int32_t magic, version; const void *image, *reserved; };
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport)
+#else
+#define EXPORT
+#endif
+typedef unsigned long long ull;
 static uint64_t fnv(const unsigned char *p, uint64_t n) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = 14695981039346656037ull;
   for (uint64_t i = 0; i < n; i++) { h ^= p[i]; h *= 1099511628211ull; }
   return h;
 }
+
+/* OpenMP: libomptarget's registration entry points. */
+struct entry { void *addr; char *name; uint64_t size; int32_t flags, data; };
+struct image { const unsigned char *start, *end; struct entry *begin, *stop; };
+struct desc { int32_t n; struct image *images; struct entry *begin, *end; };
+EXPORT void __tgt_register_lib(struct desc *d) {
+  printf("__tgt register: %d image(s), %d entries\n", d->n, (int)(d->end - d->begin));
+  for (int i = 0; i < d->n; i++) {
+    struct image *im = &d->images[i];
+    printf("  image %d: %llu bytes fnv %016llx, entries %s\n", i, (ull)(im->end - im->start),
+           (ull)fnv(im->start, im->end - im->start),
+           im->begin == d->begin && im->stop == d->end ? "the program's" : "OTHER");
+  }
+  for (struct entry *e = d->begin; e < d->end; e++)
+    printf("  entry %s size %llu flags %d\n", e->name, (ull)e->size, e->flags);
+  fflush(stdout);
+}
+EXPORT void __tgt_unregister_lib(struct desc *d) {
+  printf("__tgt unregister: %d image(s)\n", d->n);
+  fflush(stdout);
+}
+/* A target region "runs" on the host fallback: the kernel launch fails. */
+EXPORT int __tgt_target_kernel(void *loc, int64_t dev, int32_t teams, int32_t threads,
+                               void *host_ptr, void *args) { return 1; }
+EXPORT void __tgt_target_data_begin_mapper(void) {}
+EXPORT void __tgt_target_data_end_mapper(void) {}
+EXPORT int __kmpc_global_thread_num(void *loc) { return 0; }
+
+/* CUDA and HIP: the fatbinary registration. */
+struct fatbin_wrapper { int32_t magic, version; const void *image, *reserved; };
 static void show(const char *rt, const struct fatbin_wrapper *w) {
   const unsigned char *img = w->image;
   printf("%s register: magic %#x version %d\n", rt, (unsigned)w->magic, w->version);
@@ -35,40 +73,44 @@ static void show(const char *rt, const struct fatbin_wrapper *w) {
     const unsigned char *e = img + 32;
     for (uint64_t i = 0; i < n; i++) {
       memcpy(&off, e, 8); memcpy(&size, e + 8, 8); memcpy(&len, e + 16, 8);
-      printf("  bundle entry %.*s size %llu fnv %016llx\n", (int)len, e + 24,
-             (unsigned long long)size, (unsigned long long)fnv(img + off, size));
+      printf("  bundle entry %.*s size %llu fnv %016llx\n", (int)len, e + 24, (ull)size,
+             (ull)fnv(img + off, size));
       e += 24 + len;
     }
   } else {
     uint16_t hs; uint64_t size; memcpy(&hs, img + 6, 2); memcpy(&size, img + 8, 8);
-    printf("  fatbinary %llu bytes fnv %016llx\n", (unsigned long long)(hs + size),
-           (unsigned long long)fnv(img, hs + size));
+    printf("  fatbinary %llu bytes fnv %016llx\n", (ull)(hs + size), (ull)fnv(img, hs + size));
   }
+  fflush(stdout);
 }
 static void *handle = &handle;
 #define RT(P) \
-void **P##RegisterFatBinary(const struct fatbin_wrapper *w) { show(#P, w); return handle; } \
-void P##UnregisterFatBinary(void **h) { printf(#P " unregister %s\n", h == handle ? "ok" : "WRONG HANDLE"); } \
-void P##RegisterFunction(void **h, const void *hostFun, char *deviceFun, const char *deviceName, int limit, void *a, void *b, void *c, void *d, int *e) \
+EXPORT void **P##RegisterFatBinary(const struct fatbin_wrapper *w) { show(#P, w); return handle; } \
+EXPORT void P##UnregisterFatBinary(void **h) \
+  { printf(#P " unregister %s\n", h == handle ? "ok" : "WRONG HANDLE"); fflush(stdout); } \
+EXPORT void P##RegisterFunction(void **h, const void *hostFun, char *deviceFun, const char *deviceName, \
+                                int limit, void *a, void *b, void *c, void *d, int *e) \
   { printf("  function %s\n", deviceName); } \
-void P##RegisterVar(void **h, char *hostVar, char *deviceAddress, const char *deviceName, int ext, size_t size, int constant, int global) \
-  { printf("  variable %s size %zu extern %d constant %d\n", deviceName, size, ext, constant); } \
-void P##RegisterManagedVar(void **h, void **hostVar, char *deviceAddress, const char *deviceName, size_t size, unsigned align) \
-  { printf("  managed %s size %zu align %u\n", deviceName, size, align); } \
-void P##RegisterSurface(void **h, void *v, char *da, const char *name, int dim, int ext) { printf("  surface %s\n", name); } \
-void P##RegisterTexture(void **h, void *v, char *da, const char *name, int dim, int norm, int ext) { printf("  texture %s\n", name); }
+EXPORT void P##RegisterVar(void **h, char *hostVar, char *deviceAddress, const char *deviceName, \
+                           int ext, uint64_t size, int constant, int global) \
+  { printf("  variable %s size %llu extern %d constant %d\n", deviceName, (ull)size, ext, constant); } \
+EXPORT void P##RegisterManagedVar(void **h, void **hostVar, char *deviceAddress, const char *deviceName, \
+                                  uint64_t size, unsigned align) \
+  { printf("  managed %s size %llu align %u\n", deviceName, (ull)size, align); } \
+EXPORT void P##RegisterSurface(void **h, void *v, char *da, const char *name, int dim, int ext) \
+  { printf("  surface %s\n", name); } \
+EXPORT void P##RegisterTexture(void **h, void *v, char *da, const char *name, int dim, int norm, int ext) \
+  { printf("  texture %s\n", name); } \
+EXPORT int P##PopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; } \
+EXPORT int P##PushCallConfiguration(void) { return 0; }
 RT(__hip)
 RT(__cuda)
-void __cudaRegisterFatBinaryEnd(void **h) { printf("__cuda register end\n"); }
-int hipLaunchKernel(void) { return 0; }
-int cudaLaunchKernel(void) { return 0; }
-int __hipPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
-int __hipPushCallConfiguration(void) { return 0; }
-int __cudaPopCallConfiguration(void *a, void *b, void *c, void *d) { return 0; }
-int __cudaPushCallConfiguration(void) { return 0; }
-int cudaSetupArgument(void) { return 0; }
-int cudaLaunch(void) { return 0; }
-int cudaConfigureCall(void) { return 0; }
+EXPORT void __cudaRegisterFatBinaryEnd(void **h) { printf("__cuda register end\n"); }
+EXPORT int hipLaunchKernel(void) { return 0; }
+EXPORT int cudaLaunchKernel(void) { return 0; }
+EXPORT int cudaSetupArgument(void) { return 0; }
+EXPORT int cudaLaunch(void) { return 0; }
+EXPORT int cudaConfigureCall(void) { return 0; }
 "#;
 
 /// The stand-in CUDA tools' C source (one program; `argv[0]` chooses the tool).
@@ -157,4 +199,28 @@ pub fn fake_cuda(dir: &Path) -> PathBuf {
         std::os::unix::fs::symlink("ptxas", bin.join(tool)).expect("symlink fake tool");
     }
     root
+}
+
+/// Builds the stand-in runtime as a Windows DLL for `target` (a MinGW triple) in `dir`:
+/// `dir/omp.dll` and its import library `dir/libomp.a` (the name LLVM 19's linker wrapper
+/// finds for `-lomp`). Returns `dir`.
+#[track_caller]
+pub fn stub_runtime_dll(dir: &Path, target: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).expect("create runtime dir");
+    let src = write_source(dir, "stubrt.c", STUB_RUNTIME);
+    let dll = dir.join("omp.dll");
+    let implib = dir.join("libomp.a");
+    clang_in(
+        dir,
+        &[
+            &format!("--target={target}"),
+            "-fuse-ld=lld",
+            "-shared",
+            &src.display().to_string(),
+            "-o",
+            &dll.display().to_string(),
+            &format!("-Wl,--out-implib,{}", implib.display()),
+        ],
+    );
+    dir.to_path_buf()
 }

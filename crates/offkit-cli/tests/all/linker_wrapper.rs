@@ -10,6 +10,7 @@ use offkit_testutil::packager::run_as;
 
 mod dry_run;
 mod relocatable;
+mod windows;
 
 const ARGV0: &str = "clang-linker-wrapper";
 
