@@ -8,6 +8,7 @@ use offkit_testutil::fixtures;
 use offkit_testutil::link::{llvm_wrapper, normalize_temps};
 use offkit_testutil::packager::run_as;
 
+mod aarch64;
 mod dry_run;
 mod relocatable;
 mod windows;
