@@ -144,6 +144,7 @@ fn dry_runs_as_llvm_19() {
         "aarch64-unknown-linux-gnu",
         "x86_64-pc-windows-msvc",
         "x86_64-w64-windows-gnu",
+        "aarch64-pc-windows-msvc",
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();

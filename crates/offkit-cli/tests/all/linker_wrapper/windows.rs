@@ -187,3 +187,47 @@ fn windows_programs_register_what_they_wrap() {
         assert!(printed.contains(line), "{line:?} not in:\n{printed}");
     }
 }
+
+/// The registration objects for every COFF host (MSVC and MinGW x86_64, MSVC aarch64) are
+/// LLVM 19's byte for byte (`--save-temps` keeps both tools' objects).
+#[test]
+fn coff_registration_objects_are_llvm_19s() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    for (host, device) in [
+        ("x86_64-pc-windows-msvc", "x86_64-pc-linux-gnu"),
+        ("x86_64-w64-windows-gnu", "x86_64-pc-linux-gnu"),
+        ("aarch64-pc-windows-msvc", "aarch64-unknown-linux-gnu"),
+    ] {
+        let target = format!("--target={host}");
+        let obj = offkit_testutil::fixtures::compile_openmp(
+            dir,
+            host,
+            offkit_testutil::offload::OPENMP_SOURCE,
+            &[device],
+            &[&target, "-nogpuinc"],
+        );
+        let mut objects = Vec::new();
+        for (who, tool) in [
+            ("llvm", offkit_testutil::link::llvm_wrapper()),
+            ("ours", super::offkit()),
+        ] {
+            let work = dir.join(format!("{host}-{who}"));
+            std::fs::create_dir(&work).unwrap();
+            let args = [
+                format!("--host-triple={host}"),
+                format!("--device-linker={device}=-fuse-ld=lld"),
+                "--save-temps".into(),
+                "--linker-path=/bin/true".into(),
+                "-o".into(),
+                "p.exe".into(),
+                obj.display().to_string(),
+            ];
+            let o = offkit_testutil::packager::run_as(&tool, super::ARGV0, &args, &work, None);
+            ok(&o, &format!("{host} {who}"));
+            objects.push(std::fs::read(work.join("p.exe.openmp.image.wrapper.o")).unwrap());
+        }
+        assert!(objects[0].starts_with(&[0x64, 0x86]) || objects[0].starts_with(&[0x64, 0xaa]));
+        assert_eq!(objects[1], objects[0], "{host}");
+    }
+}
