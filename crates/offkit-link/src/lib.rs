@@ -40,6 +40,7 @@ pub mod error;
 pub mod explain;
 pub mod invoke;
 pub mod link;
+pub mod lto;
 pub mod opts;
 pub mod plan;
 pub mod relocate;

@@ -22,6 +22,7 @@ use crate::temp::{self, Temps};
 use crate::trace::Trace;
 
 mod llvm_options;
+mod lto_phase;
 mod wrap_phase;
 
 use llvm_options::check_llvm_options;
@@ -496,6 +497,7 @@ impl Ctx<'_, '_> {
         let fam = device::family(&triple)?;
         let mut kinds: Vec<OffloadKind> = Vec::new();
         let (mut bitcode, mut objects) = (Vec::new(), Vec::new());
+        let (mut bitcode_ids, mut object_ids) = (Vec::new(), Vec::new());
         let is_bitcode: Vec<bool> = g
             .inputs
             .iter()
@@ -527,8 +529,10 @@ impl Ctx<'_, '_> {
                 .into_owned();
             if bc {
                 bitcode.push(p);
+                bitcode_ids.push(*id);
             } else {
                 objects.push(p);
+                object_ids.push(*id);
             }
         }
         kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
@@ -554,6 +558,20 @@ impl Ctx<'_, '_> {
                 .values(Opt::BuiltinBitcode)
                 .iter()
                 .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
+        if !clang_backend && !bitcode.is_empty() {
+            // LLVM 19's in-process LTO, by llvm-lto2: its outputs come first.
+            let whole_program = objects.is_empty();
+            let ids: Vec<(usize, String)> =
+                bitcode_ids.iter().copied().zip(bitcode.drain(..)).collect();
+            let regular: Vec<&[u8]> = object_ids
+                .iter()
+                .map(|&id| &self.inputs[id].entry.image[..])
+                .collect();
+            let outputs = self.lto(&triple, &arch, fam, &ids, &regular, whole_program)?;
+            for (i, o) in outputs.into_iter().enumerate() {
+                objects.insert(i, o);
+            }
+        }
         if clang_backend && !bitcode.is_empty() {
             let llvm_link = self.finder.find("llvm-link", None)?;
             let module = self

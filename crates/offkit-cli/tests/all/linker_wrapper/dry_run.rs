@@ -4,13 +4,12 @@
 //! `-r`, an archive, offload LTO, offkit's `--emit-plan`), LLVM 19's `clang-linker-wrapper
 //! --dry-run --wrapper-verbose --print-wrapped-module` and offkit's drop-in print the same
 //! commands and the same wrapper module, line by line, and exit 0. Temporary names are
-//! normalised; bitcode device code is compared through [`lto_as_llvm19`], the one deliberate
-//! difference (offkit hands the LTO to clang, see `docs/linking.md`).
+//! normalised.
 
 use std::path::Path;
 
 use offkit_testutil::link::normalize_temps;
-use offkit_testutil::offload::{compile, lto_as_llvm19, Kind};
+use offkit_testutil::offload::{compile, Kind};
 
 /// The renamed symbols of the second object (the archive member), so that it defines
 /// something new and LLVM 19's archive rule extracts it.
@@ -105,8 +104,8 @@ fn case(dir: &Path, host: &str, kind: Kind, mode: Mode) -> Option<String> {
     let norm = |o: &offkit_testutil::Output| {
         (
             o.code,
-            normalize_temps(&lto_as_llvm19(&o.stdout_str())),
-            normalize_temps(&lto_as_llvm19(&o.stderr_str())),
+            normalize_temps(&o.stdout_str()),
+            normalize_temps(&o.stderr_str()),
         )
     };
     let (t, o) = (norm(&theirs), norm(&ours));
