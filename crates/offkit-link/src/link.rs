@@ -508,9 +508,8 @@ impl Ctx<'_, '_> {
             })
             .collect();
         // LLVM 19 links a group's bitcode in memory and writes none of it; offkit hands it to
-        // clang's LTO as files, written into one private directory (no LLVM name to keep).
-        // The directory is named after LLVM 19's LTO output, `<exe>.<triple>.<arch>` (an empty
-        // arch stays empty there).
+        // llvm-lto2 as files, written into one private directory (no LLVM name to keep),
+        // named after LLVM 19's LTO output, `<exe>.<triple>.<arch>`.
         let lto_dir = if is_bitcode.contains(&true) {
             self.temps
                 .private_dir(&format!("{}.{triple}.{arch}.lto", self.exe_file))?
@@ -583,13 +582,11 @@ impl Ctx<'_, '_> {
                 .args(&bitcode);
             self.runner.run(&inv)?;
             objects.insert(0, module.to_string_lossy().into_owned());
-            bitcode.clear();
         }
         let d = DeviceLink {
             triple: &triple,
             arch: &arch,
             output: &out,
-            bitcode,
             objects,
             linker_args: device::linker_args_for(self.args, &triple),
         };
