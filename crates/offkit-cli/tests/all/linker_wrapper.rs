@@ -10,6 +10,7 @@ use offkit_testutil::packager::run_as;
 
 mod aarch64;
 mod dry_run;
+mod lto;
 mod relocatable;
 mod windows;
 
