@@ -681,14 +681,15 @@ impl Ctx<'_, '_> {
         }
         let contents = self.read_back(Path::new(exe))?;
         let suffix = relocate::suffix(&contents);
-        // (`finish_relocatable` does the same on its own, for plans.)
-        let objcopy = self
-            .finder
-            .find("llvm-objcopy", None)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| "llvm-objcopy".into());
+        // LLVM 19's llvm-objcopy step when the tool is there (the output is then LLVM's, byte
+        // for byte); otherwise offkit's in-place rewrite (`finish_relocatable`), which links
+        // the same way.
+        if let Ok(objcopy) = self.finder.find("llvm-objcopy", None) {
+            let inv = ToolInvocation::new(objcopy).args(relocate::objcopy_args(exe, &suffix));
+            return self.runner.run(&inv);
+        }
         self.runner
-            .announce(&objcopy, &relocate::objcopy_args(exe, &suffix));
+            .announce("llvm-objcopy", &relocate::objcopy_args(exe, &suffix));
         self.runner.record(Step::Relocate {
             file: PathBuf::from(exe),
         });
