@@ -2,19 +2,15 @@
 //!
 //! ```text
 //! clang --no-default-config -o <exe>.<archname>.<arch|native>.img --target=<triple>
-//!     (-mcpu=<arch> for AMDGPU | -march=<arch|native>) -O<n> [-flto]
-//!     [-Wl,--no-undefined unless NVPTX] <bitcode…> <objects…>
+//!     (-mcpu=<arch> for AMDGPU | -march=<arch|native>) -O<n>
+//!     [-Wl,--no-undefined unless NVPTX] <LTO outputs…> <objects…>
 //!     [CPU targets: -Wl,-Bsymbolic -shared <host libraries>]
 //!     [-mllvm <a>]… [-g] [-save-temps] [-v] [--cuda-path=…] [-Xcuda-ptxas <a>]…
 //!     [<linker-arg>…] [-Xclang -mlink-builtin-bitcode -Xclang <f>]… [-mllvm -openmp-opt-disable]
-//!     [LTO: -Wl,-plugin-opt=<-mllvm and --offload-opt options>… -Rpass…=<r>]
 //! ```
 //!
-//! Where LLVM 19 runs LTO on bitcode inputs inside the wrapper, offkit hands the bitcode to the
-//! device linker (`-flto`: ld.lld for AMDGPU, the host linker with LLVM's gold plugin for CPU
-//! targets), which performs the same LTO with the linker's own symbol resolution; LLVM 19's
-//! `-mllvm`/`--offload-opt`/`--pass-remarks*` options, which it applies to that LTO, go to the
-//! LTO plugin.
+//! Bitcode inputs never reach this command: they are linked first, as LLVM 19 links them in
+//! process (`crate::lto`, by llvm-lto2), or with `--clang-backend` by llvm-link.
 
 use std::path::Path;
 
@@ -67,9 +63,7 @@ pub struct DeviceLink<'a> {
     pub arch: &'a str,
     /// The output image.
     pub output: &'a Path,
-    /// Bitcode inputs (handed to the linker's LTO).
-    pub bitcode: Vec<String>,
-    /// Object inputs.
+    /// Object inputs (the LTO outputs first).
     pub objects: Vec<String>,
     /// `--linker-arg=` values for this group (from `--device-linker=`).
     pub linker_args: Vec<String>,
@@ -178,14 +172,9 @@ pub fn command(
         },
         format!("-{}", c.opt_level),
     ];
-    let lto = !d.bitcode.is_empty();
-    if lto {
-        v.push("-flto".into());
-    }
     if fam != Family::Nvptx {
         v.push("-Wl,--no-undefined".into());
     }
-    v.extend(d.bitcode.iter().cloned());
     v.extend(d.objects.iter().cloned());
     if fam == Family::Cpu {
         v.push("-Wl,-Bsymbolic".into());
@@ -222,24 +211,6 @@ pub fn command(
     if args.has(Opt::ClangBackend) || args.has(Opt::BuiltinBitcode) {
         v.extend(["-mllvm", "-openmp-opt-disable"].map(String::from));
     }
-    if lto {
-        // What LLVM 19 applies to its in-process LTO goes to the linker's LTO instead.
-        for m in args.values(Opt::Mllvm) {
-            v.push(format!("-Wl,-plugin-opt={m}"));
-        }
-        for m in args.values(Opt::OffloadOpt) {
-            v.push(format!("-Wl,-plugin-opt=-{m}"));
-        }
-        for (opt, flag) in [
-            (Opt::PassRemarks, "-Rpass="),
-            (Opt::PassRemarksMissed, "-Rpass-missed="),
-            (Opt::PassRemarksAnalysis, "-Rpass-analysis="),
-        ] {
-            for r in args.values(opt) {
-                v.push(format!("{flag}{r}"));
-            }
-        }
-    }
     Ok(ToolInvocation::new(clang).args(v))
 }
 
@@ -272,7 +243,6 @@ mod tests {
             triple: "x86_64-pc-linux-gnu",
             arch: "",
             output: Path::new("/tmp/p.x86_64.native-051d9b.img"),
-            bitcode: vec![],
             objects: vec!["/tmp/p-x86_64-pc-linux-gnu--b47ab7.o".into()],
             linker_args: vec![],
         };

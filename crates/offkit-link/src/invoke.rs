@@ -94,6 +94,13 @@ impl<'a> Runner<'a> {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         self.announce(&inv.program.to_string_lossy(), &args);
+        self.run_unannounced(inv)
+    }
+
+    /// Runs `inv` and records it without printing it: for what LLVM 19 does in process (and
+    /// so never prints), such as compiling a COFF registration module. Under `--dry-run`
+    /// nothing runs.
+    pub fn run_unannounced(&self, inv: &ToolInvocation) -> Result<()> {
         self.record(Step::Run(inv.clone()));
         if self.dry_run {
             return Ok(());

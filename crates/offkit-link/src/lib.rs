@@ -16,11 +16,12 @@
 //! `--explain` says why each device image was or was not linked, `--emit-plan=FILE` writes the
 //! link as a shell script.
 //!
-//! Where LLVM 19 uses LLVM's libraries inside the wrapper, offkit uses LLVM 19's tools: the LTO
-//! of bitcode device code is the device linker's (`-flto`: ld.lld, or the host linker with
-//! LLVM's gold plugin), `-mllvm`/`--offload-opt=` are checked by LLVM's option parser (llc's)
-//! and passed to the LTO plugin, `--clang-backend` links the bitcode with llvm-link for clang;
-//! `--embed-bitcode` is refused.
+//! Where LLVM 19 uses LLVM's libraries inside the wrapper, offkit runs LLVM 19's tools, unprinted
+//! as LLVM's in-process work is: the LTO of bitcode device code is `llvm-lto2` given the symbol
+//! resolutions LLVM 19 computes (its object is LLVM's, byte for byte), and the registration
+//! module of a COFF host is compiled by `llc`. `--clang-backend` links the bitcode with
+//! llvm-link for clang (printed); `--embed-bitcode` is refused. `docs/linking.md` lists what is
+//! left.
 //!
 //! ```no_run
 //! use offkit_link::{link, opts, wrap::OffkitWrap};
@@ -40,6 +41,7 @@ pub mod error;
 pub mod explain;
 pub mod invoke;
 pub mod link;
+pub mod lto;
 pub mod opts;
 pub mod plan;
 pub mod relocate;

@@ -22,6 +22,7 @@ use crate::temp::{self, Temps};
 use crate::trace::Trace;
 
 mod llvm_options;
+mod lto_phase;
 mod wrap_phase;
 
 use llvm_options::check_llvm_options;
@@ -50,6 +51,9 @@ pub struct WrapRequest<'a> {
     pub host_triple: &'a str,
     /// Whether the link is relocatable (`-r`): images go to `.llvm.offloading.relocatable`.
     pub relocatable: bool,
+    /// Whether this is a dry run: the device links were only printed, so the images are empty
+    /// (LLVM 19 wraps them all the same).
+    pub dry_run: bool,
 }
 
 /// A boxed error of the wrap step.
@@ -493,6 +497,7 @@ impl Ctx<'_, '_> {
         let fam = device::family(&triple)?;
         let mut kinds: Vec<OffloadKind> = Vec::new();
         let (mut bitcode, mut objects) = (Vec::new(), Vec::new());
+        let (mut bitcode_ids, mut object_ids) = (Vec::new(), Vec::new());
         let is_bitcode: Vec<bool> = g
             .inputs
             .iter()
@@ -503,11 +508,11 @@ impl Ctx<'_, '_> {
             })
             .collect();
         // LLVM 19 links a group's bitcode in memory and writes none of it; offkit hands it to
-        // clang's LTO as files, written into one private directory (no LLVM name to keep).
+        // llvm-lto2 as files, written into one private directory (no LLVM name to keep),
+        // named after LLVM 19's LTO output, `<exe>.<triple>.<arch>`.
         let lto_dir = if is_bitcode.contains(&true) {
-            let arch_name = if arch.is_empty() { "native" } else { &arch };
             self.temps
-                .private_dir(&format!("{}.{triple}.{arch_name}.lto", self.exe_file))?
+                .private_dir(&format!("{}.{triple}.{arch}.lto", self.exe_file))?
         } else {
             None
         };
@@ -523,8 +528,10 @@ impl Ctx<'_, '_> {
                 .into_owned();
             if bc {
                 bitcode.push(p);
+                bitcode_ids.push(*id);
             } else {
                 objects.push(p);
+                object_ids.push(*id);
             }
         }
         kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
@@ -550,6 +557,20 @@ impl Ctx<'_, '_> {
                 .values(Opt::BuiltinBitcode)
                 .iter()
                 .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
+        if !clang_backend && !bitcode.is_empty() {
+            // LLVM 19's in-process LTO, by llvm-lto2: its outputs come first.
+            let whole_program = objects.is_empty();
+            let ids: Vec<(usize, String)> =
+                bitcode_ids.iter().copied().zip(bitcode.drain(..)).collect();
+            let regular: Vec<&[u8]> = object_ids
+                .iter()
+                .map(|&id| &self.inputs[id].entry.image[..])
+                .collect();
+            let outputs = self.lto(&triple, &arch, fam, &ids, &regular, whole_program)?;
+            for (i, o) in outputs.into_iter().enumerate() {
+                objects.insert(i, o);
+            }
+        }
         if clang_backend && !bitcode.is_empty() {
             let llvm_link = self.finder.find("llvm-link", None)?;
             let module = self
@@ -561,13 +582,11 @@ impl Ctx<'_, '_> {
                 .args(&bitcode);
             self.runner.run(&inv)?;
             objects.insert(0, module.to_string_lossy().into_owned());
-            bitcode.clear();
         }
         let d = DeviceLink {
             triple: &triple,
             arch: &arch,
             output: &out,
-            bitcode,
             objects,
             linker_args: device::linker_args_for(self.args, &triple),
         };
@@ -662,14 +681,15 @@ impl Ctx<'_, '_> {
         }
         let contents = self.read_back(Path::new(exe))?;
         let suffix = relocate::suffix(&contents);
-        // (`finish_relocatable` does the same on its own, for plans.)
-        let objcopy = self
-            .finder
-            .find("llvm-objcopy", None)
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_else(|_| "llvm-objcopy".into());
+        // LLVM 19's llvm-objcopy step when the tool is there (the output is then LLVM's, byte
+        // for byte); otherwise offkit's in-place rewrite (`finish_relocatable`), which links
+        // the same way.
+        if let Ok(objcopy) = self.finder.find("llvm-objcopy", None) {
+            let inv = ToolInvocation::new(objcopy).args(relocate::objcopy_args(exe, &suffix));
+            return self.runner.run(&inv);
+        }
         self.runner
-            .announce(&objcopy, &relocate::objcopy_args(exe, &suffix));
+            .announce("llvm-objcopy", &relocate::objcopy_args(exe, &suffix));
         self.runner.record(Step::Relocate {
             file: PathBuf::from(exe),
         });

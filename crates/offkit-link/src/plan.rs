@@ -43,13 +43,22 @@ pub enum Step {
         host_triple: String,
         /// Whether for a relocatable link.
         relocatable: bool,
-        /// The object written.
+        /// Whether the module is written as LLVM IR (COFF hosts; a later step compiles it).
+        llvm_ir: bool,
+        /// The file written.
         to: PathBuf,
     },
     /// The renaming of a relocatable output's entry sections.
     Relocate {
         /// The relocatable output.
         file: PathBuf,
+    },
+    /// A file moved into place (an LTO output to LLVM 19's name).
+    Rename {
+        /// The file written.
+        from: PathBuf,
+        /// Its name.
+        to: PathBuf,
     },
     /// A note (dropped targets and the like).
     Note(String),
@@ -73,6 +82,38 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
         }
         s
     };
+    // A command word by word: each temporary path inside a word (also inside a composite one
+    // such as llvm-lto2's `-r <file>,<symbol>,<flags>`) becomes `"$T"/<name>`, the rest is
+    // quoted on its own.
+    let word = |a: &str| -> String {
+        let mut out = String::new();
+        let mut rest = a;
+        loop {
+            let hit = temps
+                .iter()
+                .filter_map(|t| {
+                    let full = t.to_string_lossy();
+                    let name = t.file_name()?.to_string_lossy().into_owned();
+                    rest.find(full.as_ref()).map(|i| (i, full.len(), name))
+                })
+                .min_by_key(|(i, len, _)| (*i, usize::MAX - len));
+            match hit {
+                Some((i, len, name)) => {
+                    if i > 0 {
+                        out.push_str(&shell_quote(&rest[..i]));
+                    }
+                    out.push_str(&format!("\"$T\"/{}", shell_quote(&name)));
+                    rest = &rest[i + len..];
+                }
+                None => {
+                    if !rest.is_empty() || out.is_empty() {
+                        out.push_str(&shell_quote(rest));
+                    }
+                    return out;
+                }
+            }
+        }
+    };
     let mut out = String::from(
         "#!/bin/sh\n# The link offkit's clang-linker-wrapper performed, step by step (--emit-plan).\n\
          set -eu\nT=$(mktemp -d)\ntrap 'rm -rf \"$T\"' EXIT\n",
@@ -81,7 +122,13 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
     for step in steps {
         out.push('\n');
         match step {
-            Step::Run(inv) => out.push_str(&sub(inv.render_shell())),
+            Step::Run(inv) => {
+                let words: Vec<String> = std::iter::once(inv.program.as_os_str())
+                    .chain(inv.args.iter().map(|a| a.as_os_str()))
+                    .map(|a| word(&a.to_string_lossy()))
+                    .collect();
+                out.push_str(&words.join(" "));
+            }
             Step::Extract {
                 input,
                 file,
@@ -103,6 +150,7 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 images,
                 host_triple,
                 relocatable,
+                llvm_ir,
                 to,
             } => {
                 let mut cmd = format!(
@@ -112,6 +160,9 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 );
                 if *relocatable {
                     cmd.push_str(" --relocatable");
+                }
+                if *llvm_ir {
+                    cmd.push_str(" --emit llvm");
                 }
                 for (p, t, a) in images {
                     cmd.push_str(&format!(
@@ -129,6 +180,9 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                     "\"$OFFKIT\" link --finish-relocatable {}",
                     q(file)
                 ));
+            }
+            Step::Rename { from, to } => {
+                out.push_str(&sub(format!("mv -f {} {}", q(from), q(to))));
             }
             Step::Note(n) => out.push_str(&format!("# {n}")),
         }

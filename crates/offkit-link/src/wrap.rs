@@ -18,6 +18,7 @@ fn options(req: &WrapRequest<'_>) -> Result<offkit_wrap::WrapOptions, BoxError> 
     };
     let mut o = offkit_wrap::WrapOptions::new(req.host_triple, kind);
     o.relocatable = req.relocatable;
+    o.allow_empty = req.dry_run;
     Ok(o)
 }
 

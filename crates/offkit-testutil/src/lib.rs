@@ -12,8 +12,10 @@ pub mod fixtures;
 pub mod hip;
 pub mod link;
 pub mod llvm;
+pub mod offload;
 pub mod packager;
 pub mod run;
+pub mod stub_runtime;
 pub mod targets;
 pub mod wrap;
 

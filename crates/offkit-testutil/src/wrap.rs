@@ -433,21 +433,6 @@ pub fn cuda_elf(dir: &Path, name: &str, sm: u32, payload: usize) -> PathBuf {
     device_elf(dir, name, "EM_CUDA", 0x33, sm, payload)
 }
 
-/// A stand-in `fatbinary` in `<dir>/cuda/bin` for `clang-linker-wrapper --cuda-path=<dir>/cuda`:
-/// it writes a fatbinary header (magic `0xBA55ED50`) and its arguments to the `--create`
-/// file. Returns the `--cuda-path` directory.
-#[track_caller]
-pub fn fake_cuda(dir: &Path) -> PathBuf {
-    let root = dir.join("cuda");
-    let bin = root.join("bin");
-    std::fs::create_dir_all(&bin).expect("create cuda/bin");
-    let script = "#!/bin/sh\nout=\"\"; next=\"\"\nfor a in \"$@\"; do\n  if [ -n \"$next\" ]; then out=\"$a\"; next=\"\"; fi\n  [ \"$a\" = --create ] && next=1\ndone\nprintf '\\120\\355\\125\\272\\001\\000\\020\\000' > \"$out\"\nprintf 'stand-in fatbinary: %s\\n' \"$*\" >> \"$out\"\n";
-    let f = bin.join("fatbinary");
-    std::fs::write(&f, script).expect("write fatbinary");
-    run_ok("chmod", ["+x", &f.display().to_string()], dir);
-    root
-}
-
 /// Panics at the first line where `ours` and `theirs` differ (long lines shortened).
 #[track_caller]
 pub fn assert_same_text(ours: &str, theirs: &str, what: &str) {

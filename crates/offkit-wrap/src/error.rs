@@ -31,10 +31,19 @@ pub enum Error {
     /// The host triple is not one offkit writes objects for.
     #[error(
         "unsupported host triple `{triple}`: offkit writes registration objects for x86_64 and \
-         aarch64 ELF hosts"
+         aarch64 ELF and COFF hosts"
     )]
     UnsupportedHost {
         /// The triple given.
+        triple: String,
+    },
+    /// A COFF object was asked for; offkit writes COFF registration modules as LLVM IR only.
+    #[error(
+        "offkit writes the registration module for the COFF host `{triple}` as LLVM IR only \
+         (compile it with `llc -O2 -relocation-model=pic -filetype=obj`)"
+    )]
+    CoffObject {
+        /// The host triple.
         triple: String,
     },
     /// No images were given.

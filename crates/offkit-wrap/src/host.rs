@@ -34,10 +34,17 @@ impl Host {
             Arch::Aarch64 => Host::Aarch64,
             _ => None.ok_or_else(|| unsupported(triple))?,
         };
-        if t.object_format() != ObjectFormat::Elf || !triple.contains('-') {
+        if !matches!(t.object_format(), ObjectFormat::Elf | ObjectFormat::Coff)
+            || !triple.contains('-')
+        {
             return Err(unsupported(triple));
         }
         Ok(host)
+    }
+
+    /// Whether `triple` is a COFF (Windows) host.
+    pub fn is_coff(triple: &str) -> bool {
+        Triple::parse(triple).object_format() == ObjectFormat::Coff
     }
 
     /// `e_machine`.
@@ -148,10 +155,15 @@ mod tests {
             Host::from_triple("aarch64-linux-gnu").unwrap(),
             Host::Aarch64
         );
+        assert!(Host::is_coff("x86_64-pc-windows-msvc"));
+        assert!(Host::is_coff("x86_64-w64-windows-gnu"));
+        assert_eq!(
+            Host::from_triple("x86_64-w64-windows-gnu").unwrap(),
+            Host::X86_64
+        );
         for bad in [
             "x86_64",
             "x86_64-apple-darwin",
-            "x86_64-pc-windows-msvc",
             "riscv64-linux-gnu",
             "aarch64_be-linux-gnu",
             "",

@@ -151,6 +151,15 @@ pub(crate) fn detect(data: &[u8]) -> ImageKind {
     }
 }
 
+/// The image kind LLVM 19 records for an empty image (a dry run's): what a linked image of
+/// `kind` would be.
+pub(crate) fn empty_kind(kind: Kind) -> ImageKind {
+    match kind {
+        Kind::OpenMp | Kind::Hip => ImageKind::Object,
+        Kind::Cuda => ImageKind::Fatbinary,
+    }
+}
+
 /// Checks `img` (the `index`th given) for offload kind `kind`; returns the image kind to record.
 pub(crate) fn check(index: usize, img: &Image<'_>, kind: Kind) -> Result<ImageKind, Error> {
     let name = || ImageName {

@@ -43,8 +43,13 @@ fn code_model(w: &Wrapper<'_>) -> &'static str {
     }
 }
 
-/// The start/stop declarations of the entry table `<prefix>_offloading_entries`.
-fn entry_bounds(out: &mut dyn Write, prefix: &str) -> io::Result<()> {
+/// The start/stop symbols of the entry table `<prefix>_offloading_entries`, and on ELF
+/// LLVM's internal dummy entry and `@llvm.compiler.used`. ELF linkers define `__start_`/
+/// `__stop_` around a section named like a C identifier; COFF has no such symbols, so LLVM 19
+/// defines them itself as empty `weak_odr` arrays in the grouped sections `<sec>$OA` and
+/// `<sec>$OZ`, which the linker sorts around the entries (`<sec>$OE`).
+/// The ELF declarations of `__start_`/`__stop_<prefix>_offloading_entries`.
+fn external_bounds(out: &mut dyn Write, prefix: &str) -> io::Result<()> {
     for which in ["start", "stop"] {
         writeln!(
             out,
@@ -54,8 +59,17 @@ fn entry_bounds(out: &mut dyn Write, prefix: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// LLVM's internal dummy entry and `@llvm.compiler.used`.
-fn dummy(out: &mut dyn Write, prefix: &str) -> io::Result<()> {
+fn entry_bounds(w: &Wrapper<'_>, out: &mut dyn Write, prefix: &str) -> io::Result<()> {
+    if w.coff {
+        for (which, group) in [("start", "OA"), ("stop", "OZ")] {
+            writeln!(
+                out,
+                "@__{which}_{prefix}_offloading_entries = weak_odr hidden constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{prefix}_offloading_entries${group}\""
+            )?;
+        }
+        return Ok(());
+    }
+    external_bounds(out, prefix)?;
     writeln!(
         out,
         "@__dummy.{prefix}_offloading_entries = internal constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{prefix}_offloading_entries\""
@@ -198,8 +212,7 @@ fn openmp(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(ENTRY_TY.as_bytes())?;
     out.write_all(OMP_TYPES.as_bytes())?;
     out.write_all(b"\n")?;
-    entry_bounds(out, "omp")?;
-    dummy(out, "omp")?;
+    entry_bounds(w, out, "omp")?;
     let section = w.image_section();
     for (n, p) in w.placed.iter().enumerate() {
         write!(
@@ -239,7 +252,7 @@ fn image_info(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(ENTRY_TY.as_bytes())?;
     out.write_all(OMP_TYPES.as_bytes())?;
     out.write_all(b"%__tgt_image_info = type { i32, i32, i32, ptr, ptr }\n\n")?;
-    entry_bounds(out, "omp")?;
+    external_bounds(out, "omp")?;
     writeln!(
         out,
         "@__dummy.omp_offloading.entry = hidden constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"omp_offloading_entries\""
@@ -320,8 +333,7 @@ fn fatbin(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::Error> {
     header(out, "offload.wrapper.module", &w.host_triple)?;
     out.write_all(ENTRY_TY.as_bytes())?;
     out.write_all(b"%fatbin_wrapper = type { i32, i32, ptr, ptr }\n\n")?;
-    entry_bounds(out, x)?;
-    dummy(out, x)?;
+    entry_bounds(w, out, x)?;
     write!(out, "@.fatbin_image = internal constant [{size} x i8] ")?;
     bytes(out, &pieces)?;
     writeln!(out, ", section \"{}\"{}", w.image_section(), code_model(w))?;

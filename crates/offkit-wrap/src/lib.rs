@@ -159,7 +159,8 @@ pub struct WrapOptions {
     pub host_triple: String,
     /// The offload kind.
     pub kind: Kind,
-    /// OpenMP: put the images in `.llvm.offloading.relocatable` (LLVM's `-r` mode).
+    /// LLVM's `-r` mode: OpenMP images go to `.llvm.offloading.relocatable`; the CUDA and HIP
+    /// objects are unchanged (LLVM 19 writes the same module).
     pub relocatable: bool,
     /// OpenMP: write the seed-002 `clang-offload-wrapper` form.
     pub image_info: bool,
@@ -176,6 +177,10 @@ pub struct WrapOptions {
     /// [--compression-level=N]`, which passes `-compress` to the bundler). The bundle is then
     /// built in memory. `compressed::Options::default()` is what LLVM 19 writes.
     pub hip_compress: Option<compressed::Options>,
+    /// Accept empty images (checks on). LLVM 19's `--dry-run` only prints the device links, so
+    /// the images it wraps are empty; it wraps them all the same (an OpenMP image is then
+    /// recorded as an ELF object, as a linked one would be).
+    pub allow_empty: bool,
 }
 
 impl WrapOptions {
@@ -190,6 +195,7 @@ impl WrapOptions {
             large: Large::Auto,
             check_images: true,
             hip_compress: None,
+            allow_empty: false,
         }
     }
 }
@@ -241,6 +247,9 @@ pub struct Wrapper<'a> {
     relocatable: bool,
     large: bool,
     hip_compress: Option<compressed::Options>,
+    allow_empty: bool,
+    /// A COFF (Windows) host: the module differs (see `ir.rs`) and is written as IR only.
+    coff: bool,
     placed: Vec<Placed<'a>>,
 }
 
@@ -249,6 +258,14 @@ impl<'a> Wrapper<'a> {
     /// about the input is found here.
     pub fn new(images: &[Image<'a>], opts: &WrapOptions) -> Result<Wrapper<'a>, Error> {
         let host = Host::from_triple(&opts.host_triple)?;
+        let coff = Host::is_coff(&opts.host_triple);
+        // The seed-002 form is ELF-only (as AMD's tool). (LLVM 19 writes the relocatable
+        // module for COFF too, and refuses `-r` only after the host link.)
+        if coff && opts.image_info {
+            return Err(Error::UnsupportedHost {
+                triple: opts.host_triple.clone(),
+            });
+        }
         let form = match (opts.kind, opts.image_info) {
             (Kind::OpenMp, false) => Form::OpenMp,
             (Kind::OpenMp, true) => Form::ImageInfo,
@@ -264,9 +281,11 @@ impl<'a> Wrapper<'a> {
                 "only HIP offload bundles are compressed".to_string(),
             ));
         }
-        if opts.relocatable && form != Form::OpenMp {
+        // LLVM 19's CUDA and HIP modules are the same in relocatable mode (only the host link
+        // and the objcopy step after it differ); the seed-002 form has no such mode.
+        if opts.relocatable && form == Form::ImageInfo {
             return Err(Error::BadOptions(
-                "relocatable mode applies to LLVM 19's OpenMP form only".to_string(),
+                "relocatable mode applies to LLVM 19's forms only".to_string(),
             ));
         }
         if images.is_empty() {
@@ -287,7 +306,9 @@ impl<'a> Wrapper<'a> {
         }
         let mut kinds = Vec::with_capacity(images.len());
         for (i, img) in images.iter().enumerate() {
-            kinds.push(if opts.check_images {
+            kinds.push(if opts.allow_empty && img.data.is_empty() {
+                image::empty_kind(opts.kind)
+            } else if opts.check_images {
                 image::check(i, img, opts.kind)?
             } else {
                 image::detect(img.data)
@@ -354,6 +375,7 @@ impl<'a> Wrapper<'a> {
         }
         // Only x86-64 has a large-section convention (`.lrodata`, `SHF_X86_64_LARGE`).
         let large = host == Host::X86_64
+            && !coff
             && match opts.large {
                 Large::Auto => offset > LARGE_THRESHOLD,
                 Large::Never => false,
@@ -367,6 +389,8 @@ impl<'a> Wrapper<'a> {
             relocatable: opts.relocatable,
             large,
             hip_compress: opts.hip_compress,
+            allow_empty: opts.allow_empty,
+            coff,
             placed,
         })
     }
@@ -388,6 +412,11 @@ impl<'a> Wrapper<'a> {
     }
 
     fn object(&self) -> Result<elf::Object<'_>, Error> {
+        if self.coff {
+            return Err(Error::CoffObject {
+                triple: self.host_triple.clone(),
+            });
+        }
         match self.form {
             Form::OpenMp => Ok(openmp::llvm19(self)),
             Form::ImageInfo => Ok(openmp::image_info(self)),
@@ -398,6 +427,13 @@ impl<'a> Wrapper<'a> {
     /// The size of the object [`Wrapper::write_object`] writes.
     pub fn object_size(&self) -> Result<u64, Error> {
         Ok(self.object()?.file_size())
+    }
+
+    /// Whether the host is COFF (Windows): then only [`Wrapper::write_llvm_ir`] writes the
+    /// module, which LLVM 19's `llc -O2 -relocation-model=pic -filetype=obj` compiles to the
+    /// object LLVM 19's linker wrapper writes, byte for byte.
+    pub fn is_coff(&self) -> bool {
+        self.coff
     }
 
     /// Writes the relocatable ELF object.

@@ -8,6 +8,12 @@ use offkit_testutil::fixtures;
 use offkit_testutil::link::{llvm_wrapper, normalize_temps};
 use offkit_testutil::packager::run_as;
 
+mod aarch64;
+mod dry_run;
+mod lto;
+mod relocatable;
+mod windows;
+
 const ARGV0: &str = "clang-linker-wrapper";
 
 fn offkit() -> PathBuf {

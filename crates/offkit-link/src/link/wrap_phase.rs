@@ -44,6 +44,7 @@ impl Ctx<'_, '_> {
             images: &images,
             host_triple: &self.host_triple,
             relocatable,
+            dry_run: self.runner.dry_run,
         };
         let wrap_err = |source| Error::Wrap {
             kind: kind.name().into(),
@@ -53,12 +54,28 @@ impl Ctx<'_, '_> {
             let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
             self.runner.say(ir.trim_end_matches('\n'));
         }
-        let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
-        let path = self.temps.create_with(
-            &format!("{}.{}.image.wrapper", self.exe_file, kind.name()),
-            "o",
-            &obj,
-        )?;
+        let name = format!("{}.{}.image.wrapper", self.exe_file, kind.name());
+        let coff = offkit_wrap::Host::is_coff(&self.host_triple);
+        let (path, module) = if coff {
+            // For COFF hosts offkit writes the module as LLVM IR and has llc compile it: the
+            // object is then LLVM 19's, byte for byte (19 compiles the same module in process,
+            // so the command is not printed; the plan has it).
+            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
+            let ll = self.temps.create_with(&name, "ll", ir.as_bytes())?;
+            let obj = self.temps.create(&name, "o")?;
+            let llc = self.finder.find("llc", None)?;
+            let inv = ToolInvocation::new(llc)
+                .arg("-O2")
+                .arg("-relocation-model=pic")
+                .arg("-filetype=obj")
+                .arg(&ll)
+                .arg("-o")
+                .arg(&obj);
+            (obj, Some((ll, inv)))
+        } else {
+            let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
+            (self.temps.create_with(&name, "o", &obj)?, None)
+        };
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
             images: match &bundle {
@@ -80,8 +97,14 @@ impl Ctx<'_, '_> {
             },
             host_triple: self.host_triple.clone(),
             relocatable,
-            to: path.clone(),
+            llvm_ir: module.is_some(),
+            to: module
+                .as_ref()
+                .map_or_else(|| path.clone(), |(ll, _)| ll.clone()),
         });
+        if let Some((_, inv)) = module {
+            self.runner.run_unannounced(&inv)?;
+        }
         Ok(path)
     }
 

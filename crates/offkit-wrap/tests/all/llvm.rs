@@ -2,9 +2,9 @@
 //! relocations), and offkit's IR is what LLVM 19 prints.
 
 use offkit_testutil::fixtures::{compile_openmp, OPENMP_SAXPY};
+use offkit_testutil::stub_runtime::fake_cuda;
 use offkit_testutil::wrap::{
-    amdgpu_elf, assert_same_object, assert_same_text, compile_ir, cuda_elf, device_elf, fake_cuda,
-    llvm_wrap,
+    amdgpu_elf, assert_same_object, assert_same_text, compile_ir, cuda_elf, device_elf, llvm_wrap,
 };
 use offkit_wrap::{compressed, Image, Kind, WrapOptions};
 
