@@ -224,7 +224,13 @@ pub(crate) fn memset(p: *mut c_void, byte: i32, len: usize, dev: i32) -> *mut c_
     unsafe { libc::memset(p, byte, len) }
 }
 
-pub(crate) fn associate(host: *const c_void, tgt: *const c_void, size: usize, off: usize, dev: i32) -> i32 {
+pub(crate) fn associate(
+    host: *const c_void,
+    tgt: *const c_void,
+    size: usize,
+    off: usize,
+    dev: i32,
+) -> i32 {
     if host.is_null() || tgt.is_null() || size == 0 {
         policy::report(format_args!(
             "Call to omp_target_associate_ptr with invalid arguments"

@@ -88,6 +88,7 @@ mod tests {
 
     macro_rules! weighted {
         ($name:ident, $($a:ident),*) => {
+            #[allow(unused_mut, unused_variables, unused_assignments)]
             extern "C" fn $name($($a: usize),*) {
                 let mut s = 0usize;
                 let mut w = 1usize;
@@ -110,13 +111,13 @@ mod tests {
     #[test]
     fn every_arity_gets_its_arguments_in_order() {
         let fns: [(usize, usize); 7] = [
-            (f0 as usize, 0),
-            (f1 as usize, 1),
-            (f5 as usize, 5),
-            (f6 as usize, 6),
-            (f7 as usize, 7),
-            (f8 as usize, 8),
-            (f13 as usize, 13),
+            (f0 as *const () as usize, 0),
+            (f1 as *const () as usize, 1),
+            (f5 as *const () as usize, 5),
+            (f6 as *const () as usize, 6),
+            (f7 as *const () as usize, 7),
+            (f8 as *const () as usize, 8),
+            (f13 as *const () as usize, 13),
         ];
         for (f, n) in fns {
             let args: Vec<usize> = (0..n).map(|i| 1000 + i * 7).collect();

@@ -171,7 +171,7 @@ impl Device {
         let k = SourceInfo::from_loc(loc);
         line(format!(
             "OpenMP Host-Device pointer mappings after block at {}:{}:{}:",
-            k.field(0),
+            k.file(),
             k.num(2),
             k.num(3)
         ));
@@ -195,8 +195,8 @@ impl Device {
                 e.end - e.begin,
                 cnt(e.dyn_ref),
                 cnt(e.hold_ref),
-                i.field(0),
-                i.field(1),
+                i.name(),
+                i.file(),
                 i.num(2),
                 i.num(3)
             ));

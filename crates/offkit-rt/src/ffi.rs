@@ -230,11 +230,16 @@ pub unsafe extern "C" fn __tgt_target_kernel(
     }
     let _ = thread_limit;
     // SAFETY: the arrays have NumArgs entries.
-    let mut a = unsafe {
-        MapArgs::from_raw(n as i32, bases, begins, sizes, types, names, mappers)
-    };
+    let mut a = unsafe { MapArgs::from_raw(n as i32, bases, begins, sizes, types, names, mappers) };
     if policy::info_level() & info::KERNEL_ARGS != 0 {
-        policy::print_args(loc, d.id, "Entering OpenMP kernel", a.sizes, a.types, a.names);
+        policy::print_args(
+            loc,
+            d.id,
+            "Entering OpenMP kernel",
+            a.sizes,
+            a.types,
+            a.names,
+        );
     }
     let r = ops::target(d, host_ptr as usize, version, &mut a);
     policy::handle_outcome(r.is_ok(), loc);
@@ -473,7 +478,15 @@ pub unsafe extern "C" fn __tgt_target_teams_nowait(
     // SAFETY: forwarded.
     unsafe {
         __tgt_target_teams(
-            device_id, host_ptr, n, bases, begins, sizes, types, num_teams, thread_limit,
+            device_id,
+            host_ptr,
+            n,
+            bases,
+            begins,
+            sizes,
+            types,
+            num_teams,
+            thread_limit,
         )
     }
 }
@@ -591,8 +604,17 @@ macro_rules! data_entry_points {
             // SAFETY: forwarded.
             unsafe {
                 data(
-                    loc, device_id, n, bases, begins, sizes, types, names, mappers,
-                    DataOp::$op, $region,
+                    loc,
+                    device_id,
+                    n,
+                    bases,
+                    begins,
+                    sizes,
+                    types,
+                    names,
+                    mappers,
+                    DataOp::$op,
+                    $region,
                 )
             }
         }
@@ -617,8 +639,17 @@ macro_rules! data_entry_points {
             // SAFETY: forwarded.
             unsafe {
                 data(
-                    loc, device_id, n, bases, begins, sizes, types, names, mappers,
-                    DataOp::$op, $region_nowait,
+                    loc,
+                    device_id,
+                    n,
+                    bases,
+                    begins,
+                    sizes,
+                    types,
+                    names,
+                    mappers,
+                    DataOp::$op,
+                    $region_nowait,
                 )
             }
         }
@@ -737,7 +768,12 @@ pub extern "C" fn __kmpc_push_target_tripcount(_device_id: i64, _count: u64) {}
 
 /// Trip counts only matter to GPU plugins.
 #[no_mangle]
-pub extern "C" fn __kmpc_push_target_tripcount_mapper(_loc: *mut Ident, _device_id: i64, _count: u64) {}
+pub extern "C" fn __kmpc_push_target_tripcount_mapper(
+    _loc: *mut Ident,
+    _device_id: i64,
+    _count: u64,
+) {
+}
 
 /// Sets the `LIBOMPTARGET_INFO` level.
 #[no_mangle]
@@ -753,7 +789,7 @@ pub extern "C" fn __tgt_print_device_info(device_id: i64) -> c_int {
 
 /// Polls an asynchronous target task; the host plugin never leaves one pending.
 #[no_mangle]
-pub extern "C" fn __tgt_target_nowait_query(async_handle: *mut *mut c_void) {
+pub unsafe extern "C" fn __tgt_target_nowait_query(async_handle: *mut *mut c_void) {
     if !async_handle.is_null() {
         // SAFETY: libomp passes the task's handle slot.
         unsafe { *async_handle = std::ptr::null_mut() };
@@ -804,7 +840,18 @@ pub unsafe extern "C" fn __tgt_interop_destroy(
     have_nowait: i32,
 ) {
     // SAFETY: forwarded.
-    unsafe { __tgt_interop_init(loc, gtid, interop, 0, device_id, ndeps, dep_list, have_nowait) }
+    unsafe {
+        __tgt_interop_init(
+            loc,
+            gtid,
+            interop,
+            0,
+            device_id,
+            ndeps,
+            dep_list,
+            have_nowait,
+        )
+    }
 }
 
 const OMP_IRC_EMPTY: c_int = -1;
@@ -818,7 +865,11 @@ fn interop_rc(rc: *mut c_int) {
 
 /// No interop properties (`omp_irc_empty`).
 #[no_mangle]
-pub extern "C" fn omp_get_interop_int(_interop: *const c_void, _prop: c_int, rc: *mut c_int) -> isize {
+pub extern "C" fn omp_get_interop_int(
+    _interop: *const c_void,
+    _prop: c_int,
+    rc: *mut c_int,
+) -> isize {
     interop_rc(rc);
     0
 }
@@ -922,7 +973,9 @@ pub extern "C" fn omp_target_memcpy(
     dst_device: c_int,
     src_device: c_int,
 ) -> c_int {
-    api::memcpy(dst, src, length, dst_offset, src_offset, dst_device, src_device)
+    api::memcpy(
+        dst, src, length, dst_offset, src_offset, dst_device, src_device,
+    )
 }
 
 /// Copies a rectangular subvolume.
@@ -968,7 +1021,9 @@ pub extern "C" fn omp_target_memcpy_async(
     _depobj_count: c_int,
     _depobj_list: *mut c_void,
 ) -> c_int {
-    api::memcpy(dst, src, length, dst_offset, src_offset, dst_device, src_device)
+    api::memcpy(
+        dst, src, length, dst_offset, src_offset, dst_device, src_device,
+    )
 }
 
 /// The asynchronous rectangular copy, done at once.

@@ -440,7 +440,11 @@ impl Table {
             ..Tpr::default()
         };
         let hit = lr.contained || (!must_contain && (lr.extends_before || lr.extends_after));
-        match lr.key.filter(|_| hit).and_then(|k| self.map.get_mut(&k).map(|e| (k, e))) {
+        match lr
+            .key
+            .filter(|_| hit)
+            .and_then(|k| self.map.get_mut(&k).map(|e| (k, e)))
+        {
             Some((k, e)) => {
                 tpr.is_last = e.dec_should_remove(hold, force_delete);
                 if force_delete {
@@ -597,7 +601,7 @@ mod tests {
             ..req(h + 16, 32)
         });
         assert_ne!(imp.tgt, 0);
-        assert_eq!(t.lookup(h + 100, 0).contained, false);
+        assert!(!t.lookup(h + 100, 0).contained);
         assert!(t.lookup(h + 31, 0).contained);
         t.get_tgt_ptr_begin(h, 32, true, false, true, true);
         t.remove(h, 32);

@@ -61,7 +61,9 @@ impl<'a> MapArgs<'a> {
     }
 
     fn mapper(&self, i: usize) -> usize {
-        self.mappers.and_then(|m| m.get(i)).map_or(0, |&p| p as usize)
+        self.mappers
+            .and_then(|m| m.get(i))
+            .map_or(0, |&p| p as usize)
     }
 }
 
@@ -163,7 +165,8 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
         let mut base = a.bases[i] as usize;
         let size = a.sizes[i];
         let mut padding = 0;
-        if parent_index(ty).is_none() && a.types.get(i + 1).and_then(|&t| parent_index(t)) == Some(i)
+        if parent_index(ty).is_none()
+            && a.types.get(i + 1).and_then(|&t| parent_index(t)) == Some(i)
         {
             let align = (base.wrapping_neg() & base).min(16);
             if align != 0 {
@@ -263,8 +266,7 @@ pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) ->
         }
         let begin = a.begins[i] as usize;
         let size = a.sizes[i];
-        let update_ref =
-            (ty & MEMBER_OF == 0 || ty & PTR_AND_OBJ != 0) && !(from_mapper && i == 0);
+        let update_ref = (ty & MEMBER_OF == 0 || ty & PTR_AND_OBJ != 0) && !(from_mapper && i == 0);
         let present = ty & PRESENT != 0;
         let tpr = t.get_tgt_ptr_begin(
             begin,
@@ -274,7 +276,7 @@ pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) ->
             ty & IMPLICIT == 0,
             ty & DELETE != 0,
         );
-        if !tpr.present && !tpr.host && (size != 0 || present) && present {
+        if !tpr.present && !tpr.host && present {
             policy::message(format_args!(
                 "device mapping required by 'present' map type modifier does not exist for \
                  host address {} ({size} bytes)",
@@ -293,7 +295,9 @@ pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) ->
         post.push((key, size, ty, tpr.host));
     }
     for (j, &(key, size, ty, host)) in post.iter().enumerate() {
-        let del = !host && !(ty & MEMBER_OF != 0 && ty & PTR_AND_OBJ == 0);
+        // Members do not remove their parent struct's entry.
+        let member = ty & MEMBER_OF != 0 && ty & PTR_AND_OBJ == 0;
+        let del = !host && !member;
         let Some(e) = t.map.get(&key) else { continue };
         if ty & FROM != 0 {
             e.restore_shadows();
@@ -307,7 +311,11 @@ pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) ->
 }
 
 /// LLVM's `targetDataUpdate`.
-pub(crate) fn data_update(t: &mut Table, a: &mut MapArgs<'_>, _from_mapper: bool) -> Result<(), ()> {
+pub(crate) fn data_update(
+    t: &mut Table,
+    a: &mut MapArgs<'_>,
+    _from_mapper: bool,
+) -> Result<(), ()> {
     for i in 0..a.len() {
         let ty = a.types[i];
         if ty & (LITERAL | PRIVATE) != 0 {
@@ -332,7 +340,16 @@ pub(crate) fn data_update(t: &mut Table, a: &mut MapArgs<'_>, _from_mapper: bool
                 .rev()
                 .filter(|&d| nc[d].count.wrapping_mul(nc[d].stride) == nc[d - 1].stride)
                 .count();
-            non_contig(t, a.bases[i] as usize, nc, size as i64, ty, 0, nc.len() - merged, 0)?;
+            non_contig(
+                t,
+                a.bases[i] as usize,
+                nc,
+                size as i64,
+                ty,
+                0,
+                nc.len() - merged,
+                0,
+            )?;
         } else {
             contiguous(t, a.begins[i] as usize, a.sizes[i], ty)?;
         }
@@ -356,7 +373,16 @@ fn non_contig(
         for i in 0..d.count {
             let cur = d.offset.wrapping_add(i).wrapping_mul(d.stride);
             if dim != dims - 1 || i == 0 {
-                non_contig(t, base, nc, size, ty, dim + 1, dims, offset.wrapping_add(cur))?;
+                non_contig(
+                    t,
+                    base,
+                    nc,
+                    size,
+                    ty,
+                    dim + 1,
+                    dims,
+                    offset.wrapping_add(cur),
+                )?;
             }
         }
         Ok(())
@@ -435,7 +461,9 @@ pub(crate) fn target(
     if n > 0 {
         let mut t = dev.table();
         if data_begin(&mut t, a, false).is_err() {
-            policy::report(format_args!("Call to targetDataBegin failed, abort target."));
+            policy::report(format_args!(
+                "Call to targetDataBegin failed, abort target."
+            ));
             policy::report(format_args!(
                 "Failed to process data before launching the kernel."
             ));
@@ -544,7 +572,13 @@ pub(crate) enum DataOp {
 }
 
 /// LLVM's `targetData`: policy and device, INFO lines, the operation, the outcome.
-pub(crate) fn target_data(loc: *const Ident, dev: i64, op: DataOp, region: &str, a: &mut MapArgs<'_>) {
+pub(crate) fn target_data(
+    loc: *const Ident,
+    dev: i64,
+    op: DataOp,
+    region: &str,
+    a: &mut MapArgs<'_>,
+) {
     let Some(d) = policy::check_device(dev, loc) else {
         return;
     };

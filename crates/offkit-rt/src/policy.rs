@@ -89,7 +89,10 @@ pub(crate) fn info(dev: i32, args: fmt::Arguments<'_>) {
 
 /// The plugin's `INFO`: `"PluginInterface" device N info: …`.
 pub(crate) fn plugin_info(dev: i32, args: fmt::Arguments<'_>) {
-    emit_fmt(format_args!("\"PluginInterface\" device {dev} info: "), args);
+    emit_fmt(
+        format_args!("\"PluginInterface\" device {dev} info: "),
+        args,
+    );
 }
 
 /// A pointer as LLVM's `DPxMOD` prints it (`0x%016lx`).
@@ -111,16 +114,29 @@ pub(crate) fn c_str<'a>(p: *const c_char) -> std::borrow::Cow<'a, str> {
     unsafe { CStr::from_ptr(p) }.to_string_lossy()
 }
 
-/// LLVM's `SourceInfo`: the `;`-separated fields of a location string.
+/// LLVM 19's `SourceInfo`: the `;`-separated fields of a location string; the file name
+/// loses its directories (19's `removePath`).
 pub(crate) struct SourceInfo {
     fields: Vec<String>,
+    file_field: usize,
 }
 
 impl SourceInfo {
-    fn new(s: String) -> SourceInfo {
+    fn new(s: String, file_field: usize) -> SourceInfo {
         // getSubstring(N): the text between the N+1-th and N+2-th `;`.
         let fields = s.split(';').skip(1).map(str::to_owned).collect();
-        SourceInfo { fields }
+        SourceInfo { fields, file_field }
+    }
+
+    /// The file name without its directories.
+    pub(crate) fn file(&self) -> &str {
+        let f = self.field(self.file_field);
+        f.rsplit('/').next().unwrap_or(f)
+    }
+
+    /// The function of a location, the variable of a mapping name.
+    pub(crate) fn name(&self) -> &str {
+        self.field(1 - self.file_field)
     }
 
     /// From an `ident_t` (`;file;function;line;col;;`).
@@ -131,19 +147,19 @@ impl SourceInfo {
             // SAFETY: a non-null ident_t of the program.
             c_str(unsafe { (*loc).psource }).into_owned()
         };
-        SourceInfo::new(s)
+        SourceInfo::new(s, 0)
     }
 
     /// From a `map_var_info_t` (`;name;file;line;col;;`); a plain name gets unknown fields.
     pub(crate) fn from_name(name: *const c_void) -> SourceInfo {
         if name.is_null() {
-            return SourceInfo::new(";unknown;unknown;0;0;;".to_owned());
+            return SourceInfo::new(";unknown;unknown;0;0;;".to_owned(), 1);
         }
         let s = c_str(name.cast()).into_owned();
         if s.contains(';') {
-            SourceInfo::new(s)
+            SourceInfo::new(s, 1)
         } else {
-            SourceInfo::new(format!(";{s};unknown;0;0;;"))
+            SourceInfo::new(format!(";{s};unknown;0;0;;"), 1)
         }
     }
 
@@ -191,7 +207,10 @@ pub(crate) fn policy() -> Policy {
 pub(crate) fn handle_outcome(success: bool, loc: *const Ident) {
     if policy() == Policy::Disabled {
         if success {
-            fatal(1, format_args!("expected no offloading while offloading is disabled"));
+            fatal(
+                1,
+                format_args!("expected no offloading while offloading is disabled"),
+            );
         }
         return;
     }
@@ -208,13 +227,16 @@ pub(crate) fn handle_outcome(success: bool, loc: *const Ident) {
         let si = SourceInfo::from_loc(loc);
         let (line, col) = (si.num(2), si.num(3));
         if line != 0 || col != 0 {
-            emit(&format!("{}:{line}:{col}: ", si.field(0)));
+            emit(&format!("{}:{line}:{col}: ", si.file()));
         } else {
             report(format_args!(
                 "Source location information not present. Compile with -g or -gline-tables-only."
             ));
         }
-        fatal(1, format_args!("failure of target construct while offloading is mandatory"));
+        fatal(
+            1,
+            format_args!("failure of target construct while offloading is mandatory"),
+        );
     } else if info_level() & info::DUMP_TABLE != 0 {
         for d in registry::devices() {
             d.dump_table(loc, false);
@@ -283,7 +305,7 @@ pub(crate) fn print_args(
         dev,
         format_args!(
             "{region} at {}:{}:{} with {} arguments:",
-            si.field(0),
+            si.file(),
             si.num(2),
             si.num(3),
             types.len()
