@@ -175,9 +175,17 @@ pub extern "C" fn __tgt_register_requires(_flags: i64) {
     ));
 }
 
-/// Records a `__tgt_image_info` (seed 002); registration uses the first compatible image.
+/// Records a `__tgt_image_info` (seed 002): the target ID of an image of the descriptor
+/// registered next, used to choose among several images.
 #[no_mangle]
-pub extern "C" fn __tgt_register_image_info(_info: *mut ImageInfo) {}
+pub unsafe extern "C" fn __tgt_register_image_info(info: *mut ImageInfo) {
+    if info.is_null() {
+        return;
+    }
+    // SAFETY: the wrapper passes its live image info; offload_arch is a C string or NULL.
+    let (number, arch) = unsafe { ((*info).image_number, (*info).offload_arch) };
+    registry::register_image_info(number, policy::c_str(arch).into_owned());
+}
 
 /// Initialises the plugins (nothing to do: devices appear with their first image).
 #[no_mangle]

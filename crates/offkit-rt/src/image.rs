@@ -7,6 +7,11 @@ use offkit_format::binary;
 /// ELF `e_machine` of x86-64, the host plugin's.
 const EM_X86_64: u16 = 62;
 
+/// Whether the registered bytes are an offload binary (not raw ELF).
+pub(crate) fn has_wrapper(bytes: &[u8]) -> bool {
+    binary::has_magic(bytes)
+}
+
 /// The ELF image of a registered image's bytes and the offload binary's `arch` (empty for raw
 /// ELF). A broken offload binary is no image.
 pub(crate) fn unwrap(bytes: &[u8]) -> Option<(Cow<'_, [u8]>, String)> {
@@ -17,6 +22,66 @@ pub(crate) fn unwrap(bytes: &[u8]) -> Option<(Cow<'_, [u8]>, String)> {
     let entry = bin.entries.into_iter().next()?;
     let arch = entry.arch().into_owned();
     Some((entry.image, arch))
+}
+
+/// The `arch` of the offload binary an image lies in, when the wrapper points inside one (LLVM
+/// 19's `ImageStart` is the ELF inside the binary, whose header precedes it in the same
+/// segment). Only memory of the loaded segment holding the image is read.
+pub(crate) fn arch_around(start: usize, end: usize) -> Option<String> {
+    let (seg_start, seg_end) = segment(start)?;
+    if end > seg_end || end < start {
+        return None;
+    }
+    let back = (start - seg_start).min(MAX_HEADER_BACK);
+    (1..=back).find_map(|k| {
+        let p = start - k;
+        // SAFETY: [p, seg_end) lies inside one PT_LOAD segment of a loaded object.
+        let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, seg_end - p) };
+        if !binary::has_magic(bytes) {
+            return None;
+        }
+        let bin = binary::parse_one(bytes, 0).ok()?;
+        let e = bin.entries.first()?;
+        (e.image.as_ptr() as usize == start && e.image.len() == end - start)
+            .then(|| e.arch().into_owned())
+    })
+}
+
+/// How far before an image its offload binary header may start (header, entry and strings).
+const MAX_HEADER_BACK: usize = 4096;
+
+/// The loaded `PT_LOAD` segment holding `addr`.
+fn segment(addr: usize) -> Option<(usize, usize)> {
+    struct Query {
+        addr: usize,
+        found: Option<(usize, usize)>,
+    }
+    unsafe extern "C" fn visit(
+        info: *mut libc::dl_phdr_info,
+        _size: usize,
+        data: *mut std::ffi::c_void,
+    ) -> std::ffi::c_int {
+        // SAFETY: dl_iterate_phdr passes a valid info and our Query.
+        let (info, q) = unsafe { (&*info, &mut *data.cast::<Query>()) };
+        if info.dlpi_phdr.is_null() {
+            return 0;
+        }
+        // SAFETY: dlpi_phdr has dlpi_phnum program headers.
+        let phdrs = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum.into()) };
+        for ph in phdrs.iter().filter(|ph| ph.p_type == libc::PT_LOAD) {
+            let s = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+            let e = s.wrapping_add(ph.p_memsz as usize);
+            if s <= q.addr && q.addr < e {
+                q.found = Some((s, e));
+                return 1;
+            }
+        }
+        0
+    }
+    let mut q = Query { addr, found: None };
+    // SAFETY: the callback only reads the headers it is given and writes our Query.
+    unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut q).cast()) };
+    q.found
 }
 
 /// The host plugin's `isPluginCompatible`: a 64-bit little-endian ELF executable or shared

@@ -31,6 +31,7 @@
 
 mod api;
 mod call;
+mod cpu;
 mod device;
 mod env;
 pub mod ffi;

@@ -8,8 +8,8 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 use crate::device::{self, Device, Loaded, ENTRY_REQUIRES, HOST_DEVICES};
 use crate::ffi::{BinDesc, DeviceImage, Ident, OffloadEntry};
-use crate::image;
 use crate::policy::{self, info};
+use crate::{cpu, image};
 
 /// A registered image: where its ELF lies (in the program's memory, or unpacked here).
 #[derive(Debug, Clone)]
@@ -63,6 +63,8 @@ struct Registry {
     requires: Option<i64>,
     tables: Vec<TransTable>,
     loaded: Vec<Loaded>,
+    /// `__tgt_register_image_info` records (image number, target ID) for the next descriptor.
+    image_infos: Vec<(usize, String)>,
 }
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
@@ -70,6 +72,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     requires: None,
     tables: Vec::new(),
     loaded: Vec::new(),
+    image_infos: Vec::new(),
 });
 static DEVICES: OnceLock<Box<[Device]>> = OnceLock::new();
 
@@ -138,20 +141,28 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         // SAFETY: the descriptor's image array has NumDeviceImages entries.
         unsafe { std::slice::from_raw_parts(d.device_images, n) }
     };
-    let mut chosen: [Option<Elf>; HOST_DEVICES] = Default::default();
-    for img in images {
+    let infos = std::mem::take(&mut reg.image_infos);
+    let mut candidates: Vec<(usize, Elf, String)> = Vec::new();
+    for (idx, img) in images.iter().enumerate() {
         let (start, end) = (img.image_start as usize, img.image_end as usize);
         if start == 0 || end < start {
             continue;
         }
         // SAFETY: [ImageStart, ImageEnd) is the image's data in the program.
         let bytes = unsafe { std::slice::from_raw_parts(start as *const u8, end - start) };
-        let Some((elf, _arch)) = image::unwrap(bytes) else {
+        let Some((elf, wrapped_arch)) = image::unwrap(bytes) else {
             continue;
         };
         if !image::host_compatible(&elf) {
             continue;
         }
+        let arch = infos
+            .iter()
+            .find(|(n, _)| *n == idx)
+            .map(|(_, a)| a.clone())
+            .or_else(|| image::has_wrapper(bytes).then_some(wrapped_arch))
+            .or_else(|| image::arch_around(start, end))
+            .unwrap_or_default();
         let elf = match elf {
             Cow::Borrowed(b) => Elf::Program {
                 ptr: b.as_ptr() as usize,
@@ -159,13 +170,13 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
             },
             Cow::Owned(v) => Elf::Owned(v.into()),
         };
-        for slot in chosen.iter_mut().filter(|s| s.is_none()) {
-            *slot = Some(elf.clone());
-        }
+        candidates.push((idx, elf, arch));
     }
-    if chosen.iter().all(Option::is_none) {
+    let Some(best) = select(&candidates) else {
         return;
-    }
+    };
+    let chosen: [Option<Elf>; HOST_DEVICES] =
+        std::array::from_fn(|_| candidates.get(best).map(|c| c.1.clone()));
     let devs = DEVICES.get_or_init(|| (0..HOST_DEVICES as i32).map(Device::new).collect());
     let usm = reg.requires.is_some_and(|r| r & 0x8 != 0);
     match reg.tables.iter_mut().find(|t| t.host_begin == hb) {
@@ -187,6 +198,56 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         dev.table().usm = usm;
         dev.set_pending(true);
     }
+}
+
+/// `__tgt_register_image_info`: the target ID of one image of the descriptor registered next.
+pub(crate) fn register_image_info(number: i32, arch: String) {
+    if let Ok(n) = usize::try_from(number) {
+        registry().image_infos.push((n, arch));
+    }
+}
+
+/// The image every host device runs: among the compatible ones, the most specific this CPU
+/// runs (ties: the last, as LLVM 19, which keeps the last compatible image). With more than one
+/// candidate, `LIBOMPTARGET_INFO` (bit 0x1) says which and why.
+fn select(candidates: &[(usize, Elf, String)]) -> Option<usize> {
+    let mut best: Option<(usize, i32)> = None;
+    let mut why = Vec::new();
+    for (i, (idx, _, arch)) in candidates.iter().enumerate() {
+        match cpu::fit(arch) {
+            cpu::Fit::Runs(score) => {
+                why.push(format!("image {idx} (arch '{arch}') runs here"));
+                if best.is_none_or(|(_, s)| score >= s) {
+                    best = Some((i, score));
+                }
+            }
+            cpu::Fit::Lacks(f) => why.push(format!(
+                "image {idx} (arch '{arch}') needs {} that this CPU lacks",
+                f.join(", ")
+            )),
+        }
+    }
+    if candidates.len() > 1 && policy::info_level() & info::KERNEL_ARGS != 0 {
+        let chosen = best.and_then(|(i, _)| candidates.get(i));
+        for dev in 0..HOST_DEVICES as i32 {
+            match chosen {
+                Some((idx, _, arch)) => policy::info(
+                    dev,
+                    format_args!(
+                        "Selected image {idx} (arch '{arch}') of {}: the most specific one this \
+                         CPU runs ({})",
+                        candidates.len(),
+                        why.join("; ")
+                    ),
+                ),
+                None => policy::info(
+                    dev,
+                    format_args!("No image this CPU runs ({})", why.join("; ")),
+                ),
+            }
+        }
+    }
+    best.map(|(i, _)| i)
 }
 
 /// `__tgt_unregister_lib`: forgets the descriptor; the last one closes the images.

@@ -1,5 +1,5 @@
 //! The behaviour of whole programs on both runtimes.
-use crate::harness::{aborted, clang, ran_on_device, same, work_dir};
+use crate::harness::{aborted, clang, ran_on_device, run, same, work_dir, Runtime};
 
 #[test]
 fn kernels_globals_private_and_device_numbers() {
@@ -168,4 +168,96 @@ fn libomptarget_info_lines() {
     assert!(o.stderr.contains(
         "omptarget device 0 info: Entering OpenMP kernel at info.c:7:1 with 2 arguments:"
     ));
+}
+
+/// A program carrying three x86-64 images (baseline, `x86-64-v3`, `x86-64-v4`): offkit runs the
+/// most specific one this CPU supports (LLVM 19 runs the last one registered, which may need
+/// instructions this CPU lacks).
+#[test]
+fn most_specific_image_for_this_cpu() {
+    use std::process::Command;
+    let d = work_dir("levels");
+    let march = |level: &str, out: &str| {
+        crate::harness::clang(
+            &d,
+            out,
+            &["levels.c"],
+            &[
+                "-c",
+                "-Xopenmp-target=x86_64-pc-linux-gnu",
+                &format!("-march={level}"),
+            ],
+        )
+    };
+    march("x86-64", "base.o");
+    let mut extra = Vec::new();
+    for level in ["x86-64-v3", "x86-64-v4"] {
+        let obj = march(level, &format!("{level}.o"));
+        let bin = d.join(format!("{level}.bin"));
+        let ok = Command::new("llvm-objcopy-19")
+            .arg(format!("--dump-section=.llvm.offloading={}", bin.display()))
+            .arg(&obj)
+            .status()
+            .expect("llvm-objcopy-19 runs");
+        assert!(ok.success());
+        // An object that only carries the image, as the linker wrapper expects it.
+        let asm = d.join(format!("{level}.s"));
+        std::fs::write(
+            &asm,
+            format!(
+                ".section .llvm.offloading,\"e\",@llvm_offloading\n.balign 8\n.incbin \"{}\"\n\
+                 .section .note.GNU-stack,\"\",@progbits\n",
+                bin.display()
+            ),
+        )
+        .unwrap();
+        let o = d.join(format!("{level}-image.o"));
+        let ok = Command::new("clang-19")
+            .arg("-c")
+            .arg(&asm)
+            .arg("-o")
+            .arg(&o)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        extra.push(o);
+    }
+    let exe = d.join("levels");
+    let ok = Command::new("clang-19")
+        .args(["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"])
+        .arg(d.join("base.o"))
+        .args(&extra)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+
+    let v3 = std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("movbe");
+    let v4 = v3
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl");
+    let want = if v4 {
+        512
+    } else if v3 {
+        2
+    } else {
+        0
+    };
+    let o = run(Runtime::Offkit, &exe, &[], &[("LIBOMPTARGET_INFO", "1")]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(out, format!("image level {want} on_dev 1\n"), "{err}");
+    assert!(
+        err.contains("omptarget device 0 info: Selected image "),
+        "{err}"
+    );
+    assert!(
+        err.contains("of 3: the most specific one this CPU runs"),
+        "{err}"
+    );
 }
