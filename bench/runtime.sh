@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Runtime latency against LLVM 19's libomptarget on the host offload target: the same clang-19
+# program (bench/runtime.c) runs on /usr/lib/llvm-19/lib/libomptarget.so.19.1 and on offkit's
+# (target/release/libomptarget.so.19.1). Each figure is the median over 51 rounds of 2000
+# operations, after a warm-up; the two runtimes alternate, RUNS times each (default 3), and the
+# best median of each is shown.
+#   empty      `#pragma omp target` with no data
+#   present    a launch with `map(present, tofrom: buf)` of data already mapped
+#   enter+exit `target enter data map(to: buf)` + `target exit data map(release: buf)`, 4 KiB
+#
+#   bench/runtime.sh [runs]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "building offkit-rt (release)..." >&2
+cargo build -q --release -p offkit-rt
+ours=$PWD/target/release
+llvm=/usr/lib/llvm-19/lib
+clang-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu bench/runtime.c -o "$work/bench"
+
+best() { # best (lowest) of the medians per column
+  awk '{for (i = 1; i <= NF; i++) if (NR == 1 || $i < m[i]) m[i] = $i} END {print m[1], m[2], m[3]}'
+}
+: > "$work/llvm"
+: > "$work/ours"
+for _ in $(seq "$runs"); do
+  LD_LIBRARY_PATH=$llvm "$work/bench" >> "$work/llvm"
+  LD_LIBRARY_PATH=$ours:$llvm "$work/bench" >> "$work/ours"
+done
+read -r le lp lx < <(best < "$work/llvm")
+read -r oe op ox < <(best < "$work/ours")
+printf '%-12s %10s %10s %8s\n' "ns/op" "LLVM 19" "offkit" "speedup"
+for row in "empty $le $oe" "present $lp $op" "enter+exit $lx $ox"; do
+  set -- $row
+  awk -v n="$1" -v l="$2" -v o="$3" 'BEGIN { printf "%-12s %10s %10s %7.1fx\n", n, l, o, l / o }'
+done

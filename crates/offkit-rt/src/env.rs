@@ -1,0 +1,52 @@
+//! The environment the runtime reads itself (libomp reads `OMP_TARGET_OFFLOAD` and
+//! `OMP_DEFAULT_DEVICE` and the runtime asks libomp for them).
+
+/// What the runtime reads from the environment, once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Env {
+    /// `LIBOMPTARGET_INFO`, parsed as 19 does (`std::stoi`: decimal, optional sign, leading
+    /// blanks; `0x10` reads as 0). 19 throws on text that is no number; offkit reads 0.
+    pub info: u32,
+}
+
+impl Env {
+    #[allow(clippy::disallowed_methods)] // this is the one Env struct of the runtime
+    pub(crate) fn read() -> Env {
+        let info = std::env::var("LIBOMPTARGET_INFO")
+            .ok()
+            .map_or(0, |s| stoi(&s) as u32);
+        Env { info }
+    }
+}
+
+/// `std::stoi` without the exceptions: leading whitespace, an optional sign, decimal digits up
+/// to the first other character; no digits gives 0.
+pub(crate) fn stoi(s: &str) -> i32 {
+    let t = s.trim_start();
+    let (neg, digits) = match (t.strip_prefix('-'), t.strip_prefix('+')) {
+        (Some(rest), _) => (true, rest),
+        (None, Some(rest)) => (false, rest),
+        (None, None) => (false, t),
+    };
+    let mut v: i64 = 0;
+    for b in digits.bytes().take_while(u8::is_ascii_digit) {
+        v = (v * 10 + i64::from(b - b'0')).min(i64::from(u32::MAX) + 1);
+    }
+    let v = if neg { -v } else { v };
+    v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::stoi;
+
+    #[test]
+    fn stoi_reads_like_std_stoi() {
+        assert_eq!(stoi("-1"), -1);
+        assert_eq!(stoi(" 32"), 32);
+        assert_eq!(stoi("0x10"), 0);
+        assert_eq!(stoi("16abc"), 16);
+        assert_eq!(stoi("abc"), 0);
+        assert_eq!(stoi("+4"), 4);
+    }
+}

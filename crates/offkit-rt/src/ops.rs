@@ -1,0 +1,597 @@
+//! The constructs: data begin (`target data`, `enter data`, the enter side of `target`), data
+//! end, `target update` (including non-contiguous sections), declare mappers, and the kernel
+//! launch with its arguments (mapped, literal, (first)private, lambda captures), following
+//! LLVM 19's `omptarget.cpp`.
+use std::ffi::c_void;
+
+use crate::device::Device;
+use crate::ffi::{Ident, NonContig};
+use crate::mapping::{copy, flags::*, parent_index, MapReq, Shadow, Table};
+use crate::policy::{self, info, P};
+
+/// The argument arrays of a construct (borrowed from the program, or built from a mapper's
+/// components).
+#[derive(Debug)]
+pub(crate) struct MapArgs<'a> {
+    pub bases: &'a mut [*mut c_void],
+    pub begins: &'a [*mut c_void],
+    pub sizes: &'a [i64],
+    pub types: &'a [i64],
+    pub names: Option<&'a [*mut c_void]>,
+    pub mappers: Option<&'a [*mut c_void]>,
+}
+
+impl<'a> MapArgs<'a> {
+    /// Borrows the program's arrays.
+    ///
+    /// # Safety
+    /// Each non-null array has `n` elements and outlives `'a`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) unsafe fn from_raw(
+        n: i32,
+        bases: *mut *mut c_void,
+        begins: *mut *mut c_void,
+        sizes: *mut i64,
+        types: *mut i64,
+        names: *mut *mut c_void,
+        mappers: *mut *mut c_void,
+    ) -> MapArgs<'a> {
+        let n = usize::try_from(n).unwrap_or(0);
+        let any = n > 0 && !bases.is_null() && !begins.is_null() && !sizes.is_null();
+        let n = if any && !types.is_null() { n } else { 0 };
+        // SAFETY (all four): the caller's contract; empty slices when an array is missing.
+        unsafe {
+            MapArgs {
+                bases: slice_mut(bases, n),
+                begins: slice(begins, n),
+                sizes: slice(sizes, n),
+                types: slice(types, n),
+                names: (!names.is_null()).then(|| slice(names, n)),
+                mappers: (!mappers.is_null()).then(|| slice(mappers, n)),
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.types.len()
+    }
+
+    fn name(&self, i: usize) -> usize {
+        self.names.and_then(|n| n.get(i)).map_or(0, |&p| p as usize)
+    }
+
+    fn mapper(&self, i: usize) -> usize {
+        self.mappers
+            .and_then(|m| m.get(i))
+            .map_or(0, |&p| p as usize)
+    }
+}
+
+/// # Safety
+/// `p` points to `n` elements (or `n` is 0).
+unsafe fn slice<'a, T>(p: *const T, n: usize) -> &'a [T] {
+    if n == 0 || p.is_null() {
+        &[]
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts(p, n) }
+    }
+}
+
+/// # Safety
+/// `p` points to `n` writable elements (or `n` is 0).
+unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> &'a mut [T] {
+    if n == 0 || p.is_null() {
+        &mut []
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { std::slice::from_raw_parts_mut(p, n) }
+    }
+}
+
+/// The components a `declare mapper` function pushes (`__tgt_push_mapper_component`).
+#[derive(Debug, Default)]
+pub(crate) struct Components {
+    pub bases: Vec<*mut c_void>,
+    pub begins: Vec<*mut c_void>,
+    pub sizes: Vec<i64>,
+    pub types: Vec<i64>,
+    pub names: Vec<*mut c_void>,
+}
+
+type MapperFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void, i64, i64, *mut c_void);
+
+/// Runs a mapper function and the construct's operation on the components it pushed.
+fn with_mapper(
+    a: &MapArgs<'_>,
+    i: usize,
+    op: &mut dyn FnMut(&mut MapArgs<'_>) -> Result<(), ()>,
+) -> Result<(), ()> {
+    let mut c = Components::default();
+    let f = a.mapper(i);
+    // SAFETY: clang passes its generated mapper functions, of this signature, in the mappers
+    // array; the handle is the Components they push into.
+    unsafe {
+        let f: MapperFn = std::mem::transmute::<usize, MapperFn>(f);
+        f(
+            (&raw mut c).cast(),
+            a.bases.get(i).copied().unwrap_or(std::ptr::null_mut()),
+            a.begins.get(i).copied().unwrap_or(std::ptr::null_mut()),
+            a.sizes.get(i).copied().unwrap_or(0),
+            a.types.get(i).copied().unwrap_or(0),
+            a.name(i) as *mut c_void,
+        );
+    }
+    let mut m = MapArgs {
+        bases: &mut c.bases,
+        begins: &c.begins,
+        sizes: &c.sizes,
+        types: &c.types,
+        names: Some(&c.names),
+        mappers: None,
+    };
+    op(&mut m)
+}
+
+fn null_msg(present: bool) {
+    policy::report(format_args!(
+        "Call to getTargetPointer returned null pointer ({}).",
+        if present {
+            "'present' map type modifier"
+        } else {
+            "device failure or illegal mapping"
+        }
+    ));
+}
+
+/// LLVM's `targetDataBegin`.
+pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) -> Result<(), ()> {
+    let n = a.len();
+    for i in 0..n {
+        let ty = a.types[i];
+        if ty & (LITERAL | PRIVATE) != 0 {
+            continue;
+        }
+        if a.mapper(i) != 0 {
+            if with_mapper(a, i, &mut |m| data_begin(t, m, true)).is_err() {
+                policy::report(format_args!(
+                    "Call to targetDataBegin via targetDataMapper for custom mapper failed."
+                ));
+                return Err(());
+            }
+            continue;
+        }
+        let begin = a.begins[i] as usize;
+        let mut base = a.bases[i] as usize;
+        let size = a.sizes[i];
+        let mut padding = 0;
+        if parent_index(ty).is_none()
+            && a.types.get(i + 1).and_then(|&t| parent_index(t)) == Some(i)
+        {
+            let align = (base.wrapping_neg() & base).min(16);
+            if align != 0 {
+                padding = begin % align;
+            }
+        }
+        let implicit = ty & IMPLICIT != 0;
+        let close = ty & CLOSE != 0;
+        let present = ty & PRESENT != 0;
+        let hold = ty & OMPX_HOLD != 0;
+        let mut update_ref = ty & MEMBER_OF == 0 && !(from_mapper && i == 0);
+        let mut pointer = None;
+        if ty & PTR_AND_OBJ != 0 {
+            let p = t.get_target_pointer(&MapReq {
+                begin: base,
+                base,
+                size: std::mem::size_of::<usize>() as i64,
+                implicit,
+                update_ref,
+                close,
+                present,
+                hold,
+                ..MapReq::default()
+            });
+            if p.tgt == 0 {
+                null_msg(present);
+                return Err(());
+            }
+            pointer = Some((base, p));
+            // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
+            base = unsafe { *(base as *const usize) };
+            update_ref = !from_mapper || i != 0;
+        }
+        let tpr = t.get_target_pointer(&MapReq {
+            begin,
+            base,
+            padding,
+            size,
+            name: a.name(i),
+            to: ty & TO != 0,
+            always: ty & ALWAYS != 0,
+            implicit,
+            update_ref,
+            close,
+            present,
+            hold,
+        });
+        if tpr.tgt == 0 && (size != 0 || present) {
+            null_msg(present);
+            return Err(());
+        }
+        if ty & RETURN_PARAM != 0 {
+            let delta = begin.wrapping_sub(base);
+            a.bases[i] = tpr.tgt.wrapping_sub(delta) as *mut c_void;
+        }
+        if let Some((hst_ptr_addr, p)) = pointer.filter(|_| !tpr.host) {
+            let expected = if tpr.tgt == 0 {
+                // A zero-length pointee that is not mapped: the pointer keeps its host value.
+                base
+            } else {
+                tpr.tgt.wrapping_sub(begin.wrapping_sub(base))
+            };
+            let shadow = Shadow {
+                hst_addr: hst_ptr_addr,
+                hst_val: base,
+                tgt_addr: p.tgt,
+                tgt_val: expected,
+            };
+            let entry = p.key.and_then(|k| t.map.get_mut(&k));
+            if entry.is_some_and(|e| e.add_shadow(shadow)) && !p.host {
+                // SAFETY: p.tgt is the device copy of the 8-byte host pointer slot.
+                unsafe { *(p.tgt as *mut usize) = expected };
+            }
+        }
+    }
+    Ok(())
+}
+
+/// LLVM's `targetDataEnd` with its post-processing (shadow pointers restored, entries whose
+/// counts reached zero removed).
+pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) -> Result<(), ()> {
+    let n = a.len();
+    let mut post: Vec<(usize, i64, i64, bool)> = Vec::new();
+    for i in (0..n).rev() {
+        let ty = a.types[i];
+        if ty & (LITERAL | PRIVATE) != 0 {
+            continue;
+        }
+        if a.mapper(i) != 0 {
+            if with_mapper(a, i, &mut |m| data_end(t, m, true)).is_err() {
+                policy::report(format_args!(
+                    "Call to targetDataEnd via targetDataMapper for custom mapper failed."
+                ));
+                return Err(());
+            }
+            continue;
+        }
+        let begin = a.begins[i] as usize;
+        let size = a.sizes[i];
+        let update_ref = (ty & MEMBER_OF == 0 || ty & PTR_AND_OBJ != 0) && !(from_mapper && i == 0);
+        let present = ty & PRESENT != 0;
+        let tpr = t.get_tgt_ptr_begin(
+            begin,
+            size,
+            update_ref,
+            ty & OMPX_HOLD != 0,
+            ty & IMPLICIT == 0,
+            ty & DELETE != 0,
+        );
+        if !tpr.present && !tpr.host && present {
+            policy::message(format_args!(
+                "device mapping required by 'present' map type modifier does not exist for \
+                 host address {} ({size} bytes)",
+                P(begin)
+            ));
+            return Err(());
+        }
+        if !tpr.present {
+            continue;
+        }
+        let Some(key) = tpr.key else { continue };
+        if ty & FROM != 0 && (ty & ALWAYS != 0 || tpr.is_last) && !tpr.host && size != 0 {
+            let name = t.map.get(&key).map_or(0, |e| e.name);
+            copy(t.dev, false, begin, tpr.tgt, size, name);
+        }
+        post.push((key, size, ty, tpr.host));
+    }
+    for (j, &(key, size, ty, host)) in post.iter().enumerate() {
+        // Members do not remove their parent struct's entry.
+        let member = ty & MEMBER_OF != 0 && ty & PTR_AND_OBJ == 0;
+        let del = !host && !member;
+        let Some(e) = t.map.get(&key) else { continue };
+        if ty & FROM != 0 {
+            e.restore_shadows();
+        }
+        let last_user = !post.iter().skip(j + 1).any(|p| p.0 == key);
+        if del && last_user && e.total() == 0 {
+            t.remove(key, size);
+        }
+    }
+    Ok(())
+}
+
+/// LLVM's `targetDataUpdate`.
+pub(crate) fn data_update(
+    t: &mut Table,
+    a: &mut MapArgs<'_>,
+    _from_mapper: bool,
+) -> Result<(), ()> {
+    for i in 0..a.len() {
+        let ty = a.types[i];
+        if ty & (LITERAL | PRIVATE) != 0 {
+            continue;
+        }
+        if a.mapper(i) != 0 {
+            if with_mapper(a, i, &mut |m| data_update(t, m, true)).is_err() {
+                policy::report(format_args!(
+                    "Call to targetDataUpdate via targetDataMapper for custom mapper failed."
+                ));
+                return Err(());
+            }
+            continue;
+        }
+        if ty & NON_CONTIG != 0 {
+            let dims = usize::try_from(a.sizes[i]).unwrap_or(0);
+            // SAFETY: for NON_CONTIG clang passes `sizes[i]` descriptors in `begins[i]`.
+            let nc = unsafe { slice(a.begins[i] as *const NonContig, dims) };
+            let Some(last) = nc.last() else { continue };
+            let size = last.count.wrapping_mul(last.stride);
+            let merged = (1..nc.len())
+                .rev()
+                .filter(|&d| nc[d].count.wrapping_mul(nc[d].stride) == nc[d - 1].stride)
+                .count();
+            non_contig(
+                t,
+                a.bases[i] as usize,
+                nc,
+                size as i64,
+                ty,
+                0,
+                nc.len() - merged,
+                0,
+            )?;
+        } else {
+            contiguous(t, a.begins[i] as usize, a.sizes[i], ty)?;
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn non_contig(
+    t: &mut Table,
+    base: usize,
+    nc: &[NonContig],
+    size: i64,
+    ty: i64,
+    dim: usize,
+    dims: usize,
+    offset: u64,
+) -> Result<(), ()> {
+    if dim < dims {
+        let d = nc[dim];
+        for i in 0..d.count {
+            let cur = d.offset.wrapping_add(i).wrapping_mul(d.stride);
+            if dim != dims - 1 || i == 0 {
+                non_contig(
+                    t,
+                    base,
+                    nc,
+                    size,
+                    ty,
+                    dim + 1,
+                    dims,
+                    offset.wrapping_add(cur),
+                )?;
+            }
+        }
+        Ok(())
+    } else {
+        contiguous(t, base.wrapping_add(offset as usize), size, ty)
+    }
+}
+
+fn contiguous(t: &mut Table, begin: usize, size: i64, ty: i64) -> Result<(), ()> {
+    let tpr = t.get_tgt_ptr_begin(begin, size, false, false, true, false);
+    if !tpr.present {
+        if ty & PRESENT != 0 {
+            policy::message(format_args!(
+                "device mapping required by 'present' motion modifier does not exist for host \
+                 address {} ({size} bytes)",
+                P(begin)
+            ));
+            return Err(());
+        }
+        return Ok(());
+    }
+    if tpr.host {
+        return Ok(());
+    }
+    let Some(key) = tpr.key else { return Ok(()) };
+    let name = t.map.get(&key).map_or(0, |e| e.name);
+    if ty & TO != 0 {
+        copy(t.dev, true, tpr.tgt, begin, size, name);
+        if let Some(e) = t.map.get(&key) {
+            e.rewrite_device_shadows();
+        }
+    }
+    if ty & FROM != 0 {
+        copy(t.dev, false, begin, tpr.tgt, size, name);
+        if let Some(e) = t.map.get(&key) {
+            e.restore_shadows();
+        }
+    }
+    Ok(())
+}
+
+/// The kernel launch arguments fit here without allocating for most regions.
+const INLINE_ARGS: usize = 16;
+
+/// LLVM's `target()`: map, build the arguments, launch, unmap. `version` is the caller's
+/// `KernelArgsTy` version (3 and later pass the implicit launch-environment pointer first).
+pub(crate) fn target(
+    dev: &Device,
+    host_ptr: usize,
+    version: u32,
+    a: &mut MapArgs<'_>,
+) -> Result<(), ()> {
+    let Some(kernel) = dev.kernel(host_ptr) else {
+        policy::report(format_args!(
+            "Host ptr {} does not have a matching target pointer.",
+            P(host_ptr)
+        ));
+        return Err(());
+    };
+    let n = a.len();
+    let mut inline = [0usize; INLINE_ARGS];
+    let mut heap = Vec::new();
+    let mut privates: Vec<usize> = Vec::new();
+    let mut count = 0;
+    let implicit = usize::from(version >= 3);
+    let args: &mut [usize] = if n + implicit <= INLINE_ARGS {
+        &mut inline
+    } else {
+        heap.resize(n + implicit, 0);
+        &mut heap
+    };
+    if implicit == 1 {
+        args[0] = usize::MAX;
+        count = 1;
+    }
+    if n > 0 {
+        let mut t = dev.table();
+        if data_begin(&mut t, a, false).is_err() {
+            policy::report(format_args!(
+                "Call to targetDataBegin failed, abort target."
+            ));
+            policy::report(format_args!(
+                "Failed to process data before launching the kernel."
+            ));
+            drop(t);
+            return Err(());
+        }
+        let mut positions = vec![usize::MAX; n];
+        for i in 0..n {
+            let ty = a.types[i];
+            let begin = a.begins[i] as usize;
+            let mut base = a.bases[i] as usize;
+            if ty & TARGET_PARAM == 0 {
+                if ty & (LITERAL | PTR_AND_OBJ | IMPLICIT) == LITERAL | PTR_AND_OBJ | IMPLICIT {
+                    lambda_capture(&mut t, a, i, &positions, args);
+                }
+                continue;
+            }
+            let value = if ty & LITERAL != 0 {
+                base
+            } else if ty & PRIVATE != 0 {
+                let size = usize::try_from(a.sizes[i]).unwrap_or(0);
+                // SAFETY: malloc; freed after the launch.
+                let p = unsafe { libc::malloc(size.max(1)) } as usize;
+                if p == 0 {
+                    policy::report(format_args!(
+                        "Failed to process {}private argument {}",
+                        if ty & TO != 0 { "first-" } else { "" },
+                        P(begin)
+                    ));
+                    free_all(&privates);
+                    return Err(());
+                }
+                privates.push(p);
+                if ty & TO != 0 {
+                    copy(t.dev, true, p, begin, size as i64, a.name(i));
+                }
+                p.wrapping_add(base.wrapping_sub(begin))
+            } else {
+                if ty & PTR_AND_OBJ != 0 {
+                    // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
+                    base = unsafe { *(base as *const usize) };
+                }
+                let tpr = t.get_tgt_ptr_begin(begin, a.sizes[i], false, false, false, false);
+                tpr.tgt.wrapping_add(base.wrapping_sub(begin))
+            };
+            positions[i] = count;
+            args[count] = value;
+            count += 1;
+        }
+    }
+    let launched: &[usize] = args.get(..count).unwrap_or_default();
+    dev.launch(kernel, launched);
+    if n > 0 {
+        let mut t = dev.table();
+        let r = data_end(&mut t, a, false);
+        drop(t);
+        free_all(&privates);
+        if r.is_err() {
+            policy::report(format_args!("Call to targetDataEnd failed, abort target."));
+            policy::report(format_args!(
+                "Failed to process data after launching the kernel."
+            ));
+            return Err(());
+        }
+    }
+    Ok(())
+}
+
+fn free_all(privates: &[usize]) {
+    for &p in privates {
+        // SAFETY: each came from malloc in target() and is freed once.
+        unsafe { libc::free(p as *mut c_void) };
+    }
+}
+
+/// A lambda capture (`LITERAL|PTR_AND_OBJ|IMPLICIT`, `MEMBER_OF` the lambda object): the device
+/// address of the captured variable goes into the device copy of the lambda.
+fn lambda_capture(t: &mut Table, a: &MapArgs<'_>, i: usize, positions: &[usize], args: &[usize]) {
+    let Some(parent) = parent_index(a.types[i]) else {
+        return;
+    };
+    let Some(&pos) = positions.get(parent) else {
+        return;
+    };
+    let Some(&tgt_base) = args.get(pos) else {
+        return;
+    };
+    let host_val = a.begins[i] as usize;
+    let hst_begin = a.bases[i] as usize;
+    let hst_base = a.begins.get(parent).map_or(0, |&p| p as usize);
+    let tgt_begin = tgt_base.wrapping_add(hst_begin.wrapping_sub(hst_base));
+    let tpr = t.get_tgt_ptr_begin(host_val, a.sizes[i], false, false, false, false);
+    if !tpr.present || tpr.host {
+        return;
+    }
+    // SAFETY: tgt_begin is the capture's slot inside the device copy of the lambda.
+    unsafe { *(tgt_begin as *mut usize) = tpr.tgt };
+}
+
+/// Which construct a data entry point runs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum DataOp {
+    Begin,
+    End,
+    Update,
+}
+
+/// LLVM's `targetData`: policy and device, INFO lines, the operation, the outcome.
+pub(crate) fn target_data(
+    loc: *const Ident,
+    dev: i64,
+    op: DataOp,
+    region: &str,
+    a: &mut MapArgs<'_>,
+) {
+    let Some(d) = policy::check_device(dev, loc) else {
+        return;
+    };
+    if policy::info_level() & info::KERNEL_ARGS != 0 {
+        policy::print_args(loc, d.id, region, a.sizes, a.types, a.names);
+    }
+    let r = {
+        let mut t = d.table();
+        match op {
+            DataOp::Begin => data_begin(&mut t, a, false),
+            DataOp::End => data_end(&mut t, a, false),
+            DataOp::Update => data_update(&mut t, a, false),
+        }
+    };
+    policy::handle_outcome(r.is_ok(), loc);
+}

@@ -1,0 +1,171 @@
+//! Building clang-19 programs and running them on both runtimes.
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+pub const LLVM_LIB: &str = "/usr/lib/llvm-19/lib";
+
+/// The directory where `libomptarget.so.19.1` is offkit's: a link to the cdylib cargo built
+/// for this test (the test binary lives in `target/<profile>/deps/`, the cdylib beside it and
+/// one level up).
+pub fn rt_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        let deps = exe.parent().expect("deps directory");
+        let so = [
+            deps.parent().map(|p| p.join("libomptarget.so")),
+            Some(deps.join("libomptarget.so")),
+        ]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .expect("cargo builds the offkit-rt cdylib (libomptarget.so) before its tests");
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("offkit-rt-lib");
+        std::fs::create_dir_all(&dir).unwrap();
+        let link = dir.join("libomptarget.so.19.1");
+        let tmp = dir.join(format!("libomptarget.so.19.1.{}", std::process::id()));
+        let _ = std::fs::remove_file(&tmp);
+        std::os::unix::fs::symlink(&so, &tmp).unwrap();
+        std::fs::rename(&tmp, &link).unwrap();
+        dir
+    })
+}
+
+/// A scratch directory per test.
+pub fn work_dir(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("offkit-rt-programs")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+pub fn program(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/programs")
+        .join(name)
+}
+
+/// Compiles with clang-19 (clang++-19 for C++) for the host offload target.
+#[track_caller]
+pub fn clang(dir: &Path, out: &str, sources: &[&str], extra: &[&str]) -> PathBuf {
+    let cxx = sources.iter().any(|s| s.ends_with(".cpp"));
+    let mut cmd = Command::new(if cxx { "clang++-19" } else { "clang-19" });
+    cmd.current_dir(dir)
+        .args(["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "-O1"])
+        .args(extra)
+        .args(sources.iter().map(|s| program(s)))
+        .arg("-o")
+        .arg(dir.join(out));
+    let o = cmd
+        .output()
+        .expect("clang-19 runs (scripts/setup.sh installs it)");
+    assert!(
+        o.status.success(),
+        "clang-19 failed for {sources:?}:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    dir.join(out)
+}
+
+/// Which runtime a run loads.
+#[derive(Clone, Copy, Debug)]
+pub enum Runtime {
+    Llvm,
+    Offkit,
+}
+
+pub fn run(rt: Runtime, exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let lib_path = match rt {
+        Runtime::Llvm => LLVM_LIB.to_owned(),
+        Runtime::Offkit => format!("{}:{LLVM_LIB}", rt_dir().display()),
+    };
+    let mut cmd = Command::new(exe);
+    cmd.args(args)
+        .current_dir(exe.parent().unwrap())
+        .env("LD_LIBRARY_PATH", lib_path);
+    for var in [
+        "OMP_TARGET_OFFLOAD",
+        "OMP_DEFAULT_DEVICE",
+        "LIBOMPTARGET_INFO",
+        "LIBOMPTARGET_DEBUG",
+        "OMP_NUM_THREADS",
+        "LD_DEBUG",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.envs(env.iter().copied());
+    cmd.output().expect("run the test program")
+}
+
+/// Addresses (`0x` and 16 hex digits, LLVM's `DPxMOD`) become `0xADDR`.
+pub fn normalise(s: &[u8]) -> String {
+    let s = String::from_utf8_lossy(s);
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = b
+            .get(i + 2..i + 18)
+            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit));
+        if b[i] == b'0' && b.get(i + 1) == Some(&b'x') && hex {
+            out.push_str("0xADDR");
+            i += 18;
+        } else {
+            let ch = s[i..].chars().next().unwrap();
+            out.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// The outcome both runtimes must agree on.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Outcome {
+    pub status: Option<i32>,
+    pub signal: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn outcome(o: &Output) -> Outcome {
+    use std::os::unix::process::ExitStatusExt;
+    Outcome {
+        status: o.status.code(),
+        signal: o.status.signal(),
+        stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+        stderr: normalise(&o.stderr),
+    }
+}
+
+/// Runs `exe` on both runtimes and checks they agree; returns offkit's outcome.
+#[track_caller]
+pub fn same(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
+    let llvm = outcome(&run(Runtime::Llvm, exe, args, env));
+    let ours = outcome(&run(Runtime::Offkit, exe, args, env));
+    assert_eq!(
+        llvm,
+        ours,
+        "{} {args:?} {env:?}: LLVM 19's runtime (left) and offkit's (right) differ",
+        exe.display()
+    );
+    ours
+}
+
+/// A program whose regions all report `on_dev 1` and that exits 0.
+#[track_caller]
+pub fn ran_on_device(o: &Outcome) {
+    assert_eq!(o.status, Some(0), "{o:?}");
+    assert!(o.stdout.contains("on_dev 1"), "{}", o.stdout);
+    assert!(!o.stdout.contains("on_dev 0"), "{}", o.stdout);
+}
+
+/// A program that aborted with LLVM 19's fatal error.
+#[track_caller]
+pub fn aborted(o: &Outcome, fatal: &str) {
+    assert_eq!(o.signal, Some(6), "{o:?}");
+    assert!(o.stderr.contains(fatal), "{}", o.stderr);
+}
