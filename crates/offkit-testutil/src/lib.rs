@@ -8,6 +8,7 @@
 pub mod bitcode;
 pub mod bundler;
 pub mod fixtures;
+pub mod hostile;
 pub mod link;
 pub mod llvm;
 pub mod packager;

@@ -377,7 +377,8 @@ fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
 
 /// Reads an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin).
 fn read_input(path: &str) -> Run<offkit_bundle::io::Input> {
-    offkit_bundle::io::Input::open(Path::new(path)).map_err(|e| file_error(Path::new(path), &e))
+    offkit_bundle::io::Input::open_llvm(Path::new(path))
+        .map_err(|e| file_error(Path::new(path), &e))
 }
 
 /// Writes a whole output file as LLVM's `raw_fd_ostream` would (`-` is stdout), atomically.

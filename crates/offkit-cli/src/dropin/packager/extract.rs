@@ -47,7 +47,7 @@ pub fn run(
         let d = MappedFile::stdin().map_err(|e| format!("'{input}': {}", message(&e)))?;
         (d, "<stdin>".to_string())
     } else {
-        let d = MappedFile::open(Path::new(input))
+        let d = MappedFile::open_llvm(Path::new(input))
             .map_err(|e| format!("'{input}': {}", message(&e)))?;
         (d, input.to_string())
     };
@@ -197,7 +197,7 @@ fn collect<'d>(
                 if member.is_thin() {
                     // A thin archive's member lives in its own file, next to the archive.
                     let path = dir.unwrap_or(Path::new("")).join(&member_name);
-                    let file = MappedFile::open(&path)
+                    let file = MappedFile::open_llvm(&path)
                         .map_err(|e| format!("'{}': {}", path.display(), message(&e)))?;
                     let mut inner = Vec::new();
                     collect(&file, 0, &member_name, None, depth + 1, &mut inner)?;

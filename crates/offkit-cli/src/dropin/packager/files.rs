@@ -3,7 +3,7 @@
 //! mode 0666 less the umask; `-` is standard output; a device or pipe is written in place; a
 //! directory is "Is a directory").
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 pub use offkit_tools::fs::Output;
@@ -55,11 +55,9 @@ pub fn message(e: &io::Error) -> String {
     os_message(e)
 }
 
-/// Writes `data` to `path` as LLVM's `writeFile` helper does.
+/// Writes `data` to `path` as LLVM's `writeFile` helper does (through the one output path).
 pub fn write_file(path: &str, data: &[u8]) -> Result<(), String> {
-    let mut out = Output::create(Path::new(path)).map_err(|e| message(&e))?;
-    out.write_all(data).map_err(|e| message(&e))?;
-    out.commit().map_err(|e| message(&e))
+    offkit_tools::fs::write_file(Path::new(path), data).map_err(|e| message(&e))
 }
 
 #[cfg(test)]
@@ -83,6 +81,7 @@ mod tests {
 
     #[test]
     fn outputs_are_atomic() {
+        use std::io::Write;
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("out");
         let ps = p.to_str().unwrap();
