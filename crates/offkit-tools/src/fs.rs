@@ -252,6 +252,29 @@ impl Write for Output {
     }
 }
 
+/// Outputs that appear together: each is written to its temporary file, and only when all
+/// are written are they renamed into place, one after another — so a failure while writing
+/// any of them leaves none behind (only a failing rename, after the others succeeded, can
+/// leave some).
+#[derive(Debug, Default)]
+pub struct Outputs(Vec<Output>);
+
+impl Outputs {
+    /// Adds a written output, to be committed with the others.
+    pub fn push(&mut self, out: Output) {
+        self.0.push(out);
+    }
+
+    /// Commits them all, in order; the error names the output that failed.
+    pub fn commit(self) -> Result<(), (PathBuf, io::Error)> {
+        for out in self.0 {
+            let path = out.path().to_path_buf();
+            out.commit().map_err(|e| (path, e))?;
+        }
+        Ok(())
+    }
+}
+
 /// Writes `bytes` to `path` through an [`Output`]: atomically for a file, in place for a
 /// device or pipe, to standard output for `-`.
 pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -327,6 +350,27 @@ mod tests {
         let mut dev = Output::create(Path::new("/dev/null")).unwrap();
         dev.write_all(b"x").unwrap();
         dev.commit().unwrap();
+    }
+
+    #[test]
+    fn output_sets_appear_together_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut set = Outputs::default();
+        for name in ["a", "b"] {
+            let mut o = Output::create(&dir.path().join(name)).unwrap();
+            o.write_all(name.as_bytes()).unwrap();
+            set.push(o);
+        }
+        // A third output fails before the set is committed: nothing appears.
+        assert!(Output::create(&dir.path().join("no/c")).is_err());
+        drop(set);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut set = Outputs::default();
+        let mut o = Output::create(&dir.path().join("a")).unwrap();
+        o.write_all(b"a").unwrap();
+        set.push(o);
+        set.commit().unwrap();
+        assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"a");
     }
 
     #[test]

@@ -387,6 +387,16 @@ fn write_output(path: &str, bytes: &[u8]) -> Run {
         .map_err(|e| file_error(Path::new(path), &e))
 }
 
+/// Like [`write_output`], but the output joins `outs` and appears only when they are
+/// committed together ([`unbundle::commit`]).
+fn stage_output(outs: &mut offkit_tools::fs::Outputs, path: &str, bytes: &[u8]) -> Run {
+    let p = Path::new(path);
+    let mut out = offkit_bundle::io::Output::create(p).map_err(|e| file_error(p, &e))?;
+    std::io::Write::write_all(&mut out, bytes).map_err(|e| file_error(p, &e))?;
+    outs.push(out);
+    Ok(())
+}
+
 /// The handler LLVM 19 picks for a `-type` (text types by comment, binary types, `o`/`a` by
 /// content), or its "invalid file type" error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

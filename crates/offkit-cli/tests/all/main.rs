@@ -2,7 +2,9 @@
 //! tools on the same inputs and compare bytes, stdout, stderr and exit status.
 
 mod bundler;
+mod hostile;
 mod inspect;
 mod linker_wrapper;
+mod outputs;
 mod packager;
 mod wrapper;
