@@ -2,7 +2,8 @@
 //! `inspect --json`, `extract -o DIR`, `list`, `unbundle --output-dir DIR`, and under LLVM's names
 //! `clang-offload-bundler -list`/`-unbundle` and `clang-offload-packager`'s extraction — runs on
 //! inputs made hostile from valid ones (`offkit_testutil::hostile`), under a 1 GiB address-space
-//! limit (`ulimit -v 1048576`) and a timeout, and must end with no signal, no panic, no
+//! limit (`ulimit -v 1048576`) and a timeout (special files among them: a FIFO, a socket, a
+//! directory, `/dev/zero` as a file and as standard input, thin archives naming those), and must end with no signal, no panic, no
 //! timeout, no file written outside its output directory, and no partial output (a failed run
 //! leaves its output directory empty; no run leaves a temporary file).
 //!
@@ -52,7 +53,10 @@ const CMDS: [Cmd; 8] = [
 /// One input to run commands on.
 struct Input {
     name: String,
+    /// The path given to the command (`-` for standard input).
     path: PathBuf,
+    /// What standard input is (`/dev/null` unless the input is `-`).
+    stdin: PathBuf,
     group: Group,
     bundler_type: &'static str,
 }
@@ -104,11 +108,12 @@ struct Ran {
     out: PathBuf,
 }
 
-/// Runs `program args` in `cwd` under `ulimit -v` and [`TIMEOUT`], stdin closed.
+/// Runs `program args` in `cwd` under `ulimit -v` and [`TIMEOUT`], reading `stdin`.
 fn run_limited(
     program: &Path,
     args: &[String],
     cwd: &Path,
+    stdin: &Path,
 ) -> (Option<i32>, Option<i32>, bool, String) {
     let mut child = Command::new("sh")
         .arg("-c")
@@ -116,7 +121,7 @@ fn run_limited(
         .arg(program)
         .args(args)
         .current_dir(cwd)
-        .stdin(Stdio::null())
+        .stdin(std::fs::File::open(stdin).expect("open stdin"))
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -219,10 +224,19 @@ fn special_inputs(dir: &Path) -> Vec<Input> {
     .map(|(n, p)| Input {
         name: n.into(),
         path: p,
+        stdin: PathBuf::from("/dev/null"),
         group: Group::Thin,
         bundler_type: "o",
     })
     .collect();
+    // Standard input that never ends: read with a bound, never until memory runs out.
+    inputs.push(Input {
+        name: "stdin-dev-zero".into(),
+        path: PathBuf::from("-"),
+        stdin: PathBuf::from("/dev/zero"),
+        group: Group::Thin,
+        bundler_type: "o",
+    });
     for (name, member) in [
         ("thin-fifo.a", "fifo"),
         ("thin-socket.a", "socket"),
@@ -236,6 +250,7 @@ fn special_inputs(dir: &Path) -> Vec<Input> {
         inputs.push(Input {
             name: name.into(),
             path: p,
+            stdin: PathBuf::from("/dev/null"),
             group: Group::Thin,
             bundler_type: "a",
         });
@@ -262,6 +277,7 @@ fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
             Input {
                 name: c.name,
                 path,
+                stdin: PathBuf::from("/dev/null"),
                 group: c.group,
                 bundler_type: c.bundler_type,
             }
@@ -297,7 +313,8 @@ fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
                 let out = cwd.join("out");
                 std::fs::create_dir_all(&out).expect("mkdir");
                 let (program, args) = command(cmd, &bins, input, &out);
-                let (code, signal, timed_out, stderr) = run_limited(&program, &args, &cwd);
+                let (code, signal, timed_out, stderr) =
+                    run_limited(&program, &args, &cwd, &input.stdin);
                 let r = Ran {
                     what: format!("{cmd:?} on {} [{:?}] (run {j})", input.name, input.group),
                     code,
