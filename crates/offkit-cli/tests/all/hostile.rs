@@ -338,12 +338,20 @@ fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
             failures.push(format!("{}: {} — {tail}", r.what, p.join("; ")));
         }
     }
-    // Valid seeds are accepted (else the mutations prove nothing).
-    for r in &results {
-        if r.what.starts_with("Inspect on ") && r.what.contains("[Valid]") && r.code != Some(0) {
+    // Valid seeds are accepted and show their images (else the mutations prove nothing).
+    for input in inputs.iter().filter(|i| i.group == Group::Valid) {
+        let o = Command::new(bins.join("offkit"))
+            .args(["inspect", "--json"])
+            .arg(&input.path)
+            .output()
+            .expect("offkit runs");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        let images = json["files"][0]["images"].as_array().map_or(0, Vec::len);
+        if !o.status.success() || images == 0 {
             failures.push(format!(
-                "{}: a valid seed was refused: {}",
-                r.what, r.stderr
+                "valid seed {} shows no image: {}",
+                input.name,
+                String::from_utf8_lossy(&o.stderr)
             ));
         }
     }
