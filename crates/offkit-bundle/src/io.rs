@@ -7,9 +7,9 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use offkit_tools::MappedFile;
+use offkit_tools::mmap::{self, MappedFile, Special};
 
-pub use offkit_tools::fs::{Output, STDIO};
+pub use offkit_tools::fs::{write_file, Output, STDIO};
 
 /// An input file: its bytes (mapped, or read when it is stdin or not a regular file) and, for a
 /// regular file, a handle for copying ranges of it without reading them into memory.
@@ -21,24 +21,27 @@ pub struct Input {
 }
 
 impl Input {
-    /// Opens `path` (`-` is standard input).
+    /// Opens `path` (`-` is standard input); only a regular file is an input (see
+    /// [`offkit_tools::mmap::open`]).
     pub fn open(path: &Path) -> io::Result<Input> {
-        if path.as_os_str() == STDIO {
-            return Ok(Input {
-                path: path.to_path_buf(),
-                data: MappedFile::stdin()?,
-                file: None,
-            });
-        }
-        let data = MappedFile::open(path)?;
-        let file = match &data {
-            MappedFile::Mapped(_) => Some(File::open(path)?),
-            MappedFile::Read(_) => None,
+        Input::open_with(path, Special::Refuse)
+    }
+
+    /// Opens `path` as LLVM 19's tools accept it: also a device, read with a bound.
+    pub fn open_llvm(path: &Path) -> io::Result<Input> {
+        Input::open_with(path, Special::ReadDevices)
+    }
+
+    fn open_with(path: &Path, special: Special) -> io::Result<Input> {
+        let opened = if path.as_os_str() == STDIO {
+            mmap::stdin()?
+        } else {
+            mmap::open(path, special)?
         };
         Ok(Input {
             path: path.to_path_buf(),
-            data,
-            file,
+            data: opened.data,
+            file: opened.file,
         })
     }
 
@@ -94,13 +97,6 @@ impl Input {
     pub fn copy_all(&self, out: &mut Output) -> io::Result<()> {
         self.copy_range(0, self.len(), out)
     }
-}
-
-/// Writes `bytes` to `path` atomically (`-` is stdout).
-pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut out = Output::create(path)?;
-    out.write_all(bytes)?;
-    out.commit()
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@
 
 mod cmd;
 mod dropin;
-#[allow(dead_code)] // shared by the subcommands as they land
 mod output;
 mod select;
 
@@ -42,6 +41,8 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
+    // A write past `ulimit -f` is then an error that removes the temporary output.
+    offkit_tools::fs::ignore_file_size_signal();
     let args: Vec<OsString> = std::env::args_os().collect();
     let env = Env::capture();
     if let Some(tool) = args.first().and_then(dropin::Tool::from_argv0) {

@@ -1,14 +1,14 @@
-//! Writing outputs: whole files appear atomically (temp file + rename), `-` is stdout, and
-//! binary data is never written to a terminal.
+//! Writing outputs from the `offkit` subcommands: the one output path of
+//! [`offkit_tools::fs::Output`] (whole files appear atomically, `-` is stdout, a device is
+//! written in place), with the CLI's error context.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
-use offkit_tools::AtomicFile;
+use anyhow::{Context, Result};
+use offkit_tools::fs::Output;
 
-/// Writes `bytes` to `path` atomically (see [`offkit_tools::AtomicFile`]): a failure never
-/// leaves a partial output.
+/// Writes `bytes` to `path` through [`Output`]: a failure never leaves a partial output.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic_with(path, |w| w.write_all(bytes))
 }
@@ -19,34 +19,13 @@ pub fn write_atomic_with(
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
     let context = || format!("failed to write `{}`", path.display());
-    let mut file = AtomicFile::create(path).with_context(context)?;
+    let mut out = Output::create(path).with_context(context)?;
     {
-        let mut w = io::BufWriter::with_capacity(1 << 20, file.file());
+        let mut w = io::BufWriter::with_capacity(1 << 20, &mut out);
         fill(&mut w).with_context(context)?;
         w.flush().with_context(context)?;
     }
-    file.commit().with_context(context)
-}
-
-/// Writes binary `bytes` to stdout, refusing a terminal.
-pub fn write_stdout_binary(bytes: &[u8]) -> Result<()> {
-    let out = io::stdout();
-    if out.is_terminal() {
-        bail!("refusing to write binary data to a terminal; redirect stdout or give `-o FILE`");
-    }
-    let mut lock = out.lock();
-    lock.write_all(bytes)?;
-    lock.flush()?;
-    Ok(())
-}
-
-/// Writes `bytes` to `path`, or to stdout when `path` is `-`.
-pub fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    if path.as_os_str() == "-" {
-        write_stdout_binary(bytes)
-    } else {
-        write_atomic(path, bytes)
-    }
+    out.commit().with_context(context)
 }
 
 /// `3 files`, `1 file`.

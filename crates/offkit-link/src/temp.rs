@@ -196,9 +196,10 @@ fn write_into(path: PathBuf, file: Option<File>, bytes: &[u8]) -> Result<PathBuf
     }
 }
 
-/// Writes `bytes` to `path`.
+/// Writes `bytes` to `path` through offkit's one output path (atomically for a file; `-` is
+/// standard output, as LLVM's `raw_fd_ostream` has it).
 pub fn write(path: &Path, bytes: &[u8]) -> Result<()> {
-    std::fs::write(path, bytes).map_err(|source| Error::Write {
+    offkit_tools::fs::write_file(path, bytes).map_err(|source| Error::Write {
         path: path.to_path_buf(),
         source,
     })
@@ -211,10 +212,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = offkit_tools::AtomicFile::create(path).map_err(err)?;
-    std::io::Write::write_all(&mut file, bytes).map_err(err)?;
-    file.keep_permissions_of_dest().map_err(err)?;
-    file.commit().map_err(err)
+    let mut out = offkit_tools::fs::Output::create(path).map_err(err)?;
+    std::io::Write::write_all(&mut out, bytes).map_err(err)?;
+    out.keep_permissions_of_dest().map_err(err)?;
+    out.commit().map_err(err)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod bundler;
 pub mod fatbin;
 pub mod fixtures;
 pub mod hip;
+pub mod hostile;
 pub mod link;
 pub mod llvm;
 pub mod offload;

@@ -1,6 +1,12 @@
-//! Writing output files atomically: a temporary file beside the destination, renamed into place
-//! only when everything was written, removed otherwise — so a failure never leaves a partial
-//! output, and readers never see a half-written file.
+//! Writing outputs — the one output path of offkit: every file offkit writes goes through
+//! [`Output`] (or [`write_file`], its one-call form).
+//!
+//! A file output is written to a temporary file beside the destination ([`AtomicFile`], on
+//! `tempfile::Builder`), renamed into place (`persist`) only when everything was written, and
+//! removed otherwise — so a failure never leaves a partial output, and readers never see a
+//! half-written file. Killed outright (`kill -9`), offkit leaves the previous output intact or
+//! none; only the temporary file (`.<name>.<random>.tmp`) can remain. A file-size limit
+//! (`RLIMIT_FSIZE`) is an `EFBIG` error, not a kill, once [`ignore_file_size_signal`] has run.
 //!
 //! The file ends up with mode `0666` less the umask, as a file created in place would (and as
 //! LLVM's `FileOutputBuffer` leaves it). Errors are the raw OS errors, so that drop-in tools can
@@ -14,14 +20,12 @@ use std::path::{Path, PathBuf};
 /// A file being written under a temporary name next to its destination.
 #[derive(Debug)]
 pub struct AtomicFile {
-    file: File,
-    tmp: PathBuf,
+    tmp: tempfile::NamedTempFile<File>,
     dest: PathBuf,
-    committed: bool,
 }
 
 impl AtomicFile {
-    /// Creates `<dir of dest>/<name of dest>.tmp<random>` (mode 0666 less the umask).
+    /// Creates `<dir of dest>/.<name of dest>.<random>.tmp` (mode 0666 less the umask).
     pub fn create(dest: &Path) -> io::Result<AtomicFile> {
         let dir = dest
             .parent()
@@ -31,44 +35,33 @@ impl AtomicFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "out".into());
-        // The name only has to be unique while the file exists; it never reaches any output.
-        let seed = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as u64)
-            ^ (u64::from(std::process::id()) << 32);
-        for attempt in 0u64..100 {
-            let tag = seed.wrapping_add(attempt.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let tmp = dir.join(format!(".{name}.tmp{:07x}", tag & 0xFFF_FFFF));
-            match OpenOptions::new()
-                .write(true)
-                .read(true)
-                .create_new(true)
-                .mode(0o666)
-                .open(&tmp)
-            {
-                Ok(file) => {
-                    return Ok(AtomicFile {
-                        file,
-                        tmp,
-                        dest: dest.to_path_buf(),
-                        committed: false,
-                    })
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::from(io::ErrorKind::AlreadyExists))
+        // `make_in` with our own open (rather than `tempfile_in`) keeps the OS error bare, so
+        // that `raw_os_error` — and with it LLVM's text — survives.
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".tmp")
+            .make_in(dir, |p| {
+                OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o666)
+                    .open(p)
+            })?;
+        Ok(AtomicFile {
+            tmp,
+            dest: dest.to_path_buf(),
+        })
     }
 
     /// The open temporary file (a real `File`, so `std::io::copy` can use `copy_file_range`).
     pub fn file(&mut self) -> &mut File {
-        &mut self.file
+        self.tmp.as_file_mut()
     }
 
     /// The temporary file's path (for tools that write it themselves).
     pub fn tmp_path(&self) -> &Path {
-        &self.tmp
+        self.tmp.path()
     }
 
     /// The destination.
@@ -80,35 +73,42 @@ impl AtomicFile {
     /// place, e.g. an executable).
     pub fn keep_permissions_of_dest(&self) -> io::Result<()> {
         match std::fs::metadata(&self.dest) {
-            Ok(m) => std::fs::set_permissions(&self.tmp, m.permissions()),
+            Ok(m) => std::fs::set_permissions(self.tmp.path(), m.permissions()),
             Err(_) => Ok(()),
         }
     }
 
     /// Renames the temporary file over the destination.
     pub fn commit(mut self) -> io::Result<()> {
-        self.file.flush()?;
-        std::fs::rename(&self.tmp, &self.dest)?;
-        self.committed = true;
+        self.tmp.as_file_mut().flush()?;
+        // No fsync: LLVM's FileOutputBuffer does not sync either, and syncing a gigabyte
+        // would cost more than writing it.
+        self.tmp.persist(&self.dest).map_err(|e| e.error)?;
         Ok(())
     }
 }
 
 impl Write for AtomicFile {
+    // Through the `File`: `NamedTempFile`'s own `Write` wraps errors with its path.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.file.write(buf)
+        self.tmp.as_file_mut().write(buf)
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        self.file.flush()
+        self.tmp.as_file_mut().flush()
     }
 }
 
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
+/// Makes a write past the file-size limit (`ulimit -f`, `RLIMIT_FSIZE`) fail with `EFBIG`
+/// instead of killing the process with `SIGXFSZ`, so that the error path removes the temporary
+/// file. Called once at the start of the `offkit` binary. The disposition is inherited by the
+/// tools offkit runs, which then see `EFBIG` too (LLVM's tools report it as a write error).
+pub fn ignore_file_size_signal() {
+    // SAFETY: `signal` with `SIG_IGN` installs no handler (no code runs on the signal), so
+    // nothing can run in a signal context; it only changes how the kernel treats SIGXFSZ.
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 
@@ -198,13 +198,29 @@ impl Output {
         Ok(())
     }
 
+    /// Gives a file output the permissions its destination has now, if it exists (for
+    /// rewriting an executable in place); nothing for other outputs.
+    pub fn keep_permissions_of_dest(&self) -> io::Result<()> {
+        match &self.target {
+            Target::Atomic(a) => a.keep_permissions_of_dest(),
+            _ => Ok(()),
+        }
+    }
+
+    /// The temporary file a file output is written to, for a tool that writes it itself
+    /// (`None` for standard output, a device or a pipe).
+    pub fn tmp_path(&self) -> Option<&Path> {
+        match &self.target {
+            Target::Atomic(a) => Some(a.tmp_path()),
+            _ => None,
+        }
+    }
+
     /// Finishes: renames a file into place, or flushes.
     pub fn commit(self) -> io::Result<()> {
         match self.target {
             Target::Stdout(s) => s.lock().flush(),
             Target::InPlace(mut f) => f.flush(),
-            // No fsync: LLVM's FileOutputBuffer does not sync either, and syncing a gigabyte
-            // would cost more than writing it.
             Target::Atomic(a) => a.commit(),
         }
     }
@@ -236,11 +252,35 @@ impl Write for Output {
     }
 }
 
-/// Writes `bytes` to `dest` atomically.
-pub fn write_atomic(dest: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = AtomicFile::create(dest)?;
-    f.write_all(bytes)?;
-    f.commit()
+/// Outputs that appear together: each is written to its temporary file, and only when all
+/// are written are they renamed into place, one after another — so a failure while writing
+/// any of them leaves none behind (only a failing rename, after the others succeeded, can
+/// leave some).
+#[derive(Debug, Default)]
+pub struct Outputs(Vec<Output>);
+
+impl Outputs {
+    /// Adds a written output, to be committed with the others.
+    pub fn push(&mut self, out: Output) {
+        self.0.push(out);
+    }
+
+    /// Commits them all, in order; the error names the output that failed.
+    pub fn commit(self) -> Result<(), (PathBuf, io::Error)> {
+        for out in self.0 {
+            let path = out.path().to_path_buf();
+            out.commit().map_err(|e| (path, e))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` through an [`Output`]: atomically for a file, in place for a
+/// device or pipe, to standard output for `-`.
+pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut out = Output::create(path)?;
+    out.write_all(bytes)?;
+    out.commit()
 }
 
 #[cfg(test)]
@@ -259,7 +299,7 @@ mod tests {
         }
         assert!(!dest.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-        write_atomic(&dest, b"whole").unwrap();
+        write_file(&dest, b"whole").unwrap();
         assert_eq!(std::fs::read(&dest).unwrap(), b"whole");
         // 0666 less some umask: at least owner read/write, never executable.
         let mode = std::fs::metadata(&dest).unwrap().permissions().mode() & 0o777;
@@ -310,6 +350,27 @@ mod tests {
         let mut dev = Output::create(Path::new("/dev/null")).unwrap();
         dev.write_all(b"x").unwrap();
         dev.commit().unwrap();
+    }
+
+    #[test]
+    fn output_sets_appear_together_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut set = Outputs::default();
+        for name in ["a", "b"] {
+            let mut o = Output::create(&dir.path().join(name)).unwrap();
+            o.write_all(name.as_bytes()).unwrap();
+            set.push(o);
+        }
+        // A third output fails before the set is committed: nothing appears.
+        assert!(Output::create(&dir.path().join("no/c")).is_err());
+        drop(set);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut set = Outputs::default();
+        let mut o = Output::create(&dir.path().join("a")).unwrap();
+        o.write_all(b"a").unwrap();
+        set.push(o);
+        set.commit().unwrap();
+        assert_eq!(std::fs::read(dir.path().join("a")).unwrap(), b"a");
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! # offkit-tools
 //!
-//! The I/O edge shared by offkit's crates: atomic output files ([`AtomicFile`]), memory-mapped
-//! inputs ([`MappedFile`]), and the external tools offkit drives — clang, ld.lld, llvm-objcopy, llvm-ar, the host linker —
+//! The I/O edge shared by offkit's crates: the one output path ([`fs::Output`], written
+//! atomically through [`AtomicFile`]), the one way inputs are opened ([`mmap::open`]: regular
+//! files mapped, special files refused at once — [`MappedFile`]), and the external tools offkit drives — clang, ld.lld, llvm-objcopy, llvm-ar, the host linker —
 //! found the way LLVM finds them and run as values: a [`ToolInvocation`] is built, can be
 //! printed (LLVM's `-v`/`--dry-run` style, or as a shell line for a plan), and is run only
 //! through [`ToolInvocation::run`], which turns a missing tool or a failure into an [`Error`]
@@ -32,7 +33,7 @@ pub mod mmap;
 
 pub use env::Env;
 pub use error::Error;
-pub use fs::{write_atomic, AtomicFile};
+pub use fs::{write_file, AtomicFile};
 pub use invoke::{Output, ToolInvocation};
 pub use jobserver::Jobserver;
 pub use lookup::ToolFinder;

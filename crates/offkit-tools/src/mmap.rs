@@ -1,15 +1,42 @@
-//! The one memory-mapping helper (the only `unsafe` outside the runtime crate).
+//! Opening inputs: the one place offkit opens a file it reads, and the one memory-mapping
+//! helper (with [`crate::fs::ignore_file_size_signal`], the only `unsafe` outside the runtime
+//! crate).
 //!
 //! Inputs are mapped rather than read so that inspecting a gigabyte object touches only the
 //! pages holding its headers, and so that bytes borrowed by the parsers need no copy.
+//!
+//! Only regular files are inputs. A FIFO would hang the reader (opening one blocks until a
+//! writer comes), `/dev/zero` would be read until memory runs out, a directory has no bytes:
+//! each is refused at once, by `fstat` on a descriptor opened with `O_NONBLOCK` (so that even
+//! the open cannot block), with an error that says what the path is. Standard input (`-`, where
+//! a command documents it) is mapped when it is a regular file and read otherwise, up to
+//! [`MAX_STREAM_INPUT`] bytes, with every allocation fallible (a failed one is an error, not an
+//! abort). The drop-in faces of LLVM's tools read character and block devices the same bounded
+//! way, because LLVM 19 accepts them (`-input=/dev/null` is an empty input there).
 
-use std::fs::File;
-use std::io;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read};
 use std::ops::Deref;
+use std::os::fd::AsFd;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-/// A read-only view of a whole file: mapped when it is a regular non-empty file, read into
-/// memory otherwise (pipes, empty files, `/dev/stdin`).
+/// The most bytes read from standard input or (by the drop-in faces) a device: 4 GiB. Regular
+/// files are mapped and have no such bound.
+pub const MAX_STREAM_INPUT: u64 = 4 << 30;
+
+/// How an input that is neither a regular file nor a directory is treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// Refused, whatever it is (the `offkit` subcommands).
+    Refuse,
+    /// Character and block devices are read up to [`MAX_STREAM_INPUT`] bytes, as LLVM 19 reads
+    /// them; FIFOs and sockets are refused (LLVM 19 hangs on them). The drop-in faces.
+    ReadDevices,
+}
+
+/// A read-only view of a whole input: mapped when it is a regular non-empty file, read into
+/// memory otherwise (empty files, standard input, devices read by the drop-in faces).
 #[derive(Debug)]
 pub enum MappedFile {
     /// A memory map of the file.
@@ -18,23 +45,132 @@ pub enum MappedFile {
     Read(Vec<u8>),
 }
 
-impl MappedFile {
-    /// Opens and maps `path`.
-    pub fn open(path: &Path) -> io::Result<MappedFile> {
-        let file = File::open(path)?;
-        let meta = file.metadata()?;
-        if !meta.is_file() || meta.len() == 0 {
-            let mut v = Vec::new();
-            io::Read::read_to_end(&mut &file, &mut v)?;
-            return Ok(MappedFile::Read(v));
+/// An opened input: its bytes, and for a regular file the open descriptor the bytes came from
+/// (for copying ranges of it in the kernel — never a second open by path, which could find
+/// another file).
+#[derive(Debug)]
+pub struct Opened {
+    /// The input's bytes.
+    pub data: MappedFile,
+    /// The regular file they were mapped from.
+    pub file: Option<File>,
+}
+
+/// What `path`'s file type is, in words, for an input that is not a regular file.
+fn describe(t: std::fs::FileType) -> &'static str {
+    if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// The error for an input of file type `t`: a directory is `EISDIR` ("Is a directory", as LLVM
+/// prints it), anything else says what it is.
+fn not_regular(t: std::fs::FileType) -> io::Error {
+    if t.is_dir() {
+        return io::Error::from_raw_os_error(libc::EISDIR);
+    }
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "not a regular file ({}); only regular files are read as inputs",
+            describe(t)
+        ),
+    )
+}
+
+/// Opens the input `path`: the one function through which offkit opens what it reads.
+pub fn open(path: &Path, special: Special) -> io::Result<Opened> {
+    // O_NONBLOCK: opening a FIFO for reading blocks until a writer opens it; with the flag the
+    // open returns at once and the fstat below refuses it. The flag does nothing to the mapping
+    // or to `copy_file_range` on a regular file.
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let t = file.metadata()?.file_type();
+    if t.is_file() {
+        let data = map(&file)?;
+        return Ok(Opened {
+            data,
+            file: Some(file),
+        });
+    }
+    if special == Special::ReadDevices && (t.is_char_device() || t.is_block_device()) {
+        // Reopened without O_NONBLOCK, so that a read waits as LLVM's would.
+        drop(file);
+        let data = read_bounded(File::open(path)?, MAX_STREAM_INPUT)?;
+        return Ok(Opened {
+            data: MappedFile::Read(data),
+            file: None,
+        });
+    }
+    Err(not_regular(t))
+}
+
+/// Maps the regular file `file` (an empty one is read: a zero-length map is an error).
+fn map(file: &File) -> io::Result<MappedFile> {
+    if file.metadata()?.len() == 0 {
+        return Ok(MappedFile::Read(Vec::new()));
+    }
+    // SAFETY: the map is read-only and private to this process. Another process truncating
+    // or rewriting the file while it is mapped could change or unmap the bytes under us
+    // (SIGBUS); that is the accepted hazard of every mmap-based tool (LLVM's tools map their
+    // inputs the same way), and offkit never maps a file it is writing.
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(file)? };
+    Ok(MappedFile::Mapped(map))
+}
+
+/// Reads `r` to its end, refusing more than `limit` bytes; a failed allocation is an
+/// `OutOfMemory` error rather than an abort.
+pub fn read_bounded(mut r: impl Read, limit: u64) -> io::Result<Vec<u8>> {
+    let mut v: Vec<u8> = Vec::new();
+    let mut chunk = 64 << 10;
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        let n = match r.read(&mut buf) {
+            Ok(0) => return Ok(v),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if (v.len() + n) as u64 > limit {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "the input is larger than {limit} bytes, the most offkit reads from a stream"
+                ),
+            ));
         }
-        // SAFETY: the map is read-only and private to this process. Another process truncating
-        // or rewriting the file while it is mapped could change or unmap the bytes under us
-        // (SIGBUS); that is the accepted hazard of every mmap-based tool (LLVM's tools map their
-        // inputs the same way), and offkit never maps a file it is writing.
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file)? };
-        Ok(MappedFile::Mapped(map))
+        if v.capacity() - v.len() < n {
+            v.try_reserve(chunk.max(n)).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!(
+                        "cannot hold the input in memory after {} bytes: {e}",
+                        v.len()
+                    ),
+                )
+            })?;
+            chunk = chunk.saturating_mul(2).min(256 << 20);
+        }
+        v.extend_from_slice(buf.get(..n).unwrap_or_default());
+    }
+}
+
+impl MappedFile {
+    /// Opens and maps the regular file `path`; anything else is refused
+    /// ([`Special::Refuse`]).
+    pub fn open(path: &Path) -> io::Result<MappedFile> {
+        open(path, Special::Refuse).map(|o| o.data)
     }
 
     /// Drops the pages of the map from the process's resident set; they stay in the page cache,
@@ -52,12 +188,40 @@ impl MappedFile {
         }
     }
 
-    /// Reads all of standard input.
-    pub fn stdin() -> io::Result<MappedFile> {
-        let mut v = Vec::new();
-        io::Read::read_to_end(&mut io::stdin().lock(), &mut v)?;
-        Ok(MappedFile::Read(v))
+    /// Opens `path` as LLVM 19's tools would accept it: a regular file, or a device read with a
+    /// bound ([`Special::ReadDevices`]). For the drop-in faces.
+    pub fn open_llvm(path: &Path) -> io::Result<MappedFile> {
+        open(path, Special::ReadDevices).map(|o| o.data)
     }
+
+    /// Standard input: mapped when it is a regular file (`< file`), read otherwise, up to
+    /// [`MAX_STREAM_INPUT`] bytes.
+    pub fn stdin() -> io::Result<MappedFile> {
+        Ok(stdin()?.data)
+    }
+}
+
+/// Standard input as an [`Opened`] input (see [`MappedFile::stdin`]).
+pub fn stdin() -> io::Result<Opened> {
+    let stdin = io::stdin();
+    let file = File::from(stdin.as_fd().try_clone_to_owned()?);
+    let meta = file.metadata()?;
+    if meta.is_file() {
+        // Mapped from offset 0 whatever the descriptor's position, as LLVM maps it.
+        let data = map(&file)?;
+        return Ok(Opened {
+            data,
+            file: Some(file),
+        });
+    }
+    if meta.is_dir() {
+        return Err(not_regular(meta.file_type()));
+    }
+    let data = read_bounded(stdin.lock(), MAX_STREAM_INPUT)?;
+    Ok(Opened {
+        data: MappedFile::Read(data),
+        file: None,
+    })
 }
 
 impl Deref for MappedFile {
@@ -74,6 +238,7 @@ impl Deref for MappedFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, Instant};
 
     #[test]
     fn maps_and_reads() {
@@ -81,8 +246,59 @@ mod tests {
         let p = dir.path().join("f");
         std::fs::write(&p, b"hello").unwrap();
         assert_eq!(&*MappedFile::open(&p).unwrap(), b"hello");
+        let o = open(&p, Special::Refuse).unwrap();
+        assert!(o.file.is_some());
         std::fs::write(&p, b"").unwrap();
         assert_eq!(&*MappedFile::open(&p).unwrap(), b"");
-        assert!(MappedFile::open(&dir.path().join("missing")).is_err());
+        let e = MappedFile::open(&dir.path().join("missing")).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn special_files_are_refused_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = MappedFile::open(dir.path()).unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(libc::EISDIR));
+        assert_eq!(
+            MappedFile::open_llvm(dir.path())
+                .unwrap_err()
+                .raw_os_error(),
+            Some(libc::EISDIR)
+        );
+        // A FIFO with no writer: opening it for reading would block forever.
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let start = Instant::now();
+        for special in [Special::Refuse, Special::ReadDevices] {
+            let e = open(&fifo, special).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+            assert!(e.to_string().contains("a FIFO"), "{e}");
+        }
+        assert!(start.elapsed() < Duration::from_secs(5));
+        let zero = Path::new("/dev/zero");
+        let e = MappedFile::open(zero).unwrap_err();
+        assert!(e.to_string().contains("a character device"), "{e}");
+        // The drop-in faces read devices as LLVM does, with a bound.
+        assert_eq!(
+            &*MappedFile::open_llvm(Path::new("/dev/null")).unwrap(),
+            b""
+        );
+    }
+
+    #[test]
+    fn streams_are_read_with_a_bound() {
+        let zero = File::open("/dev/zero").unwrap();
+        let e = read_bounded(zero, 3 << 20).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert!(e.to_string().contains("larger than"), "{e}");
+        let v = read_bounded(&b"abc"[..], 3).unwrap();
+        assert_eq!(v, b"abc");
+        let v = read_bounded(io::repeat(7).take(200_000), 1 << 20).unwrap();
+        assert_eq!(v.len(), 200_000);
+        assert!(v.iter().all(|&b| b == 7));
     }
 }

@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use offkit_bundle::archive;
+use std::io::Write;
+
 use offkit_bundle::io::Output;
 use offkit_bundle::read::Bundle;
+use offkit_tools::fs::Outputs;
 use offkit_tools::Env;
 
 /// Extract per-target files from an offload bundle.
@@ -130,16 +133,25 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             None => bail!(missing(&args.input, id, bundle)),
         }
     }
+    // Every output is written before any is renamed into place: a failure on the last leaves
+    // none of them behind.
+    let mut outputs = Outputs::default();
     for (entry, path) in plan {
         let mut out = Output::create(path)
             .with_context(|| format!("failed to write `{}`", path.display()))?;
         if let Some(e) = entry {
             bundle.extract(e, &mut out)?;
         }
-        out.commit()
-            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        outputs.push(out);
     }
-    Ok(())
+    commit(outputs)
+}
+
+/// Commits `outputs` together, naming the one that failed.
+fn commit(outputs: Outputs) -> Result<()> {
+    outputs.commit().map_err(|(path, e)| {
+        anyhow::Error::new(e).context(format!("failed to write `{}`", path.display()))
+    })
 }
 
 fn missing(input: &Path, id: &str, bundle: &Bundle) -> String {
@@ -194,13 +206,16 @@ fn unbundle_archive(
         }
         plans.push((members, path));
     }
+    let mut outputs = Outputs::default();
     for (members, path) in plans {
         let refs: Vec<(String, &[u8])> = members.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
         let bytes = archive::write(&refs).context("failed to build the archive")?;
-        offkit_bundle::io::write_file(path, &bytes)
-            .with_context(|| format!("failed to write `{}`", path.display()))?;
+        let context = || format!("failed to write `{}`", path.display());
+        let mut out = Output::create(path).with_context(context)?;
+        out.write_all(&bytes).with_context(context)?;
+        outputs.push(out);
     }
-    Ok(())
+    commit(outputs)
 }
 
 #[cfg(test)]

@@ -377,13 +377,24 @@ fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
 
 /// Reads an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin).
 fn read_input(path: &str) -> Run<offkit_bundle::io::Input> {
-    offkit_bundle::io::Input::open(Path::new(path)).map_err(|e| file_error(Path::new(path), &e))
+    offkit_bundle::io::Input::open_llvm(Path::new(path))
+        .map_err(|e| file_error(Path::new(path), &e))
 }
 
 /// Writes a whole output file as LLVM's `raw_fd_ostream` would (`-` is stdout), atomically.
 fn write_output(path: &str, bytes: &[u8]) -> Run {
     offkit_bundle::io::write_file(Path::new(path), bytes)
         .map_err(|e| file_error(Path::new(path), &e))
+}
+
+/// Like [`write_output`], but the output joins `outs` and appears only when they are
+/// committed together ([`unbundle::commit`]).
+fn stage_output(outs: &mut offkit_tools::fs::Outputs, path: &str, bytes: &[u8]) -> Run {
+    let p = Path::new(path);
+    let mut out = offkit_bundle::io::Output::create(p).map_err(|e| file_error(p, &e))?;
+    std::io::Write::write_all(&mut out, bytes).map_err(|e| file_error(p, &e))?;
+    outs.push(out);
+    Ok(())
 }
 
 /// The handler LLVM 19 picks for a `-type` (text types by comment, binary types, `o`/`a` by

@@ -528,7 +528,9 @@ pub fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, Strin
                 return Err(format!("recursive expansion of: '{}'", open.display()));
             }
         }
-        let bytes = std::fs::read(&path).map_err(|e| {
+        // Through the one input opener: a FIFO (on which LLVM 19 hangs) is refused at once,
+        // `/dev/zero` read only up to a bound.
+        let bytes = offkit_tools::MappedFile::open_llvm(&path).map_err(|e| {
             format!(
                 "cannot not open file '{}': {}",
                 path.display(),

@@ -151,7 +151,7 @@ fn run(
         let map = if f == "-" {
             MappedFile::stdin()
         } else {
-            MappedFile::open(Path::new(f))
+            MappedFile::open_llvm(Path::new(f))
         };
         maps.push(map.map_err(|e| format!("'{f}': {}", os_message(&e)))?);
     }
@@ -181,7 +181,9 @@ fn run(
         return out.flush().map_err(|e| os_message(&e));
     }
     let file_error = |e: std::io::Error| format!("'{}': {}", output.display(), os_message(&e));
-    let mut tmp = offkit_tools::AtomicFile::create(output).map_err(file_error)?;
+    // The one output path: a file is written beside its destination and renamed into place, a
+    // device (`/dev/null`) or pipe in place.
+    let mut out = offkit_tools::fs::Output::create(output).map_err(file_error)?;
     if is_bc {
         let llvm_as = ToolFinder::new(env, Some(Path::new(argv0)))
             .find("llvm-as", None)
@@ -195,20 +197,19 @@ fn run(
         std::fs::write(&ll, text).map_err(|e| os_message(&e))?;
         ToolInvocation::new(llvm_as)
             .arg("-o")
-            .arg(tmp.tmp_path())
+            .arg(out.tmp_path().unwrap_or(output))
             .arg(&ll)
             .run()
             .map_err(|e| e.to_string())?;
     } else {
-        let mut w = std::io::BufWriter::with_capacity(1 << 20, tmp.file());
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut out);
         wrapper.write_object(&mut w).map_err(|e| match e {
             offkit_wrap::Error::Io(io) => file_error(io),
             e => e.to_string(),
         })?;
         w.flush().map_err(file_error)?;
     }
-    tmp.commit().map_err(file_error)?;
-    Ok(())
+    out.commit().map_err(file_error)
 }
 
 fn usage(text: &str, prog: &str) -> String {

@@ -4,7 +4,9 @@
 mod bundler;
 mod check;
 mod hip;
+mod hostile;
 mod inspect;
 mod linker_wrapper;
+mod outputs;
 mod packager;
 mod wrapper;

@@ -10,7 +10,7 @@ use offkit_format::target_id::bundle::{
 };
 
 use super::unbundle::{binary_or_object_bundles, decompress, section_payload, Bundle};
-use super::{error, handler, read_input, write_output, Ctx, Run};
+use super::{error, handler, read_input, stage_output, Ctx, Run};
 
 fn members(data: &[u8]) -> Run<archive::Members<'_>> {
     archive::llvm19_members(data).map_err(error)
@@ -110,6 +110,9 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
             }
         }
     }
+    // Every output is written before any appears (LLVM 19 leaves those written before a
+    // missing target's error; offkit leaves none).
+    let mut outs = offkit_tools::fs::Outputs::default();
     for t in &cfg.targets {
         let out = outputs.get(t.as_str()).copied().unwrap_or_default();
         match collected.get(t.as_str()) {
@@ -124,17 +127,17 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
                     }
                 }
                 let bytes = archive::write(&refs).map_err(|e| error(e.to_string()))?;
-                write_output(out, &bytes)?;
+                stage_output(&mut outs, out, &bytes)?;
             }
             None if !cfg.allow_missing => {
                 return Err(error(format!(
                     "no compatible code object found for the target '{t}' in heterogeneous archive library: {path}"
                 )))
             }
-            None => write_output(out, b"!<arch>\n")?,
+            None => stage_output(&mut outs, out, b"!<arch>\n")?,
         }
     }
-    Ok(())
+    super::unbundle::commit(outs)
 }
 
 #[cfg(test)]

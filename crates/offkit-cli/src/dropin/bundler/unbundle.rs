@@ -11,6 +11,7 @@ use offkit_bundle::io::{Input, Output};
 use offkit_format::bundle::{binary, compressed, text};
 use offkit_format::llvm::stringmap::StringMap;
 use offkit_format::target_id::bundle::{is_compatible, BundleEntryId};
+use offkit_tools::fs::Outputs;
 
 use super::{error, file_error, handler, objcopy, read_input, Ctx, Fail, Handler, Run};
 
@@ -171,8 +172,9 @@ fn missing_message(mut names: Vec<&str>) -> String {
 }
 
 /// Writes one payload to `path`: a range of the input (copied by the kernel when the input is
-/// a file), or bytes.
-fn write_payload(input: &Input, payload: Payload<'_>, path: &str) -> Run {
+/// a file), or bytes. The output joins `outs`, renamed into place with the others only when
+/// all are written (LLVM 19 leaves the outputs written before a failure; offkit leaves none).
+fn write_payload(outs: &mut Outputs, input: &Input, payload: Payload<'_>, path: &str) -> Run {
     let p = Path::new(path);
     let mut out = Output::create(p).map_err(|e| file_error(p, &e))?;
     let r = match payload {
@@ -180,7 +182,13 @@ fn write_payload(input: &Input, payload: Payload<'_>, path: &str) -> Run {
         Payload::Bytes(b) => out.write_all(b),
     };
     r.map_err(|e| file_error(p, &e))?;
-    out.commit().map_err(|e| file_error(p, &e))
+    outs.push(out);
+    Ok(())
+}
+
+/// Renames every output of `outs` into place.
+pub fn commit(outs: Outputs) -> Run {
+    outs.commit().map_err(|(p, e)| file_error(&p, &e))
 }
 
 enum Payload<'a> {
@@ -196,6 +204,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     let input = &d.input;
     let data = input.bytes();
     let h = handler(&ctx.cfg.files_type, data)?;
+    let mut outs = Outputs::default();
     // The work list: standardised target → output, in a StringMap (a repeated target keeps
     // the last output).
     let mut work: StringMap<String, String> = StringMap::new();
@@ -227,7 +236,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
                     ))
                 })?;
                 r.read_bundle_end();
-                write_payload(input, Payload::Bytes(payload), &out)?;
+                write_payload(&mut outs, input, Payload::Bytes(payload), &out)?;
                 work.remove(target.as_bytes());
             }
         }
@@ -250,11 +259,11 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
                                 e.offset
                             )));
                         }
-                        write_payload(input, Payload::Range(e.offset, e.size), &out)?;
+                        write_payload(&mut outs, input, Payload::Range(e.offset, e.size), &out)?;
                     }
                     Bundle::Section(s) => {
                         let bytes = section_payload(ctx, data, &s, None)?;
-                        write_payload(input, Payload::Bytes(&bytes), &out)?;
+                        write_payload(&mut outs, input, Payload::Bytes(&bytes), &out)?;
                     }
                 }
                 work.remove(target.as_bytes());
@@ -278,17 +287,17 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
         // No bundle matched at all: the input is taken to be the host's.
         for (t, o) in &remaining {
             if BundleEntryId::parse(t.as_bytes()).is_host() {
-                write_payload(input, Payload::Range(0, input.len()), o)?;
+                write_payload(&mut outs, input, Payload::Range(0, input.len()), o)?;
             } else {
-                write_payload(input, Payload::Bytes(&[]), o)?;
+                write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;
             }
         }
-        return Ok(());
+        return commit(outs);
     }
     for (_, o) in &remaining {
-        write_payload(input, Payload::Bytes(&[]), o)?;
+        write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;
     }
-    Ok(())
+    commit(outs)
 }
 
 /// The payload of an object's bundle section: its contents, or for a one-byte `\0` host marker

@@ -20,7 +20,7 @@ use offkit_format::kind::OffloadKind;
 use offkit_format::limits;
 use offkit_tools::mmap::MappedFile;
 
-use super::files::{message, stem, write_file};
+use super::files::{commit, message, stage_file, stem, Outputs};
 use super::package::ImageArgs;
 use super::Reporter;
 
@@ -47,7 +47,7 @@ pub fn run(
         let d = MappedFile::stdin().map_err(|e| format!("'{input}': {}", message(&e)))?;
         (d, "<stdin>".to_string())
     } else {
-        let d = MappedFile::open(Path::new(input))
+        let d = MappedFile::open_llvm(Path::new(input))
             .map_err(|e| format!("'{input}': {}", message(&e)))?;
         (d, input.to_string())
     };
@@ -59,6 +59,7 @@ pub fn run(
     });
     let mut found = Vec::new();
     collect(&data, 0, &name, dir.as_deref(), 0, &mut found)?;
+    let mut outs = Outputs::default();
     for filter in images {
         let args = ImageArgs::parse(filter);
         let matched: Vec<&Found<'_>> = found.iter().filter(|f| matches(&args, &f.entry)).collect();
@@ -69,12 +70,12 @@ pub fn run(
             let Some(file) = args.get("file") else {
                 return Err("Image must have a 'file' argument.".into());
             };
-            write_archive(file, &matched)?;
+            write_archive(&mut outs, file, &matched)?;
         } else if let Some(file) = args.get("file") {
             if matched.len() > 1 {
                 reporter.warning(&format!("Multiple inputs match to a single file, '{file}'"));
             }
-            write_file(file, &last.entry.image)?;
+            stage_file(&mut outs, file, &last.entry.image)?;
         } else {
             for (i, f) in matched.iter().enumerate() {
                 let e = &f.entry;
@@ -85,11 +86,11 @@ pub fn run(
                     e.arch(),
                     e.image_kind.extension()
                 );
-                write_file(&out, &e.image)?;
+                stage_file(&mut outs, &out, &e.image)?;
             }
         }
     }
-    Ok(())
+    commit(outs)
 }
 
 /// Whether `entry` passes the filter: `file` is ignored, `kind` compares offload kinds, every
@@ -197,7 +198,7 @@ fn collect<'d>(
                 if member.is_thin() {
                     // A thin archive's member lives in its own file, next to the archive.
                     let path = dir.unwrap_or(Path::new("")).join(&member_name);
-                    let file = MappedFile::open(&path)
+                    let file = MappedFile::open_llvm(&path)
                         .map_err(|e| format!("'{}': {}", path.display(), message(&e)))?;
                     let mut inner = Vec::new();
                     collect(&file, 0, &member_name, None, depth + 1, &mut inner)?;
@@ -374,7 +375,7 @@ fn is_symbolic(data: &[u8]) -> bool {
 /// Writes the matched images as LLVM 19's `writeArchive` does for the packager: GNU format,
 /// deterministic (mtime, uid, gid 0, mode 644), a symbol table of the object members, each
 /// member named after the buffer the image came from.
-fn write_archive(file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
+fn write_archive(outs: &mut Outputs, file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
     for f in matched {
         if identify(&f.entry.image) == Magic::Bitcode {
             // Where offkit cannot list a bitcode member's symbols as LLVM would, refuse rather
@@ -393,7 +394,7 @@ fn write_archive(file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
     if !matched.iter().any(|f| is_symbolic(&f.entry.image)) {
         drop_symbol_table(&mut bytes);
     }
-    write_file(file, &bytes)
+    stage_file(outs, file, &bytes)
 }
 
 /// Removes the leading symbol table member (`/`). `ar_archive_writer` writes an empty one for

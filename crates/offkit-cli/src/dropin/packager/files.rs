@@ -3,10 +3,10 @@
 //! mode 0666 less the umask; `-` is standard output; a device or pipe is written in place; a
 //! directory is "Is a directory").
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
-pub use offkit_tools::fs::Output;
+pub use offkit_tools::fs::{Output, Outputs};
 
 use crate::dropin::cl::os_message;
 
@@ -55,11 +55,19 @@ pub fn message(e: &io::Error) -> String {
     os_message(e)
 }
 
-/// Writes `data` to `path` as LLVM's `writeFile` helper does.
-pub fn write_file(path: &str, data: &[u8]) -> Result<(), String> {
+/// Writes `data` to `path` as LLVM's `writeFile` helper does (through the one output path),
+/// but the output joins `outs` and appears only when they are committed together
+/// ([`commit`]): LLVM 19 leaves the files written before a failure, offkit none.
+pub fn stage_file(outs: &mut Outputs, path: &str, data: &[u8]) -> Result<(), String> {
     let mut out = Output::create(Path::new(path)).map_err(|e| message(&e))?;
-    out.write_all(data).map_err(|e| message(&e))?;
-    out.commit().map_err(|e| message(&e))
+    io::Write::write_all(&mut out, data).map_err(|e| message(&e))?;
+    outs.push(out);
+    Ok(())
+}
+
+/// Renames every output of `outs` into place.
+pub fn commit(outs: Outputs) -> Result<(), String> {
+    outs.commit().map_err(|(_, e)| message(&e))
 }
 
 #[cfg(test)]
@@ -82,24 +90,26 @@ mod tests {
     }
 
     #[test]
-    fn outputs_are_atomic() {
+    fn outputs_appear_together_and_errors_are_llvms() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("out");
-        let ps = p.to_str().unwrap();
-        let mut o = Output::create(&p).unwrap();
-        o.write_all(b"abc").unwrap();
-        drop(o);
-        assert!(!p.exists());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-        write_file(ps, b"abc").unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), b"abc");
+        let mut outs = Outputs::default();
+        stage_file(&mut outs, p.to_str().unwrap(), b"abc").unwrap();
         assert_eq!(
-            write_file(dir.path().to_str().unwrap(), b"x"),
+            stage_file(&mut outs, dir.path().to_str().unwrap(), b"x"),
             Err("Is a directory".to_string())
         );
         assert_eq!(
-            write_file(dir.path().join("no/x").to_str().unwrap(), b"x"),
+            stage_file(&mut outs, dir.path().join("no/x").to_str().unwrap(), b"x"),
             Err("No such file or directory".to_string())
         );
+        // Not committed: nothing appears.
+        drop(outs);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let mut outs = Outputs::default();
+        stage_file(&mut outs, p.to_str().unwrap(), b"abc").unwrap();
+        assert!(!p.exists());
+        commit(outs).unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"abc");
     }
 }

@@ -6,13 +6,15 @@
 //! output file in the kernel (`std::io::copy` uses `copy_file_range`), and pads.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
-use std::os::unix::fs::FileExt;
+use std::io::{self, Write};
+use std::path::Path;
 
 use offkit_format::binary::{layout_v1, ImageSpec, Layout};
 use offkit_format::container::is_bitcode;
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_format::llvm::densemap::StringKeyMap;
+
+use offkit_tools::mmap::{self, MappedFile, Special};
 
 use super::files::{extension, message, Output};
 
@@ -66,8 +68,8 @@ impl ImageArgs {
 enum Source {
     /// A regular file, copied at write time; `len` was its size when checked.
     File { file: File, len: u64 },
-    /// Standard input, a pipe or a device, read whole (LLVM reads them whole too).
-    Memory(Vec<u8>),
+    /// Standard input or a device, read whole (LLVM reads them whole too).
+    Memory(MappedFile),
 }
 
 struct Planned {
@@ -76,45 +78,25 @@ struct Planned {
     name: String,
 }
 
-/// Opens an image as `MemoryBuffer::getFileOrSTDIN` would, and reads its first bytes.
+/// Opens an image as `MemoryBuffer::getFileOrSTDIN` would (through the one input opener: a
+/// FIFO or socket is refused at once, a device read with a bound), and reads its first bytes.
 fn open_image(name: &str) -> io::Result<(Source, [u8; 4], usize)> {
+    let opened = if name == "-" {
+        mmap::stdin()?
+    } else {
+        mmap::open(Path::new(name), Special::ReadDevices)?
+    };
     let mut magic = [0u8; 4];
-    if name == "-" {
-        let mut data = Vec::new();
-        io::stdin().lock().read_to_end(&mut data)?;
-        let n = data.len().min(4);
-        magic[..n].copy_from_slice(&data[..n]);
-        return Ok((Source::Memory(data), magic, n));
-    }
-    let file = File::open(name)?;
-    let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(io::Error::from_raw_os_error(21));
-    }
-    if !meta.is_file() {
-        let mut data = Vec::new();
-        (&file).read_to_end(&mut data)?;
-        let n = data.len().min(4);
-        magic[..n].copy_from_slice(&data[..n]);
-        return Ok((Source::Memory(data), magic, n));
-    }
-    let mut n = 0;
-    while n < 4 {
-        match file.read_at(&mut magic[n..], n as u64) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok((
-        Source::File {
+    let n = opened.data.len().min(4);
+    magic[..n].copy_from_slice(opened.data.get(..n).unwrap_or_default());
+    let source = match opened.file {
+        Some(file) => Source::File {
+            len: opened.data.len() as u64,
             file,
-            len: meta.len(),
         },
-        magic,
-        n,
-    ))
+        None => Source::Memory(opened.data),
+    };
+    Ok((source, magic, n))
 }
 
 /// Runs packaging mode; `Err` is the message LLVM would print after `error: `.
@@ -162,7 +144,7 @@ pub fn run(output: &str, images: &[String]) -> Result<(), String> {
             });
         }
     }
-    let mut out = Output::create(std::path::Path::new(output)).map_err(|e| message(&e))?;
+    let mut out = Output::create(Path::new(output)).map_err(|e| message(&e))?;
     write_all(&mut out, &plan).map_err(|e| message(&e))?;
     out.commit().map_err(|e| message(&e))
 }
