@@ -5,15 +5,11 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use offkit_tools::fs::Output;
 
-/// Writes `bytes` to `path` through [`Output`]: a failure never leaves a partial output.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |w| w.write_all(bytes))
-}
-
-/// Like [`write_atomic`], with the contents produced by `fill` (which may stream).
+/// Writes to `path` through [`Output`] what `fill` produces (it may stream): a failure never
+/// leaves a partial output.
 pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -91,7 +87,7 @@ mod tests {
         assert!(err.is_err());
         assert!(!p.exists());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
-        write_atomic(&p, b"whole").unwrap();
+        write_atomic_with(&p, |w| w.write_all(b"whole")).unwrap();
         assert_eq!(std::fs::read(&p).unwrap(), b"whole");
     }
 }

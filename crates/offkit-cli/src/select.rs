@@ -184,6 +184,9 @@ mod tests {
             offset: 0,
             size: 1,
             compression: None,
+            bundle: None,
+            address: None,
+            code_object: None,
         }
     }
 
