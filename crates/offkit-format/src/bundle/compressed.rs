@@ -439,12 +439,28 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
                      the header gives as the uncompressed size"
                 )
             })?;
-            zstd_safe::decompress(&mut out, stream).map_err(|c| {
+            let error = |c| {
                 format!(
                     "Could not decompress embedded file contents: {}",
                     zstd_safe::get_error_name(c)
                 )
-            })?;
+            };
+            if cap == 0 {
+                // A zero-capacity Vec's pointer is dangling, and libzstd writes through it
+                // (found by fuzzing): give it one byte, and refuse any output as zstd would
+                // refuse it into no room at all.
+                let mut one: Vec<u8> = Vec::with_capacity(1);
+                let n = zstd_safe::decompress(&mut one, stream).map_err(error)?;
+                if n > 0 {
+                    return Err(
+                        "Could not decompress embedded file contents: Destination buffer is too \
+                         small"
+                            .into(),
+                    );
+                }
+            } else {
+                zstd_safe::decompress(&mut out, stream).map_err(error)?;
+            }
             out
         }
         Method::Zlib => zlib_uncompress(stream, cap)
@@ -470,6 +486,11 @@ fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'sta
         let (i, o) = (d.total_in() as usize, d.total_out() as usize);
         if o == out.len() && out.len() < cap_buf {
             let grown = out.len().saturating_mul(2).max(64 << 10).min(cap_buf);
+            // Fallible: a real bomb under a memory limit is an error, not an abort.
+            if out.try_reserve_exact(grown - out.len()).is_err() {
+                err = Some("Z_MEM_ERROR");
+                break;
+            }
             out.resize(grown, 0);
         }
         let res = d.decompress(

@@ -23,15 +23,23 @@ const ARCHS: &str = "gfx90a:xnack+,gfx1030,gfx942:sramecc-:xnack-";
 /// `(bundle entry ID, image bytes, code object)` of every device image in `data`.
 fn images(data: &[u8]) -> Vec<(String, Vec<u8>, CodeObject)> {
     let mut out = Vec::new();
-    scan::walk(data, "in", &mut Options::default(), &mut |ev| {
-        if let Event::Image(i) = ev {
-            if i.info.offload_kind != "host" {
-                let co = i.info.code_object.clone().expect("described");
-                out.push((i.info.target_id.clone(), i.bytes.to_vec(), co));
+    scan::walk(
+        data,
+        "in",
+        &mut Options {
+            kernels: true,
+            ..Options::default()
+        },
+        &mut |ev| {
+            if let Event::Image(i) = ev {
+                if i.info.offload_kind != "host" {
+                    let co = i.info.code_object.clone().expect("described");
+                    out.push((i.info.target_id.clone(), i.bytes.to_vec(), co));
+                }
             }
-        }
-        Ok::<(), offkit_format::Error>(())
-    })
+            Ok::<(), offkit_format::Error>(())
+        },
+    )
     .unwrap();
     out
 }

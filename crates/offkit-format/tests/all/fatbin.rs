@@ -92,14 +92,22 @@ fn walk_rows_extraction_and_code_objects() {
     let obj = fx::host_object(&[(".nv_fatbin", &s.section), ("__nv_relfatbin", &s.section)]);
     let mut images = Vec::new();
     let mut containers = 0;
-    scan::walk(&obj, "host.o", &mut Options::default(), &mut |ev| {
-        match ev {
-            Event::Image(i) => images.push((i.info.clone(), i.bytes.to_vec())),
-            Event::Container(c) if c.format == scan::Format::CudaFatbin => containers += 1,
-            _ => {}
-        }
-        Ok::<(), offkit_format::Error>(())
-    })
+    scan::walk(
+        &obj,
+        "host.o",
+        &mut Options {
+            kernels: true,
+            ..Options::default()
+        },
+        &mut |ev| {
+            match ev {
+                Event::Image(i) => images.push((i.info.clone(), i.bytes.to_vec())),
+                Event::Container(c) if c.format == scan::Format::CudaFatbin => containers += 1,
+                _ => {}
+            }
+            Ok::<(), offkit_format::Error>(())
+        },
+    )
     .unwrap();
     assert_eq!(containers, 4);
     let n = s.entries.len();
@@ -204,7 +212,15 @@ fn objcopy_added_section_and_disagreement() {
         d,
     );
     let obj = std::fs::read(d.join("out.o")).unwrap();
-    let r = scan::scan(&obj, "out.o", &mut Options::default()).unwrap();
+    let r = scan::scan(
+        &obj,
+        "out.o",
+        &mut Options {
+            kernels: true,
+            ..Options::default()
+        },
+    )
+    .unwrap();
     assert_eq!(r.images.len(), 1);
     let i = &r.images[0];
     assert_eq!(
@@ -223,7 +239,15 @@ fn bad_sections_are_errors_naming_the_section() {
     let mut bad = s.section.clone();
     bad[16 + 0x10..16 + 0x14].copy_from_slice(&u32::MAX.to_le_bytes());
     let obj = fx::host_object(&[(".nv_fatbin", &bad)]);
-    let err = scan::scan(&obj, "bad.o", &mut Options::default()).unwrap_err();
+    let err = scan::scan(
+        &obj,
+        "bad.o",
+        &mut Options {
+            kernels: true,
+            ..Options::default()
+        },
+    )
+    .unwrap_err();
     let text = format!("{err}: {}", std::error::Error::source(&err).unwrap());
     assert!(text.contains(".nv_fatbin"), "{text}");
     assert!(text.contains("data size"), "{text}");
@@ -233,7 +257,15 @@ fn bad_sections_are_errors_naming_the_section() {
     let at = e1.data_offset as usize;
     corrupt[at..at + 4].copy_from_slice(&[0x0f, 0xff, 0xff, 0xff]);
     let obj = fx::host_object(&[(".nv_fatbin", &corrupt)]);
-    assert!(scan::scan(&obj, "bad.o", &mut Options::default()).is_err());
+    assert!(scan::scan(
+        &obj,
+        "bad.o",
+        &mut Options {
+            kernels: true,
+            ..Options::default()
+        }
+    )
+    .is_err());
 }
 
 /// The fat binary the CLI golden tests add to objects (`tests/cli/cuda.fatbin` of offkit-cli):
