@@ -549,15 +549,15 @@ impl Ctx<'_, '_> {
             "img",
         )?;
         // With --clang-backend or a --builtin-bitcode for this triple, LLVM 19 gives clang the
-        // linked *bitcode* to compile (so that cc1 can link the builtin library into it): the
-        // bitcode is linked into one module with llvm-link first, and compiled by clang.
+        // linked and optimized *bitcode* to compile (so that cc1 can link the builtin library
+        // into it).
         let clang_backend = self.args.has(Opt::ClangBackend)
             || self
                 .args
                 .values(Opt::BuiltinBitcode)
                 .iter()
                 .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
-        if !clang_backend && !bitcode.is_empty() {
+        if !bitcode.is_empty() {
             // LLVM 19's in-process LTO, by llvm-lto2: its outputs come first.
             let whole_program = objects.is_empty();
             let ids: Vec<(usize, String)> =
@@ -566,22 +566,18 @@ impl Ctx<'_, '_> {
                 .iter()
                 .map(|&id| &self.inputs[id].entry.image[..])
                 .collect();
-            let outputs = self.lto(&triple, &arch, fam, &ids, &regular, whole_program)?;
+            let outputs = self.lto(
+                &triple,
+                &arch,
+                fam,
+                &ids,
+                &regular,
+                whole_program,
+                clang_backend,
+            )?;
             for (i, o) in outputs.into_iter().enumerate() {
                 objects.insert(i, o);
             }
-        }
-        if clang_backend && !bitcode.is_empty() {
-            let llvm_link = self.finder.find("llvm-link", None)?;
-            let module = self
-                .temps
-                .create(&format!("{}-jit-{}", self.exe_file, triple), "bc")?;
-            let inv = ToolInvocation::new(llvm_link)
-                .arg("-o")
-                .arg(&module)
-                .args(&bitcode);
-            self.runner.run(&inv)?;
-            objects.insert(0, module.to_string_lossy().into_owned());
         }
         let d = DeviceLink {
             triple: &triple,
