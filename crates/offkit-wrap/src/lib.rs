@@ -306,13 +306,14 @@ impl<'a> Wrapper<'a> {
         }
         let mut kinds = Vec::with_capacity(images.len());
         for (i, img) in images.iter().enumerate() {
-            kinds.push(if opts.allow_empty && img.data.is_empty() {
+            let found = if opts.allow_empty && img.data.is_empty() {
                 image::empty_kind(opts.kind)
             } else if opts.check_images {
                 image::check(i, img, opts.kind)?
             } else {
                 image::detect(img.data)
-            });
+            };
+            kinds.push(img.kind.unwrap_or(found));
         }
         let (order, touched) = match opts.order {
             Order::Llvm19 => {

@@ -1,5 +1,6 @@
 //! Phase 3, bitcode: LLVM 19's in-process LTO of a group's bitcode, by `llvm-lto2` (see
-//! [`crate::lto`]). LLVM 19 does not print it, so neither does offkit; the plan records it.
+//! [`crate::lto`]). LLVM 19 does not print it, and runs it in a dry run too; so does offkit.
+//! The plan records it.
 //!
 //! `llvm-lto2 --save-temps` writes the modules LLVM 19's hooks write: after internalization
 //! (`<base>.<task>.2.internalize.bc`, LLVM's `.postlink.bc` under `--save-temps`), after
@@ -91,20 +92,10 @@ impl Ctx<'_, '_> {
         let llvm_lto2 = self.finder.find("llvm-lto2", None)?;
         let regular = lto::regular_object_symbols(regular);
         let inv = lto::command(&llvm_lto2, &config, &bitcode, &regular, &base)?;
-        self.runner.run_unannounced(&inv)?;
+        // LLVM 19 runs its LTO in a dry run too (only the device link is just printed).
+        self.runner.run_in_process(&inv)?;
         let mut outputs = Vec::new();
         let jit = format!("{}-jit-{triple}", self.exe_file);
-        if self.runner.dry_run {
-            outputs.push(if clang_backend {
-                self.temps.create(&jit, "bc")?
-            } else {
-                self.temps.create(&prefix, ext)?
-            });
-            return Ok(outputs
-                .into_iter()
-                .map(|p| p.to_string_lossy().into_owned())
-                .collect());
-        }
         let task_name = |task: usize, what: &str| match task {
             0 => format!("{prefix}{what}"),
             t => format!("{prefix}.{t}{what}"),

@@ -28,6 +28,7 @@ impl Ctx<'_, '_> {
                 data: b,
                 triple: sorted.first().map_or("", |l| l.triple.as_str()),
                 arch: None,
+                bitcode: false,
             }],
             None => first_seen
                 .iter()
@@ -35,6 +36,7 @@ impl Ctx<'_, '_> {
                     data: &l.bytes,
                     triple: &l.triple,
                     arch: l.arch.as_deref(),
+                    bitcode: l.bitcode,
                 })
                 .collect(),
         };

@@ -108,3 +108,33 @@ fn clang_backend_module_is_llvm_19s() {
     }
     assert_eq!(modules[1], modules[0]);
 }
+
+/// `--embed-bitcode`: no device link; the optimized module (and, for a group without bitcode,
+/// its object) is embedded as bitcode. The registration object is LLVM 19's.
+#[test]
+fn embedded_bitcode_is_llvm_19s() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let obj = compile(dir, "omp", Kind::OpenMp, "x86_64-pc-linux-gnu", true, &[]);
+    let mut objects = Vec::new();
+    for (who, tool) in [
+        ("llvm", offkit_testutil::link::llvm_wrapper()),
+        ("ours", super::offkit()),
+    ] {
+        let work = dir.join(who);
+        std::fs::create_dir(&work).unwrap();
+        let args = [
+            "--host-triple=x86_64-pc-linux-gnu".to_string(),
+            "--embed-bitcode".into(),
+            "--save-temps".into(),
+            "--linker-path=/bin/true".into(),
+            "-o".into(),
+            "p".into(),
+            obj.display().to_string(),
+        ];
+        let o = run_as(&tool, super::ARGV0, &args, &work, None);
+        assert_eq!(o.code, Some(0), "{who}: {}", o.stderr_str());
+        objects.push(std::fs::read(work.join("p.openmp.image.wrapper.o")).unwrap());
+    }
+    assert_eq!(objects[1], objects[0]);
+}
