@@ -72,12 +72,15 @@ fn lto_outputs_are_llvm_19s() {
     }
 }
 
-#[test]
-fn clang_backend_module_is_llvm_19s() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    let obj = compile(dir, "hip", Kind::Hip, "x86_64-pc-linux-gnu", true, &[]);
-    let mut modules = Vec::new();
+/// Links `kind`'s LTO object with `option --save-temps` by LLVM 19's tool and by offkit, each
+/// in its own directory; returns `(directory, output)` for both (LLVM's first).
+fn both_save_temps(
+    dir: &std::path::Path,
+    kind: Kind,
+    option: &str,
+) -> Vec<(std::path::PathBuf, offkit_testutil::Output)> {
+    let obj = compile(dir, kind.name(), kind, "x86_64-pc-linux-gnu", true, &[]);
+    let mut out = Vec::new();
     for (who, tool) in [
         ("llvm", offkit_testutil::link::llvm_wrapper()),
         ("ours", super::offkit()),
@@ -86,7 +89,7 @@ fn clang_backend_module_is_llvm_19s() {
         std::fs::create_dir(&work).unwrap();
         let args = [
             "--host-triple=x86_64-pc-linux-gnu".to_string(),
-            "--clang-backend".into(),
+            option.into(),
             "--save-temps".into(),
             "--wrapper-verbose".into(),
             "--linker-path=/bin/true".into(),
@@ -94,19 +97,26 @@ fn clang_backend_module_is_llvm_19s() {
             "p".into(),
             obj.display().to_string(),
         ];
-        // (clang then fails for both: the module needs the ROCm device libraries.)
         let o = run_as(&tool, super::ARGV0, &args, &work, None);
+        out.push((work, o));
+    }
+    out
+}
+
+#[test]
+fn clang_backend_module_is_llvm_19s() {
+    let tmp = tempfile::tempdir().unwrap();
+    // (clang then fails for both: the module needs the ROCm device libraries.)
+    let runs = both_save_temps(tmp.path(), Kind::Hip, "--clang-backend");
+    let module = |(work, o): &(std::path::PathBuf, offkit_testutil::Output)| {
         let first = o.stderr_str().lines().next().unwrap_or("").to_string();
-        assert!(
-            first.contains(" p-jit-amdgcn-amd-amdhsa.bc "),
-            "{who}: {first}"
-        );
-        modules.push((
+        assert!(first.contains(" p-jit-amdgcn-amd-amdhsa.bc "), "{first}");
+        (
             first,
             std::fs::read(work.join("p-jit-amdgcn-amd-amdhsa.bc")).unwrap(),
-        ));
-    }
-    assert_eq!(modules[1], modules[0]);
+        )
+    };
+    assert_eq!(module(&runs[1]), module(&runs[0]));
 }
 
 /// `--embed-bitcode`: no device link; the optimized module (and, for a group without bitcode,
@@ -114,27 +124,10 @@ fn clang_backend_module_is_llvm_19s() {
 #[test]
 fn embedded_bitcode_is_llvm_19s() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    let obj = compile(dir, "omp", Kind::OpenMp, "x86_64-pc-linux-gnu", true, &[]);
-    let mut objects = Vec::new();
-    for (who, tool) in [
-        ("llvm", offkit_testutil::link::llvm_wrapper()),
-        ("ours", super::offkit()),
-    ] {
-        let work = dir.join(who);
-        std::fs::create_dir(&work).unwrap();
-        let args = [
-            "--host-triple=x86_64-pc-linux-gnu".to_string(),
-            "--embed-bitcode".into(),
-            "--save-temps".into(),
-            "--linker-path=/bin/true".into(),
-            "-o".into(),
-            "p".into(),
-            obj.display().to_string(),
-        ];
-        let o = run_as(&tool, super::ARGV0, &args, &work, None);
-        assert_eq!(o.code, Some(0), "{who}: {}", o.stderr_str());
-        objects.push(std::fs::read(work.join("p.openmp.image.wrapper.o")).unwrap());
-    }
-    assert_eq!(objects[1], objects[0]);
+    let runs = both_save_temps(tmp.path(), Kind::OpenMp, "--embed-bitcode");
+    let object = |(work, o): &(std::path::PathBuf, offkit_testutil::Output)| {
+        assert_eq!(o.code, Some(0), "{}", o.stderr_str());
+        std::fs::read(work.join("p.openmp.image.wrapper.o")).unwrap()
+    };
+    assert_eq!(object(&runs[1]), object(&runs[0]));
 }
