@@ -5,7 +5,8 @@
 set -euo pipefail
 
 packages=(clang-19 clang-tools-19 lld-19 llvm-19 libomp-19-dev libzstd-dev zlib1g-dev pkg-config make lz4
-  mingw-w64 wine64 qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross)
+  mingw-w64 wine64 qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
+  libc6-dev-ppc64el-cross libgcc-12-dev-ppc64el-cross)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,7 +18,7 @@ if ((${#missing[@]})); then
   "${sudo[@]}" apt-get update
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-"$(dirname "$0")/setup-arm64-runtime.sh"
+"$(dirname "$0")/setup-foreign-runtimes.sh"
 if ! command -v cargo >/dev/null; then
   echo "offkit setup: cargo is missing; install Rust with rustup (https://rustup.rs)" >&2
   exit 1

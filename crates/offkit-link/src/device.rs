@@ -10,7 +10,7 @@
 //! ```
 //!
 //! Bitcode inputs never reach this command: they are linked first, as LLVM 19 links them in
-//! process (`crate::lto`, by llvm-lto2), or with `--clang-backend` by llvm-link.
+//! process (`crate::lto`, by llvm-lto2; with `--clang-backend` clang gets the optimized module).
 
 use std::path::Path;
 

@@ -101,10 +101,17 @@ impl<'a> Runner<'a> {
     /// so never prints), such as compiling a COFF registration module. Under `--dry-run`
     /// nothing runs.
     pub fn run_unannounced(&self, inv: &ToolInvocation) -> Result<()> {
-        self.record(Step::Run(inv.clone()));
         if self.dry_run {
+            self.record(Step::Run(inv.clone()));
             return Ok(());
         }
+        self.run_in_process(inv)
+    }
+
+    /// Runs `inv` and records it without printing it, also under `--dry-run`: for what LLVM 19
+    /// does in process even in a dry run (the LTO of bitcode device code).
+    pub fn run_in_process(&self, inv: &ToolInvocation) -> Result<()> {
+        self.record(Step::Run(inv.clone()));
         inv.run_inherit().map_err(|source| Error::ToolFailed {
             tool: Path::new(&inv.program)
                 .file_name()

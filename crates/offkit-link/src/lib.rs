@@ -19,9 +19,9 @@
 //! Where LLVM 19 uses LLVM's libraries inside the wrapper, offkit runs LLVM 19's tools, unprinted
 //! as LLVM's in-process work is: the LTO of bitcode device code is `llvm-lto2` given the symbol
 //! resolutions LLVM 19 computes (its object is LLVM's, byte for byte), and the registration
-//! module of a COFF host is compiled by `llc`. `--clang-backend` links the bitcode with
-//! llvm-link for clang (printed); `--embed-bitcode` is refused. `docs/linking.md` lists what is
-//! left.
+//! module of a COFF host is compiled by `llc` (with `--clang-backend`, clang gets LLVM's
+//! optimized module from `llvm-lto2` as from LLVM 19, and `--embed-bitcode` embeds it).
+//! `docs/linking.md` lists what is left.
 //!
 //! ```no_run
 //! use offkit_link::{link, opts, wrap::OffkitWrap};

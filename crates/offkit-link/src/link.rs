@@ -36,6 +36,8 @@ pub struct WrapImage<'a> {
     pub triple: &'a str,
     /// Its arch (target ID); `None` when the image has none (an `--override-image` for a CPU).
     pub arch: Option<&'a str>,
+    /// Recorded as LLVM bitcode whatever the bytes are (`--embed-bitcode`).
+    pub bitcode: bool,
 }
 
 /// What the wrap step is asked for: the images of one offload kind and the host they are for.
@@ -123,6 +125,8 @@ struct Linked {
     arch: Option<String>,
     bytes: Arc<Vec<u8>>,
     path: PathBuf,
+    /// The image is embedded as bitcode (`--embed-bitcode`).
+    bitcode: bool,
 }
 
 struct Ctx<'a, 'd> {
@@ -146,16 +150,6 @@ fn temp_dir(env: &Env) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/tmp"))
 }
 
-fn refuse(args: &Args, opt: Opt, option: &str, why: &str) -> Result<()> {
-    if args.has(opt) {
-        return Err(Error::Unsupported {
-            option: option.into(),
-            why: why.into(),
-        });
-    }
-    Ok(())
-}
-
 /// Performs the link.
 pub fn run(s: Session<'_>) -> Result<()> {
     let a = s.args;
@@ -175,12 +169,6 @@ pub fn run(s: Session<'_>) -> Result<()> {
         },
         None => None,
     };
-    refuse(
-        a,
-        Opt::EmbedBitcode,
-        "--embed-bitcode",
-        "embedding linked bitcode needs LLVM's in-process LTO pipeline",
-    )?;
 
     check_llvm_options(&s)?;
     let host_triple = a
@@ -535,29 +523,27 @@ impl Ctx<'_, '_> {
             }
         }
         kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
-        let clang = self.finder.find("clang", None)?;
-        if fam == Family::Nvptx && !self.runner.dry_run {
+        // With --embed-bitcode LLVM 19 skips the device link and embeds the LTO's optimized
+        // module (or, without bitcode, the group's first object) as bitcode.
+        let embed = self.args.has(Opt::EmbedBitcode);
+        let clang = if embed {
+            PathBuf::new()
+        } else {
+            self.finder.find("clang", None)?
+        };
+        if fam == Family::Nvptx && !self.runner.dry_run && !embed {
             self.check_cuda(&triple)?;
         }
-        let out = self.temps.create(
-            &format!(
-                "{}.{}.{}",
-                self.exe_file,
-                device::arch_name(&triple),
-                if arch.is_empty() { "native" } else { &arch }
-            ),
-            "img",
-        )?;
         // With --clang-backend or a --builtin-bitcode for this triple, LLVM 19 gives clang the
-        // linked *bitcode* to compile (so that cc1 can link the builtin library into it): the
-        // bitcode is linked into one module with llvm-link first, and compiled by clang.
+        // linked and optimized *bitcode* to compile (so that cc1 can link the builtin library
+        // into it).
         let clang_backend = self.args.has(Opt::ClangBackend)
             || self
                 .args
                 .values(Opt::BuiltinBitcode)
                 .iter()
                 .any(|b| b.split_once('=').map_or(*b, |(t, _)| t) == triple);
-        if !clang_backend && !bitcode.is_empty() {
+        if !bitcode.is_empty() {
             // LLVM 19's in-process LTO, by llvm-lto2: its outputs come first.
             let whole_program = objects.is_empty();
             let ids: Vec<(usize, String)> =
@@ -566,32 +552,42 @@ impl Ctx<'_, '_> {
                 .iter()
                 .map(|&id| &self.inputs[id].entry.image[..])
                 .collect();
-            let outputs = self.lto(&triple, &arch, fam, &ids, &regular, whole_program)?;
+            let outputs = self.lto(
+                &triple,
+                &arch,
+                fam,
+                &ids,
+                &regular,
+                whole_program,
+                clang_backend || embed,
+            )?;
             for (i, o) in outputs.into_iter().enumerate() {
                 objects.insert(i, o);
             }
         }
-        if clang_backend && !bitcode.is_empty() {
-            let llvm_link = self.finder.find("llvm-link", None)?;
-            let module = self
-                .temps
-                .create(&format!("{}-jit-{}", self.exe_file, triple), "bc")?;
-            let inv = ToolInvocation::new(llvm_link)
-                .arg("-o")
-                .arg(&module)
-                .args(&bitcode);
+        let out = if embed {
+            PathBuf::from(objects.first().cloned().unwrap_or_default())
+        } else {
+            let out = self.temps.create(
+                &format!(
+                    "{}.{}.{}",
+                    self.exe_file,
+                    device::arch_name(&triple),
+                    if arch.is_empty() { "native" } else { &arch }
+                ),
+                "img",
+            )?;
+            let d = DeviceLink {
+                triple: &triple,
+                arch: &arch,
+                output: &out,
+                objects,
+                linker_args: device::linker_args_for(self.args, &triple),
+            };
+            let inv = device::command(&clang, &d, self.args, &self.common)?;
             self.runner.run(&inv)?;
-            objects.insert(0, module.to_string_lossy().into_owned());
-        }
-        let d = DeviceLink {
-            triple: &triple,
-            arch: &arch,
-            output: &out,
-            objects,
-            linker_args: device::linker_args_for(self.args, &triple),
+            out
         };
-        let inv = device::command(&clang, &d, self.args, &self.common)?;
-        self.runner.run(&inv)?;
         let bytes = match std::fs::read(&out) {
             Ok(b) => b,
             Err(_) if self.runner.dry_run => Vec::new(),
@@ -606,6 +602,7 @@ impl Ctx<'_, '_> {
                 arch: Some(arch.clone()),
                 bytes: bytes.clone(),
                 path: out.clone(),
+                bitcode: embed,
             })
             .collect())
     }
@@ -649,6 +646,7 @@ impl Ctx<'_, '_> {
                 arch,
                 bytes: Arc::new(bytes),
                 path,
+                bitcode: false,
             };
             match out.iter_mut().find(|(k, _)| *k == kind) {
                 Some((_, list)) => list.push(l),

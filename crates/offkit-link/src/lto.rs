@@ -54,6 +54,8 @@ pub struct Config<'a> {
     pub whole_program: bool,
     /// Emit assembly (NVPTX, or `--save-temps`).
     pub assembly: bool,
+    /// Keep the intermediate modules (`llvm-lto2 --save-temps`).
+    pub save_modules: bool,
     /// LLVM options for the LTO (`-mllvm`, `--offload-opt=`, remarks), as `llvm-lto2` takes them.
     pub llvm_options: Vec<String>,
 }
@@ -127,7 +129,9 @@ pub fn command(
         .arg(format!("-O{level}"))
         .arg(format!("--cg-opt-level={level}"))
         .arg(format!("--default-triple={}", c.triple))
-        .arg("--relocation-model=pic");
+        .arg("--relocation-model=pic")
+        // The wrapper's LTO discards value names (lto::Config's default); llvm-lto2 keeps them.
+        .arg("--lto-discard-value-names");
     if !cpu.is_empty() {
         inv = inv.arg(format!("-mcpu={cpu}"));
     }
@@ -140,6 +144,9 @@ pub fn command(
     }
     if c.assembly {
         inv = inv.arg("--filetype=asm");
+    }
+    if c.save_modules {
+        inv = inv.arg("--save-temps");
     }
     inv = inv.args(&c.llvm_options);
     let tables = inputs

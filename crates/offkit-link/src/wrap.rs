@@ -25,7 +25,14 @@ fn options(req: &WrapRequest<'_>) -> Result<offkit_wrap::WrapOptions, BoxError> 
 fn images<'a>(req: &WrapRequest<'a>) -> Vec<offkit_wrap::Image<'a>> {
     req.images
         .iter()
-        .map(|i| offkit_wrap::Image::new(i.data, i.triple, i.arch.unwrap_or("")))
+        .map(|i| {
+            let img = offkit_wrap::Image::new(i.data, i.triple, i.arch.unwrap_or(""));
+            if i.bitcode {
+                img.with_kind(offkit_format::kind::ImageKind::Bitcode)
+            } else {
+                img
+            }
+        })
         .collect()
 }
 

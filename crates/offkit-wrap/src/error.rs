@@ -31,18 +31,19 @@ pub enum Error {
     /// The host triple is not one offkit writes objects for.
     #[error(
         "unsupported host triple `{triple}`: offkit writes registration objects for x86_64 and \
-         aarch64 ELF and COFF hosts"
+         aarch64 ELF and COFF hosts (and modules for 64-bit PowerPC, SystemZ and RISC-V)"
     )]
     UnsupportedHost {
         /// The triple given.
         triple: String,
     },
-    /// A COFF object was asked for; offkit writes COFF registration modules as LLVM IR only.
+    /// An object was asked for a host whose registration module offkit writes as LLVM IR only
+    /// (COFF, 64-bit PowerPC, SystemZ, RISC-V).
     #[error(
-        "offkit writes the registration module for the COFF host `{triple}` as LLVM IR only \
+        "offkit writes the registration module for the host `{triple}` as LLVM IR only \
          (compile it with `llc -O2 -relocation-model=pic -filetype=obj`)"
     )]
-    CoffObject {
+    IrOnly {
         /// The host triple.
         triple: String,
     },

@@ -47,6 +47,20 @@ impl Host {
         Triple::parse(triple).object_format() == ObjectFormat::Coff
     }
 
+    /// Whether offkit writes the registration module for `triple` as LLVM IR only (for LLVM
+    /// 19's `llc` to compile): COFF hosts, and ELF hosts offkit has no code tables for but
+    /// LLVM 19's wrapper supports (64-bit PowerPC, SystemZ, RISC-V).
+    pub fn ir_only(triple: &str) -> bool {
+        let t = Triple::parse(triple);
+        let elf_other = t.object_format() == ObjectFormat::Elf
+            && triple.contains('-')
+            && matches!(
+                t.arch(),
+                Arch::Ppc64 | Arch::Ppc64le | Arch::Systemz | Arch::Riscv64
+            );
+        elf_other || (Host::is_coff(triple) && Host::from_triple(triple).is_ok())
+    }
+
     /// `e_machine`.
     pub fn machine(self) -> u16 {
         match self {
@@ -156,6 +170,10 @@ mod tests {
             Host::Aarch64
         );
         assert!(Host::is_coff("x86_64-pc-windows-msvc"));
+        assert!(Host::ir_only("x86_64-pc-windows-msvc"));
+        assert!(Host::ir_only("powerpc64le-unknown-linux-gnu"));
+        assert!(!Host::ir_only("x86_64-pc-linux-gnu"));
+        assert!(!Host::ir_only("x86_64-apple-darwin"));
         assert!(Host::is_coff("x86_64-w64-windows-gnu"));
         assert_eq!(
             Host::from_triple("x86_64-w64-windows-gnu").unwrap(),

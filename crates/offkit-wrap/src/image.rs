@@ -27,6 +27,9 @@ pub struct Image<'a> {
     /// records only `triple`, unless LLVM's sort happened to read the `arch` (see
     /// [`crate::llvm19_sort`]).
     pub has_arch: bool,
+    /// The image kind to record in the offload binary instead of the one found (LLVM 19's
+    /// `--embed-bitcode` records bitcode whatever the image is).
+    pub kind: Option<ImageKind>,
 }
 
 impl<'a> Image<'a> {
@@ -38,6 +41,15 @@ impl<'a> Image<'a> {
             arch,
             name: "",
             has_arch: true,
+            kind: None,
+        }
+    }
+
+    /// The same image recorded as `kind` in its offload binary.
+    pub fn with_kind(self, kind: ImageKind) -> Self {
+        Image {
+            kind: Some(kind),
+            ..self
         }
     }
 

@@ -60,7 +60,7 @@ fn external_bounds(out: &mut dyn Write, prefix: &str) -> io::Result<()> {
 }
 
 fn entry_bounds(w: &Wrapper<'_>, out: &mut dyn Write, prefix: &str) -> io::Result<()> {
-    if w.coff {
+    if Host::is_coff(&w.host_triple) {
         for (which, group) in [("start", "OA"), ("stop", "OZ")] {
             writeln!(
                 out,

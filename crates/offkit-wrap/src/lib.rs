@@ -248,8 +248,8 @@ pub struct Wrapper<'a> {
     large: bool,
     hip_compress: Option<compressed::Options>,
     allow_empty: bool,
-    /// A COFF (Windows) host: the module differs (see `ir.rs`) and is written as IR only.
-    coff: bool,
+    /// A host written as IR only ([`Host::ir_only`]); for COFF the module differs (`ir.rs`).
+    ir_only: bool,
     placed: Vec<Placed<'a>>,
 }
 
@@ -257,11 +257,16 @@ impl<'a> Wrapper<'a> {
     /// Checks the images and options and lays the object out. Nothing is written; every error
     /// about the input is found here.
     pub fn new(images: &[Image<'a>], opts: &WrapOptions) -> Result<Wrapper<'a>, Error> {
-        let host = Host::from_triple(&opts.host_triple)?;
-        let coff = Host::is_coff(&opts.host_triple);
-        // The seed-002 form is ELF-only (as AMD's tool). (LLVM 19 writes the relocatable
+        let ir_only = Host::ir_only(&opts.host_triple);
+        // (For a host written as IR only, `host` only stands in for the layout, which the IR
+        // does not depend on.)
+        let host = match Host::from_triple(&opts.host_triple) {
+            Err(_) if ir_only => Host::X86_64,
+            h => h?,
+        };
+        // The seed-002 form is written as an object only. (LLVM 19 writes the relocatable
         // module for COFF too, and refuses `-r` only after the host link.)
-        if coff && opts.image_info {
+        if ir_only && opts.image_info {
             return Err(Error::UnsupportedHost {
                 triple: opts.host_triple.clone(),
             });
@@ -306,13 +311,14 @@ impl<'a> Wrapper<'a> {
         }
         let mut kinds = Vec::with_capacity(images.len());
         for (i, img) in images.iter().enumerate() {
-            kinds.push(if opts.allow_empty && img.data.is_empty() {
+            let found = if opts.allow_empty && img.data.is_empty() {
                 image::empty_kind(opts.kind)
             } else if opts.check_images {
                 image::check(i, img, opts.kind)?
             } else {
                 image::detect(img.data)
-            });
+            };
+            kinds.push(img.kind.unwrap_or(found));
         }
         let (order, touched) = match opts.order {
             Order::Llvm19 => {
@@ -375,7 +381,7 @@ impl<'a> Wrapper<'a> {
         }
         // Only x86-64 has a large-section convention (`.lrodata`, `SHF_X86_64_LARGE`).
         let large = host == Host::X86_64
-            && !coff
+            && !ir_only
             && match opts.large {
                 Large::Auto => offset > LARGE_THRESHOLD,
                 Large::Never => false,
@@ -390,7 +396,7 @@ impl<'a> Wrapper<'a> {
             large,
             hip_compress: opts.hip_compress,
             allow_empty: opts.allow_empty,
-            coff,
+            ir_only,
             placed,
         })
     }
@@ -412,8 +418,8 @@ impl<'a> Wrapper<'a> {
     }
 
     fn object(&self) -> Result<elf::Object<'_>, Error> {
-        if self.coff {
-            return Err(Error::CoffObject {
+        if self.ir_only {
+            return Err(Error::IrOnly {
                 triple: self.host_triple.clone(),
             });
         }
@@ -429,11 +435,12 @@ impl<'a> Wrapper<'a> {
         Ok(self.object()?.file_size())
     }
 
-    /// Whether the host is COFF (Windows): then only [`Wrapper::write_llvm_ir`] writes the
-    /// module, which LLVM 19's `llc -O2 -relocation-model=pic -filetype=obj` compiles to the
-    /// object LLVM 19's linker wrapper writes, byte for byte.
-    pub fn is_coff(&self) -> bool {
-        self.coff
+    /// Whether the host is written as IR only ([`Host::ir_only`]): then only
+    /// [`Wrapper::write_llvm_ir`] writes the module, which LLVM 19's `llc -O2
+    /// -relocation-model=pic -filetype=obj` compiles to the object LLVM 19's linker wrapper
+    /// writes, byte for byte.
+    pub fn is_ir_only(&self) -> bool {
+        self.ir_only
     }
 
     /// Writes the relocatable ELF object.

@@ -8,8 +8,8 @@ use offkit_testutil::fixtures;
 use offkit_testutil::link::{llvm_wrapper, normalize_temps};
 use offkit_testutil::packager::run_as;
 
-mod aarch64;
 mod dry_run;
+mod foreign_hosts;
 mod lto;
 mod relocatable;
 mod windows;

@@ -28,6 +28,7 @@ impl Ctx<'_, '_> {
                 data: b,
                 triple: sorted.first().map_or("", |l| l.triple.as_str()),
                 arch: None,
+                bitcode: false,
             }],
             None => first_seen
                 .iter()
@@ -35,6 +36,7 @@ impl Ctx<'_, '_> {
                     data: &l.bytes,
                     triple: &l.triple,
                     arch: l.arch.as_deref(),
+                    bitcode: l.bitcode,
                 })
                 .collect(),
         };
@@ -55,11 +57,12 @@ impl Ctx<'_, '_> {
             self.runner.say(ir.trim_end_matches('\n'));
         }
         let name = format!("{}.{}.image.wrapper", self.exe_file, kind.name());
-        let coff = offkit_wrap::Host::is_coff(&self.host_triple);
-        let (path, module) = if coff {
-            // For COFF hosts offkit writes the module as LLVM IR and has llc compile it: the
-            // object is then LLVM 19's, byte for byte (19 compiles the same module in process,
-            // so the command is not printed; the plan has it).
+        let ir_only = offkit_wrap::Host::ir_only(&self.host_triple);
+        let (path, module) = if ir_only {
+            // For COFF hosts (and ELF hosts offkit has no code for) offkit writes the module as
+            // LLVM IR and has llc compile it: the object is then LLVM 19's, byte for byte (19
+            // compiles the same module in process, so the command is not printed; the plan has
+            // it).
             let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
             let ll = self.temps.create_with(&name, "ll", ir.as_bytes())?;
             let obj = self.temps.create(&name, "o")?;

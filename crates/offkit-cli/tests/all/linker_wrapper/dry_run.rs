@@ -1,7 +1,7 @@
 //! `--dry-run` as LLVM 19's: for objects of every offload kind (OpenMP with x86_64/aarch64 and
 //! amdgcn images, HIP, CUDA) built by clang-19 for every host (x86_64 and aarch64 Linux, MSVC
 //! and MinGW Windows), in every mode (a plain link,
-//! `-r`, an archive, offload LTO, offkit's `--emit-plan`), LLVM 19's `clang-linker-wrapper
+//! `-r`, an archive, offload LTO, `--clang-backend`, `--embed-bitcode`, offkit's `--emit-plan`), LLVM 19's `clang-linker-wrapper
 //! --dry-run --wrapper-verbose --print-wrapped-module` and offkit's drop-in print the same
 //! commands and the same wrapper module, line by line, and exit 0. Temporary names are
 //! normalised.
@@ -27,14 +27,18 @@ enum Mode {
     Relocatable,
     Archive,
     Lto,
+    ClangBackend,
+    EmbedBitcode,
     EmitPlan,
 }
 
-const MODES: [Mode; 5] = [
+const MODES: [Mode; 7] = [
     Mode::Plain,
     Mode::Relocatable,
     Mode::Archive,
     Mode::Lto,
+    Mode::ClangBackend,
+    Mode::EmbedBitcode,
     Mode::EmitPlan,
 ];
 
@@ -85,6 +89,16 @@ fn case(dir: &Path, host: &str, kind: Kind, mode: Mode) -> Option<String> {
             format!("-l{k}2"),
         ]),
         Mode::Lto => args.extend(["-o".into(), "p".into(), format!("{k}-lto.o")]),
+        Mode::ClangBackend | Mode::EmbedBitcode => args.extend([
+            if matches!(mode, Mode::ClangBackend) {
+                "--clang-backend".into()
+            } else {
+                "--embed-bitcode".into()
+            },
+            "-o".into(),
+            "p".into(),
+            format!("{k}-lto.o"),
+        ]),
         Mode::EmitPlan => {
             args.extend(["-o".into(), "p".into(), format!("{k}.o")]);
             ours_only.push("--emit-plan=plan.sh".into());
