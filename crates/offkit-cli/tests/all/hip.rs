@@ -73,7 +73,11 @@ fn check(name: &str, file: &Path, bundles: usize, compressed_at: &[bool]) {
     let imgs = images(&doc);
     assert_eq!(imgs.len(), bundles * 3, "{name}: {imgs:#?}");
     // `offkit list` lists the same entries, bundle by bundle.
-    let list = run_ok(OFFKIT, ["list", "--json", &file.display().to_string()], &work);
+    let list = run_ok(
+        OFFKIT,
+        ["list", "--json", &file.display().to_string()],
+        &work,
+    );
     let list: Value = serde_json::from_slice(&list.stdout).unwrap();
     let entries = list["entries"].as_array().unwrap();
     assert_eq!(entries.len(), imgs.len(), "{name}: list");
