@@ -107,14 +107,15 @@ fn check(name: &str, file: &Path, bundles: usize, compressed_at: &[bool]) {
         })
         .collect();
     assert_eq!(written.len(), imgs.len(), "{listing}");
-    for b in 0..bundles {
+    assert_eq!(compressed_at.len(), bundles);
+    for (b, &is_compressed) in compressed_at.iter().enumerate() {
         let mine: Vec<&Value> = imgs.iter().filter(|i| i["bundle"]["index"] == b).collect();
         assert_eq!(mine.len(), 3, "{name}: bundle {b}");
         let off = mine[0]["bundle"]["offset"].as_u64().unwrap() as usize;
         let size = mine[0]["bundle"]["size"].as_u64().unwrap() as usize;
         assert_eq!(
             mine[0]["compression"].is_object(),
-            compressed_at[b],
+            is_compressed,
             "{name}: bundle {b} compression"
         );
         let oracle = hip::bundler_unbundle(&work, &format!("b{b}"), &bytes[off..off + size]);
@@ -187,8 +188,11 @@ fn objects_hold_one_bundle_each() {
     }
 }
 
+/// The entries of one bundle: ID and payload.
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// Plain and compressed bundles of every version and method, 4096-aligned with zero padding.
-fn mixed_bundles() -> (Vec<Vec<u8>>, Vec<Vec<(Vec<u8>, Vec<u8>)>>) {
+fn mixed_bundles() -> (Vec<Vec<u8>>, Vec<Entries>) {
     let mut bundles = Vec::new();
     let mut contents = Vec::new();
     let kinds = [
