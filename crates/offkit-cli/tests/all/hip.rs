@@ -371,6 +371,30 @@ fn wrapper_records_disagreeing_with_the_bundles_are_reported() {
     assert_eq!(images(&doc).len(), COMPRESS.len() * 3);
     let r = run_ok(OFFKIT, ["inspect", &f.display().to_string()], dir);
     assert!(r.stderr_str().contains("warning: "), "{}", r.stderr_str());
+
+    // Bytes other than zeros in the padding after bundle 0: the sizes cannot be followed, the
+    // (intact) records locate every bundle, and a warning says so.
+    let mut bytes = std::fs::read(&fx.bfd).unwrap();
+    let good = inspect_json(dir, &fx.bfd);
+    let first = &images(&good)[0]["bundle"];
+    let end = (first["offset"].as_u64().unwrap() + first["size"].as_u64().unwrap()) as usize;
+    assert_eq!(bytes[end], 0);
+    bytes[end] = 0x5a;
+    let f = dir.join("libfilled.so");
+    std::fs::write(&f, &bytes).unwrap();
+    let doc = inspect_json(dir, &f);
+    let warnings = doc["files"][0]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    let w = warnings[0]["message"].as_str().unwrap();
+    assert!(
+        w.contains("cannot be followed by their sizes") && w.contains(&format!("{end:#x}")),
+        "{w}"
+    );
+    let found = serde_json::to_string(&images(&doc)).unwrap();
+    let want = serde_json::to_string(&images(&good))
+        .unwrap()
+        .replace(&fx.bfd.display().to_string(), &f.display().to_string());
+    assert_eq!(found, want);
 }
 
 /// A compressed bundle whose header claims `claim` bytes, over `stream` (a real stream).

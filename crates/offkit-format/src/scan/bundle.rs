@@ -112,29 +112,40 @@ impl<E> Walker<'_, '_, E> {
         let mut starts = Vec::new();
         for piece in sequence::sequence(data, base) {
             let piece = piece?;
-            let bloc = loc.with(Step::Bundle(piece.index));
-            let bref = BundleRef {
-                index: piece.index,
-                offset: piece.offset,
-                size: piece.data.len() as u64,
-            };
             starts.push(piece.offset);
-            match &piece.kind {
-                sequence::Kind::Plain(header) => {
-                    self.emit(Event::Container(&Container {
-                        location: bloc.clone(),
-                        format: Format::Bundle,
-                        offset: piece.offset,
-                        size: bref.size,
-                    }))?;
-                    self.plain_entries(header, piece.data, piece.offset, &bloc, bref, depth)?;
-                }
-                sequence::Kind::Compressed(blob) => {
-                    self.compressed_bundle(blob, &bloc, bref, depth, pos)?
-                }
-            }
+            self.bundle_piece(&piece, loc, depth, pos)?;
         }
         Ok(starts)
+    }
+
+    /// One bundle of a sequence.
+    pub(super) fn bundle_piece(
+        &mut self,
+        piece: &sequence::Piece<'_>,
+        loc: &Location,
+        depth: usize,
+        pos: Pos,
+    ) -> Step_<E> {
+        let bloc = loc.with(Step::Bundle(piece.index));
+        let bref = BundleRef {
+            index: piece.index,
+            offset: piece.offset,
+            size: piece.data.len() as u64,
+        };
+        match &piece.kind {
+            sequence::Kind::Plain(header) => {
+                self.emit(Event::Container(&Container {
+                    location: bloc.clone(),
+                    format: Format::Bundle,
+                    offset: piece.offset,
+                    size: bref.size,
+                }))?;
+                self.plain_entries(header, piece.data, piece.offset, &bloc, bref, depth)
+            }
+            sequence::Kind::Compressed(blob) => {
+                self.compressed_bundle(blob, &bloc, bref, depth, pos)
+            }
+        }
     }
 
     /// A text bundle with comment syntax `comment`.
