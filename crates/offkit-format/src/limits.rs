@@ -8,9 +8,12 @@
 //! field; compressed data is decompressed as a stream into a buffer that grows with what the
 //! stream yields (or into output files), stopped the moment it yields more than its header says.
 //! For any input, peak memory ≤ 64 MiB + the largest single image actually extracted; for
-//! listing (`offkit inspect`, `list`, selecting images) ≤ 64 MiB whatever the input, since a
-//! compressed bundle is decompressed only as far as its entry table
-//! ([`MAX_INFLATED_PREFIX`]). The input itself is memory-mapped, not read.
+//! listing (`offkit inspect`, `offkit list` of `.hip_fatbin` sections, `extract`'s selection)
+//! ≤ 64 MiB whatever the input, since a compressed bundle is decompressed only as far as its
+//! entry table ([`MAX_INFLATED_PREFIX`]). The input itself is memory-mapped, not read, and its
+//! pages are released from the resident set as the walk goes. (`offkit list`/`unbundle` of a
+//! compressed bundle *file* still hold the whole decompressed bundle — `offkit-bundle`'s strict
+//! reader — and fail cleanly where memory cannot hold it.)
 
 /// The most bytes one decompression may produce (a compressed bundle or a compressed offload
 /// binary). A larger `uncompressed size` field is refused before any memory is reserved.

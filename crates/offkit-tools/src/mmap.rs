@@ -175,8 +175,9 @@ impl MappedFile {
 
     /// Drops the pages of the map from the process's resident set; they stay in the page cache,
     /// and a later access maps them again. A walk over a large file touches one page per
-    /// header, and the kernel maps 64 KiB around each touch: releasing now and then keeps the
-    /// resident set within a few MiB however many headers the file has. Errors are ignored (the
+    /// header, and the kernel maps 64 KiB around each touch (a whole 2 MiB huge page where the
+    /// page cache holds the file in huge folios): releasing as it goes keeps the resident set
+    /// within a few MiB however many headers the file has. Errors are ignored (the
     /// only cost of a failure is memory).
     pub fn release(&self) {
         if let MappedFile::Mapped(m) = self {

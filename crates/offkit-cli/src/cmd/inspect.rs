@@ -104,15 +104,12 @@ pub fn walk_file_with(
         resolver: Some(&mut resolver),
     };
     let name = path.display().to_string();
-    // Every few images, the pages touched so far leave the resident set (a library of hundreds
-    // of bundles would otherwise map 64 KiB around each header it has).
-    let mut seen = 0usize;
+    // After each image and container, the pages touched so far leave the resident set: the
+    // kernel maps 64 KiB around each touched header, or a whole 2 MiB page-cache huge page,
+    // and a library has hundreds of headers (an madvise costs microseconds).
     let mut visit = |ev: scan::Event<'_>| {
-        if matches!(ev, scan::Event::Image(_)) {
-            seen += 1;
-            if seen % 32 == 0 {
-                data.release();
-            }
+        if matches!(ev, scan::Event::Image(_) | scan::Event::Container(_)) {
+            data.release();
         }
         visit(ev)
     };

@@ -107,14 +107,15 @@ fn check(name: &str, file: &Path, bundles: usize, compressed_at: &[bool]) {
         })
         .collect();
     assert_eq!(written.len(), imgs.len(), "{listing}");
-    for b in 0..bundles {
+    assert_eq!(compressed_at.len(), bundles);
+    for (b, &is_compressed) in compressed_at.iter().enumerate() {
         let mine: Vec<&Value> = imgs.iter().filter(|i| i["bundle"]["index"] == b).collect();
         assert_eq!(mine.len(), 3, "{name}: bundle {b}");
         let off = mine[0]["bundle"]["offset"].as_u64().unwrap() as usize;
         let size = mine[0]["bundle"]["size"].as_u64().unwrap() as usize;
         assert_eq!(
             mine[0]["compression"].is_object(),
-            compressed_at[b],
+            is_compressed,
             "{name}: bundle {b} compression"
         );
         let oracle = hip::bundler_unbundle(&work, &format!("b{b}"), &bytes[off..off + size]);
@@ -187,8 +188,11 @@ fn objects_hold_one_bundle_each() {
     }
 }
 
+/// The entries of one bundle: ID and payload.
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// Plain and compressed bundles of every version and method, 4096-aligned with zero padding.
-fn mixed_bundles() -> (Vec<Vec<u8>>, Vec<Vec<(Vec<u8>, Vec<u8>)>>) {
+fn mixed_bundles() -> (Vec<Vec<u8>>, Vec<Entries>) {
     let mut bundles = Vec::new();
     let mut contents = Vec::new();
     let kinds = [
@@ -367,6 +371,30 @@ fn wrapper_records_disagreeing_with_the_bundles_are_reported() {
     assert_eq!(images(&doc).len(), COMPRESS.len() * 3);
     let r = run_ok(OFFKIT, ["inspect", &f.display().to_string()], dir);
     assert!(r.stderr_str().contains("warning: "), "{}", r.stderr_str());
+
+    // Bytes other than zeros in the padding after bundle 0: the sizes cannot be followed, the
+    // (intact) records locate every bundle, and a warning says so.
+    let mut bytes = std::fs::read(&fx.bfd).unwrap();
+    let good = inspect_json(dir, &fx.bfd);
+    let first = &images(&good)[0]["bundle"];
+    let end = (first["offset"].as_u64().unwrap() + first["size"].as_u64().unwrap()) as usize;
+    assert_eq!(bytes[end], 0);
+    bytes[end] = 0x5a;
+    let f = dir.join("libfilled.so");
+    std::fs::write(&f, &bytes).unwrap();
+    let doc = inspect_json(dir, &f);
+    let warnings = doc["files"][0]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:#?}");
+    let w = warnings[0]["message"].as_str().unwrap();
+    assert!(
+        w.contains("cannot be followed by their sizes") && w.contains(&format!("{end:#x}")),
+        "{w}"
+    );
+    let found = serde_json::to_string(&images(&doc)).unwrap();
+    let want = serde_json::to_string(&images(&good))
+        .unwrap()
+        .replace(&fx.bfd.display().to_string(), &f.display().to_string());
+    assert_eq!(found, want);
 }
 
 /// A compressed bundle whose header claims `claim` bytes, over `stream` (a real stream).

@@ -26,13 +26,16 @@ pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
 const FIRST_PREFIX: u64 = 64 << 10;
 
 impl<E> Walker<'_, '_, E> {
+    /// Reports the bundle entry `id` at `offset`, `size` bytes, of which `bytes` are at hand
+    /// (all of them when `whole`).
     #[allow(clippy::too_many_arguments)]
     fn bundle_image(
         &mut self,
         loc: &Location,
         id: &[u8],
         offset: u64,
-        payload: &[u8],
+        size: u64,
+        bytes: &[u8],
         whole: bool,
         bundle: Option<BundleRef>,
         depth: usize,
@@ -43,12 +46,12 @@ impl<E> Walker<'_, '_, E> {
             location: loc.with(Step::BundleEntry(id.clone())),
             source: Source::BundleEntry { id },
             offload_kind: kind,
-            image_kind: super::sniff_image_kind(payload),
+            image_kind: super::sniff_image_kind(bytes),
             triple,
             target_id,
             strings: Vec::new(),
             offset,
-            size: payload.len() as u64,
+            size,
             compression: None,
             bundle,
             address: None,
@@ -61,17 +64,16 @@ impl<E> Walker<'_, '_, E> {
         };
         self.image_part(
             info,
-            payload,
+            bytes,
             whole,
             depth,
-            (!payload.is_empty()).then_some(pos),
+            (!bytes.is_empty()).then_some(pos),
         )
     }
 
     /// The entries of one binary bundle whose first byte is `data[0]` at offset `base`; `data`
     /// may be only a prefix of the bundle (a compressed bundle's header, decompressed): an
     /// entry whose payload lies past it is reported with the bytes that are there.
-    #[allow(clippy::too_many_arguments)]
     fn plain_entries(
         &mut self,
         header: &binary::Header<'_>,
@@ -82,35 +84,17 @@ impl<E> Walker<'_, '_, E> {
         depth: usize,
     ) -> Step_<E> {
         for e in &header.entries {
-            // `parse` checked that every payload lies inside the bundle.
-            match e.payload(data) {
-                Some(p) => {
-                    self.bundle_image(loc, e.id, base + e.offset, p, true, Some(bundle), depth)?
-                }
+            // `parse` checked that every payload lies inside the bundle; past the prefix, the
+            // size is the header's and the bytes are what the prefix holds.
+            let (bytes, whole) = match e.payload(data) {
+                Some(p) => (p, true),
                 None => {
-                    // Past the prefix: the size is the header's; the bytes are not at hand.
                     let start = usize::try_from(e.offset).unwrap_or(usize::MAX);
-                    let have = data.get(start..).unwrap_or_default();
-                    let id = String::from_utf8_lossy(e.id).into_owned();
-                    let (kind, triple, target_id) = split_bundle_id(&id);
-                    let info = ImageInfo {
-                        location: loc.with(Step::BundleEntry(id.clone())),
-                        source: Source::BundleEntry { id },
-                        offload_kind: kind,
-                        image_kind: super::sniff_image_kind(have),
-                        triple,
-                        target_id,
-                        strings: Vec::new(),
-                        offset: base + e.offset,
-                        size: e.size,
-                        compression: None,
-                        bundle: Some(bundle),
-                        address: None,
-                        code_object: None,
-                    };
-                    self.image_part(info, have, false, depth, None)?;
+                    (data.get(start..).unwrap_or_default(), false)
                 }
-            }
+            };
+            let at = base + e.offset;
+            self.bundle_image(loc, e.id, at, e.size, bytes, whole, Some(bundle), depth)?;
         }
         Ok(())
     }
@@ -129,29 +113,40 @@ impl<E> Walker<'_, '_, E> {
         let mut starts = Vec::new();
         for piece in sequence::sequence(data, base) {
             let piece = piece?;
-            let bloc = loc.with(Step::Bundle(piece.index));
-            let bref = BundleRef {
-                index: piece.index,
-                offset: piece.offset,
-                size: piece.data.len() as u64,
-            };
             starts.push(piece.offset);
-            match &piece.kind {
-                sequence::Kind::Plain(header) => {
-                    self.emit(Event::Container(&Container {
-                        location: bloc.clone(),
-                        format: Format::Bundle,
-                        offset: piece.offset,
-                        size: bref.size,
-                    }))?;
-                    self.plain_entries(header, piece.data, piece.offset, &bloc, bref, depth)?;
-                }
-                sequence::Kind::Compressed(blob) => {
-                    self.compressed_bundle(blob, &bloc, bref, depth, pos)?
-                }
-            }
+            self.bundle_piece(&piece, loc, depth, pos)?;
         }
         Ok(starts)
+    }
+
+    /// One bundle of a sequence.
+    pub(super) fn bundle_piece(
+        &mut self,
+        piece: &sequence::Piece<'_>,
+        loc: &Location,
+        depth: usize,
+        pos: Pos,
+    ) -> Step_<E> {
+        let bloc = loc.with(Step::Bundle(piece.index));
+        let bref = BundleRef {
+            index: piece.index,
+            offset: piece.offset,
+            size: piece.data.len() as u64,
+        };
+        match &piece.kind {
+            sequence::Kind::Plain(header) => {
+                self.emit(Event::Container(&Container {
+                    location: bloc.clone(),
+                    format: Format::Bundle,
+                    offset: piece.offset,
+                    size: bref.size,
+                }))?;
+                self.plain_entries(header, piece.data, piece.offset, &bloc, bref, depth)
+            }
+            sequence::Kind::Compressed(blob) => {
+                self.compressed_bundle(blob, &bloc, bref, depth, pos)
+            }
+        }
     }
 
     /// A text bundle with comment syntax `comment`.
@@ -170,7 +165,17 @@ impl<E> Walker<'_, '_, E> {
             size: data.len() as u64,
         }))?;
         for e in text::parse(data, comment, base)? {
-            self.bundle_image(loc, e.id, e.payload_offset, e.payload, true, None, depth)?;
+            let size = e.payload.len() as u64;
+            self.bundle_image(
+                loc,
+                e.id,
+                e.payload_offset,
+                size,
+                e.payload,
+                true,
+                None,
+                depth,
+            )?;
         }
         Ok(())
     }

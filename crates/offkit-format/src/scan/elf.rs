@@ -78,6 +78,45 @@ fn interesting(name: &[u8], sh_type: u32) -> bool {
 }
 
 impl<E> Walker<'_, '_, E> {
+    /// The bundles of `.hip_fatbin` found through the wrapper records (at section offsets
+    /// `targets`, sorted), when walking by sizes failed with `why`: each is read alone, and a
+    /// warning says so.
+    fn bundles_at(
+        &mut self,
+        targets: &[u64],
+        why: Error,
+        s: &Section<'_>,
+        sloc: &Location,
+        depth: usize,
+    ) -> Step_<E> {
+        self.emit(Event::Warning(&Warning {
+            location: sloc.clone(),
+            offset: s.offset,
+            message: format!(
+                "the bundles cannot be followed by their sizes ({why}); the {} \
+                 `__hip_fatbin_wrapper` records of `.hipFatBinSegment` locate them instead",
+                targets.len()
+            ),
+        }))?;
+        for (index, &t) in targets.iter().enumerate() {
+            let at = usize::try_from(t).unwrap_or(usize::MAX);
+            let data = s.data.get(at..).unwrap_or_default();
+            let not_there = Error::BadMagic {
+                what: "offload bundle",
+                offset: s.offset + t,
+            };
+            if !crate::bundle::sequence::starts_bundle(data) {
+                return Err(not_there.into());
+            }
+            let piece = crate::bundle::sequence::sequence(data, s.offset + t)
+                .next()
+                .unwrap_or(Err(not_there))?;
+            let piece = crate::bundle::sequence::Piece { index, ..piece };
+            self.bundle_piece(&piece, sloc, depth, Pos::Image)?;
+        }
+        Ok(())
+    }
+
     /// Warns where the `__hip_fatbin_wrapper` records and the bundles found by their sizes
     /// (at absolute offsets `starts`) disagree.
     fn check_wrappers(
@@ -285,10 +324,27 @@ impl<E> Walker<'_, '_, E> {
         let first = s.data.iter().position(|&b| b != 0);
         let rest = first.and_then(|i| s.data.get(i..)).unwrap_or_default();
         if crate::bundle::sequence::starts_bundle(rest) {
+            let records = super::hipfb::records(elf, elf_base);
+            // Where the sizes cannot be followed (bytes other than zeros between bundles), the
+            // wrapper records, if they all point into the section, say where the bundles are.
+            if let Some(e) =
+                crate::bundle::sequence::sequence(s.data, s.offset).find_map(|p| p.err())
+            {
+                let targets: Option<Vec<u64>> = records
+                    .as_ref()
+                    .and_then(|r| r.iter().map(|r| r.target.clone().ok()).collect());
+                if let Some(mut targets) = targets.filter(|t| !t.is_empty()) {
+                    targets.sort_unstable();
+                    targets.dedup();
+                    return self
+                        .bundles_at(&targets, e, s, &sloc, depth + 1)
+                        .map_err(|e| super::bundle::wrap_stop(e, &sloc));
+                }
+            }
             let starts = self
                 .bundles(s.data, s.offset, &sloc, depth + 1, Pos::Image)
                 .map_err(|e| super::bundle::wrap_stop(e, &sloc))?;
-            if let Some(records) = super::hipfb::records(elf, elf_base) {
+            if let Some(records) = records {
                 self.check_wrappers(&records, &starts, s, &sloc)?;
             }
             return Ok(());

@@ -759,3 +759,90 @@ fn compressed_v3_offload_binaries_are_inflated_and_walked() {
         assert_eq!(r.images[2].target_id, "x");
     }
 }
+
+/// A sequence of plain and compressed bundles (every version, both methods) with 4096-byte
+/// zero padding: walked whole and by headers only, the same images at the same offsets, each
+/// with its bundle and an address; by headers only, compressed images are not at hand and the
+/// walk never decompresses more than the entry tables.
+#[test]
+fn bundle_sequences_whole_and_by_headers() {
+    use offkit_format::bundle::{binary, compressed};
+    let big: Vec<u8> = (0..3_000_000u32).map(|i| (i % 251) as u8).collect();
+    let plain = binary::write(
+        &[
+            (b"host-x86_64-unknown-linux--", b""),
+            (b"hipv4-amdgcn-amd-amdhsa--gfx90a", &big),
+        ],
+        4096,
+    )
+    .unwrap();
+    let mut data = Vec::new();
+    let mut starts = Vec::new();
+    for (version, method) in [
+        (0, compressed::Method::Zstd),
+        (1, compressed::Method::Zlib),
+        (2, compressed::Method::Zstd),
+        (3, compressed::Method::Zlib),
+        (1, compressed::Method::Zstd),
+    ] {
+        starts.push(data.len() as u64);
+        if version == 0 {
+            data.extend_from_slice(&plain);
+        } else {
+            let opts = compressed::Options {
+                version,
+                method,
+                level: 1,
+                ..Default::default()
+            };
+            data.extend_from_slice(&compressed::compress(&plain, &opts).unwrap().bytes);
+        }
+        data.resize(data.len().div_ceil(4096) * 4096, 0);
+    }
+    let walk = |inflate| {
+        let mut rows = Vec::new();
+        let mut opts = Options {
+            inflate,
+            ..Options::default()
+        };
+        scan::walk(&data, "seq.bundle", &mut opts, &mut |ev| {
+            if let scan::Event::Image(i) = ev {
+                rows.push((i.info.clone(), i.whole, i.bytes.len()));
+            }
+            Ok::<(), offkit_format::Error>(())
+        })
+        .unwrap();
+        rows
+    };
+    let whole = walk(scan::Inflate::Whole);
+    let heads = walk(scan::Inflate::Headers);
+    assert_eq!(whole.len(), 10);
+    for ((w, w_whole, w_len), (h, h_whole, h_len)) in whole.iter().zip(&heads) {
+        assert_eq!(w, h);
+        assert!(*w_whole);
+        assert_eq!(*w_len as u64, w.size);
+        let b = w.bundle.unwrap();
+        assert_eq!(b.offset, starts[b.index]);
+        let a = w.address.unwrap();
+        match &w.compression {
+            None => {
+                assert!(*h_whole);
+                assert_eq!((a.offset, a.size, a.inflated), (w.offset, w.size, None));
+                assert_eq!(
+                    &data[a.offset as usize..][..a.size as usize],
+                    &big[..a.size as usize]
+                );
+            }
+            Some(c) => {
+                // The 3 MB payload lies past the prefix that holds the header.
+                assert_eq!(*h_whole, w.size == 0, "{}", w.location);
+                assert!(*h_len as u64 <= w.size);
+                assert_eq!((a.offset, a.size), (c.offset, b.size));
+                assert_eq!(a.inflated, Some((w.offset, w.size)));
+            }
+        }
+    }
+    let locs: Vec<String> = heads.iter().map(|r| r.0.location.to_string()).collect();
+    assert_eq!(locs[2], "seq.bundle[1]:host-x86_64-unknown-linux--");
+    assert_eq!(locs[9], "seq.bundle[4]:hipv4-amdgcn-amd-amdhsa--gfx90a");
+}
