@@ -134,13 +134,17 @@ impl Device {
 
     /// Calls a kernel with its arguments (the implicit launch-environment pointer first for
     /// version 3 callers).
-    pub(crate) fn launch(&self, k: Kernel, args: &[usize]) {
+    /// `grid` is (teams, threads) as the construct asked (0: unspecified); the host plugin
+    /// reports them and libomp, called by the kernel itself, makes the teams and threads.
+    pub(crate) fn launch(&self, k: Kernel, args: &[usize], grid: (u32, u32)) {
         if policy::info_level() & info::PLUGIN_KERNEL != 0 {
             policy::plugin_info(
                 self.id,
                 format_args!(
-                    "Launching kernel {} with 1 blocks and 1 threads in Generic mode",
-                    c_str(k.name as *const c_char)
+                    "Launching kernel {} with {} blocks and {} threads in Generic mode",
+                    c_str(k.name as *const c_char),
+                    grid.0.max(1),
+                    grid.1.max(1)
                 ),
             );
         }

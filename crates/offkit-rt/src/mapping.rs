@@ -166,14 +166,6 @@ impl Entry {
             unsafe { *(s.hst_addr as *mut usize) = s.hst_val };
         }
     }
-
-    /// Rewrites the device pointer slots after host data was copied over them.
-    pub(crate) fn rewrite_device_shadows(&self) {
-        for s in &self.shadows {
-            // SAFETY: tgt_addr is a pointer slot inside device memory of this entry.
-            unsafe { *(s.tgt_addr as *mut usize) = s.tgt_val };
-        }
-    }
 }
 
 /// Where a lookup landed.
@@ -362,6 +354,16 @@ impl Table {
             }
             return tpr;
         } else if self.usm && !r.close {
+            if info_level_has(info::MAPPING_CHANGED) {
+                policy::info(
+                    dev,
+                    format_args!(
+                        "Return HstPtrBegin {} Size={} for unified shared memory",
+                        P(r.begin),
+                        r.size
+                    ),
+                );
+            }
             tpr.present = false;
             tpr.host = true;
             tpr.tgt = r.begin;
@@ -492,6 +494,18 @@ impl Table {
             }
         }
         tpr
+    }
+
+    /// The name of the entry holding `[begin, begin+size)`, 0 if none (for INFO lines).
+    pub(crate) fn name_at(&self, begin: usize, size: i64) -> usize {
+        let lr = self.lookup(begin, size);
+        match lr
+            .key
+            .filter(|_| lr.contained || lr.extends_before || lr.extends_after)
+        {
+            Some(k) => self.map.get(&k).map_or(0, |e| e.name),
+            None => 0,
+        }
     }
 
     /// The device address of `[begin, begin+size)` if any part of it is mapped (no counting,
