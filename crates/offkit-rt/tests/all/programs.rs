@@ -115,6 +115,16 @@ fn shared_library_with_its_own_target_regions() {
     );
     // Every INFO line but the exit-time table dump (bit 4, see docs/runtime.md).
     same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "59")]);
+    // The same library opened with dlopen after main started, then closed.
+    let late = clang(&d, "dlopen_main", &["dlopen_main.c"], &["-ldl"]);
+    let o = same(&late, &[], &[]);
+    ran_on_device(&o);
+    assert!(
+        o.stdout.contains("library loaded late: on_dev 1"),
+        "{}",
+        o.stdout
+    );
+    same_merged(&late, &[], &[("LIBOMPTARGET_INFO", "59")]);
 }
 
 #[test]
