@@ -496,16 +496,11 @@ impl Table {
         tpr
     }
 
-    /// The name of the entry holding `[begin, begin+size)`, 0 if none (for INFO lines).
+    /// The name 19's `printCopyInfo` shows for a transfer without an entry: that of the entry
+    /// its lookup lands on, contained or not (a neighbour), 0 for an empty table.
     pub(crate) fn name_at(&self, begin: usize, size: i64) -> usize {
         let lr = self.lookup(begin, size);
-        match lr
-            .key
-            .filter(|_| lr.contained || lr.extends_before || lr.extends_after)
-        {
-            Some(k) => self.map.get(&k).map_or(0, |e| e.name),
-            None => 0,
-        }
+        lr.key.and_then(|k| self.map.get(&k)).map_or(0, |e| e.name)
     }
 
     /// The device address of `[begin, begin+size)` if any part of it is mapped (no counting,

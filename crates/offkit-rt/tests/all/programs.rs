@@ -78,6 +78,16 @@ fn hold_zero_length_2d_update_pointer_chains_nested_mappers() {
 }
 
 #[test]
+fn indirect_function_pointers() {
+    let d = work_dir("indirect");
+    let exe = clang(&d, "indirect", &["indirect.c"], &[]);
+    let o = same(&exe, &[], &[]);
+    ran_on_device(&o);
+    assert_eq!(o.stdout, "r 21 on_dev 1\n");
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
+}
+
+#[test]
 fn requires_clauses_of_several_translation_units() {
     let d = work_dir("requires");
     let exe = clang(&d, "requires", &["requires_a.c", "requires_b.c"], &[]);
