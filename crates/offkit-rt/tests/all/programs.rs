@@ -65,6 +65,9 @@ fn cxx_lambdas_templates_and_device_constructors() {
         "{}",
         o.stdout
     );
+    let classes = clang(&d, "classes", &["classes.cpp"], &[]);
+    ran_on_device(&same(&classes, &[], &[]));
+    same_merged(&classes, &[], &[("LIBOMPTARGET_INFO", "-1")]);
 }
 
 #[test]
