@@ -8,6 +8,9 @@
 #   present    a launch with `map(present, tofrom: buf)` of data already mapped
 #   enter+exit `target enter data map(to: buf)` + `target exit data map(release: buf)`, 4 KiB
 #
+# Then start-up and memory: a program with 100 kernels (generated), the time of its first
+# target region (which loads the image) and the process's peak RSS, medians of 11 runs each.
+#
 #   bench/runtime.sh [runs]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,3 +40,38 @@ for row in "empty $le $oe" "present $lp $op" "enter+exit $lx $ox"; do
   set -- $row
   awk -v n="$1" -v l="$2" -v o="$3" 'BEGIN { printf "%-12s %10s %10s %7.1fx\n", n, l, o, l / o }'
 done
+
+# Start-up: 100 kernels, the first region loads the image on device 0.
+{
+  echo '#include <omp.h>'
+  echo '#include <stdio.h>'
+  echo '#include <time.h>'
+  echo '#include <sys/resource.h>'
+  echo 'static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e6 + t.tv_nsec / 1e3; }'
+  for i in $(seq 100); do
+    echo "int k$i(int x) { int r = 0;"
+    echo "#pragma omp target map(from: r)"
+    echo "  r = x * $i + !omp_is_initial_device();"
+    echo "  return r; }"
+  done
+  echo 'int main(void) { double t0 = now(); int s = k1(1); double t1 = now();'
+  for i in $(seq 2 100); do echo "  s += k$i(1);"; done
+  echo '  struct rusage u; getrusage(RUSAGE_SELF, &u);'
+  echo '  printf("%.0f %ld %d\n", t1 - t0, u.ru_maxrss, s); return 0; }'
+} > "$work/startup.c"
+clang-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu "$work/startup.c" -o "$work/startup"
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+: > "$work/s-llvm"
+: > "$work/s-ours"
+for _ in $(seq 11); do
+  LD_LIBRARY_PATH=$llvm "$work/startup" >> "$work/s-llvm"
+  LD_LIBRARY_PATH=$ours:$llvm "$work/startup" >> "$work/s-ours"
+done
+lt=$(cut -d' ' -f1 < "$work/s-llvm" | median)
+ot=$(cut -d' ' -f1 < "$work/s-ours" | median)
+lm=$(cut -d' ' -f2 < "$work/s-llvm" | median)
+om=$(cut -d' ' -f2 < "$work/s-ours" | median)
+echo
+printf '%-22s %10s %10s\n' "100 kernels" "LLVM 19" "offkit"
+printf '%-22s %10s %10s\n' "first region (us)" "$lt" "$ot"
+printf '%-22s %10s %10s\n' "peak RSS (KiB)" "$lm" "$om"

@@ -3,6 +3,7 @@
 //! memory, so copies between any two devices are `memcpy`.
 use std::ffi::c_void;
 
+use crate::mapping::copy;
 use crate::policy::{self, device_or_fatal};
 use crate::registry;
 
@@ -99,8 +100,21 @@ pub(crate) fn memcpy(
     }
     let d = (dst as usize).wrapping_add(dst_off);
     let s = (src as usize).wrapping_add(src_off);
-    // SAFETY: the user's ranges of host or host-plugin device memory; memmove for overlap.
-    unsafe { libc::memmove(d as *mut c_void, s as *const c_void, len) };
+    let host = initial();
+    let (to_device, dev, hst) = match (i64::from(dst_dev) == host, i64::from(src_dev) == host) {
+        (false, true) => (true, dst_dev, s),
+        (true, false) => (false, src_dev, d),
+        _ => {
+            // SAFETY: the user's ranges of host or host-plugin device memory.
+            unsafe { libc::memmove(d as *mut c_void, s as *const c_void, len) };
+            return OK;
+        }
+    };
+    // As 19's submitData/retrieveData: the INFO line names the host data if it is mapped.
+    let name = device_or_fatal(i64::from(dev))
+        .table()
+        .name_at(hst, len as i64);
+    copy(dev, to_device, d, s, len as i64, name);
     OK
 }
 
@@ -217,11 +231,14 @@ pub(crate) fn memset(p: *mut c_void, byte: i32, len: usize, dev: i32) -> *mut c_
     if p.is_null() || len == 0 {
         return p;
     }
-    if i64::from(dev) != initial() {
-        device_or_fatal(i64::from(dev));
+    if i64::from(dev) == initial() {
+        // SAFETY: the user's host memory.
+        return unsafe { libc::memset(p, byte, len) };
     }
-    // SAFETY: the user's range of host or host-plugin device memory.
-    unsafe { libc::memset(p, byte, len) }
+    // 19 fills a host buffer and copies it to the device.
+    let filled = vec![byte as u8; len];
+    memcpy(p, filled.as_ptr().cast(), len, 0, 0, dev, initial() as i32);
+    p
 }
 
 pub(crate) fn associate(

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 
 use crate::ffi::{Ident, OffloadEntry};
-use crate::mapping::Table;
+use crate::mapping::{copy, Table};
 use crate::policy::{self, c_str, info, SourceInfo, P};
 
 /// The number of devices of the host plugin (a compile-time constant in LLVM 19).
@@ -110,21 +110,25 @@ impl Device {
                     },
                 ));
             } else {
-                let tgt = if e.flags & ENTRY_INDIRECT != 0 {
-                    // SAFETY: an indirect entry's device symbol holds the device address.
-                    unsafe { *(sym as *const usize) }
-                } else {
-                    sym
-                };
-                globals.push((e.addr as usize, e.size, tgt, e.name as usize));
+                let indirect = e.flags & ENTRY_INDIRECT != 0;
+                globals.push((e.addr as usize, e.size, sym, indirect, e.name as usize));
             }
         }
         {
             let mut t = self.table();
-            for (host, size, tgt, name) in globals {
-                if t.tgt_ptr_quiet(host, size as i64).is_none() {
-                    t.insert_inf(host, size, tgt, name);
+            for (host, size, sym, indirect, name) in globals {
+                if t.tgt_ptr_quiet(host, size as i64).is_some() {
+                    continue;
                 }
+                let mut tgt = sym;
+                if indirect {
+                    // The device symbol holds the device address; 19 reads it back with a
+                    // transfer (and reports it).
+                    let local = (&raw mut tgt) as usize;
+                    let n = t.name_at(local, 8);
+                    copy(self.id, false, local, sym, 8, n);
+                }
+                t.insert_inf(host, size, tgt, name);
             }
         }
         let mut k = self.kernels.write().unwrap_or_else(PoisonError::into_inner);
@@ -134,13 +138,17 @@ impl Device {
 
     /// Calls a kernel with its arguments (the implicit launch-environment pointer first for
     /// version 3 callers).
-    pub(crate) fn launch(&self, k: Kernel, args: &[usize]) {
+    /// `grid` is (teams, threads) as the construct asked (0: unspecified); the host plugin
+    /// reports them and libomp, called by the kernel itself, makes the teams and threads.
+    pub(crate) fn launch(&self, k: Kernel, args: &[usize], grid: (u32, u32)) {
         if policy::info_level() & info::PLUGIN_KERNEL != 0 {
             policy::plugin_info(
                 self.id,
                 format_args!(
-                    "Launching kernel {} with 1 blocks and 1 threads in Generic mode",
-                    c_str(k.name as *const c_char)
+                    "Launching kernel {} with {} blocks and {} threads in Generic mode",
+                    c_str(k.name as *const c_char),
+                    grid.0.max(1),
+                    grid.1.max(1)
                 ),
             );
         }

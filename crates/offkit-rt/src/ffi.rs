@@ -232,11 +232,16 @@ pub unsafe extern "C" fn __tgt_target_kernel(
             k.arg_mappers,
         )
     };
-    if version >= 2 && num_teams == -1 {
-        // SAFETY: version 2 and later have NumTeams; 19 records the one team it runs.
-        unsafe { (*args).num_teams[0] = 1 };
-    }
-    let _ = thread_limit;
+    let grid = if version >= 2 {
+        if num_teams == -1 {
+            // SAFETY: version 2 and later have NumTeams; 19 records the one team it runs.
+            unsafe { (*args).num_teams[0] = 1 };
+        }
+        // SAFETY: version 2 and later have NumTeams and ThreadLimit.
+        unsafe { ((*args).num_teams[0], (*args).thread_limit[0]) }
+    } else {
+        (num_teams.max(0) as u32, thread_limit.max(0) as u32)
+    };
     // SAFETY: the arrays have NumArgs entries.
     let mut a = unsafe { MapArgs::from_raw(n as i32, bases, begins, sizes, types, names, mappers) };
     if policy::info_level() & info::KERNEL_ARGS != 0 {
@@ -249,7 +254,7 @@ pub unsafe extern "C" fn __tgt_target_kernel(
             a.names,
         );
     }
-    let r = ops::target(d, host_ptr as usize, version, &mut a);
+    let r = ops::target(d, host_ptr as usize, version, grid, &mut a);
     policy::handle_outcome(r.is_ok(), loc);
     TGT_SUCCESS
 }

@@ -166,14 +166,6 @@ impl Entry {
             unsafe { *(s.hst_addr as *mut usize) = s.hst_val };
         }
     }
-
-    /// Rewrites the device pointer slots after host data was copied over them.
-    pub(crate) fn rewrite_device_shadows(&self) {
-        for s in &self.shadows {
-            // SAFETY: tgt_addr is a pointer slot inside device memory of this entry.
-            unsafe { *(s.tgt_addr as *mut usize) = s.tgt_val };
-        }
-    }
 }
 
 /// Where a lookup landed.
@@ -362,6 +354,16 @@ impl Table {
             }
             return tpr;
         } else if self.usm && !r.close {
+            if info_level_has(info::MAPPING_CHANGED) {
+                policy::info(
+                    dev,
+                    format_args!(
+                        "Return HstPtrBegin {} Size={} for unified shared memory",
+                        P(r.begin),
+                        r.size
+                    ),
+                );
+            }
             tpr.present = false;
             tpr.host = true;
             tpr.tgt = r.begin;
@@ -492,6 +494,13 @@ impl Table {
             }
         }
         tpr
+    }
+
+    /// The name 19's `printCopyInfo` shows for a transfer without an entry: that of the entry
+    /// its lookup lands on, contained or not (a neighbour), 0 for an empty table.
+    pub(crate) fn name_at(&self, begin: usize, size: i64) -> usize {
+        let lr = self.lookup(begin, size);
+        lr.key.and_then(|k| self.map.get(&k)).map_or(0, |e| e.name)
     }
 
     /// The device address of `[begin, begin+size)` if any part of it is mapped (no counting,

@@ -218,6 +218,15 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
             null_msg(present);
             return Err(());
         }
+        if !tpr.present && policy::info_level() & info::EMPTY_MAPPING != 0 {
+            policy::info(
+                t.dev,
+                format_args!(
+                    "variable {} does not have a valid device counterpart",
+                    policy::name_of(a.name(i))
+                ),
+            );
+        }
         if ty & RETURN_PARAM != 0 {
             let delta = begin.wrapping_sub(base);
             a.bases[i] = tpr.tgt.wrapping_sub(delta) as *mut c_void;
@@ -236,9 +245,10 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
                 tgt_val: expected,
             };
             let entry = p.key.and_then(|k| t.map.get_mut(&k));
+            let name = entry.as_ref().map_or(0, |e| e.name);
             if entry.is_some_and(|e| e.add_shadow(shadow)) && !p.host {
-                // SAFETY: p.tgt is the device copy of the 8-byte host pointer slot.
-                unsafe { *(p.tgt as *mut usize) = expected };
+                // p.tgt is the device copy of the 8-byte host pointer slot.
+                copy(t.dev, true, p.tgt, (&raw const expected) as usize, 8, name);
             }
         }
     }
@@ -247,16 +257,33 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
 
 /// LLVM's `targetDataEnd` with its post-processing (shadow pointers restored, entries whose
 /// counts reached zero removed).
-pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) -> Result<(), ()> {
+pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>) -> Result<(), ()> {
+    let mut post = Vec::new();
+    let r = data_end_items(t, a, false, &mut post);
+    // As 19 runs its post-processing when the operation synchronises: after every item,
+    // those of mapper components first (they were queued first).
+    finish_end(t, &post);
+    r
+}
+
+/// What data end does after the transfers: (entry, item size, map type, host pointer).
+type PostItem = (usize, i64, i64, bool);
+
+fn data_end_items(
+    t: &mut Table,
+    a: &mut MapArgs<'_>,
+    from_mapper: bool,
+    queue: &mut Vec<PostItem>,
+) -> Result<(), ()> {
     let n = a.len();
-    let mut post: Vec<(usize, i64, i64, bool)> = Vec::new();
+    let mut post: Vec<PostItem> = Vec::new();
     for i in (0..n).rev() {
         let ty = a.types[i];
         if ty & (LITERAL | PRIVATE) != 0 {
             continue;
         }
         if a.mapper(i) != 0 {
-            if with_mapper(a, i, &mut |m| data_end(t, m, true)).is_err() {
+            if with_mapper(a, i, &mut |m| data_end_items(t, m, true, queue)).is_err() {
                 policy::report(format_args!(
                     "Call to targetDataEnd via targetDataMapper for custom mapper failed."
                 ));
@@ -294,6 +321,11 @@ pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) ->
         }
         post.push((key, size, ty, tpr.host));
     }
+    queue.extend(post);
+    Ok(())
+}
+
+fn finish_end(t: &mut Table, post: &[PostItem]) {
     for (j, &(key, size, ty, host)) in post.iter().enumerate() {
         // Members do not remove their parent struct's entry.
         let member = ty & MEMBER_OF != 0 && ty & PTR_AND_OBJ == 0;
@@ -307,7 +339,6 @@ pub(crate) fn data_end(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) ->
             t.remove(key, size);
         }
     }
-    Ok(())
 }
 
 /// LLVM's `targetDataUpdate`.
@@ -412,7 +443,16 @@ fn contiguous(t: &mut Table, begin: usize, size: i64, ty: i64) -> Result<(), ()>
     if ty & TO != 0 {
         copy(t.dev, true, tpr.tgt, begin, size, name);
         if let Some(e) = t.map.get(&key) {
-            e.rewrite_device_shadows();
+            for sh in &e.shadows {
+                copy(
+                    t.dev,
+                    true,
+                    sh.tgt_addr,
+                    (&raw const sh.tgt_val) as usize,
+                    8,
+                    0,
+                );
+            }
         }
     }
     if ty & FROM != 0 {
@@ -433,6 +473,7 @@ pub(crate) fn target(
     dev: &Device,
     host_ptr: usize,
     version: u32,
+    grid: (u32, u32),
     a: &mut MapArgs<'_>,
 ) -> Result<(), ()> {
     let Some(kernel) = dev.kernel(host_ptr) else {
@@ -471,6 +512,7 @@ pub(crate) fn target(
             return Err(());
         }
         let mut positions = vec![usize::MAX; n];
+        let mut pack = Pack::default();
         for i in 0..n {
             let ty = a.types[i];
             let begin = a.begins[i] as usize;
@@ -485,22 +527,30 @@ pub(crate) fn target(
                 base
             } else if ty & PRIVATE != 0 {
                 let size = usize::try_from(a.sizes[i]).unwrap_or(0);
-                // SAFETY: malloc; freed after the launch.
-                let p = unsafe { libc::malloc(size.max(1)) } as usize;
-                if p == 0 {
-                    policy::report(format_args!(
-                        "Failed to process {}private argument {}",
-                        if ty & TO != 0 { "first-" } else { "" },
-                        P(begin)
-                    ));
-                    free_all(&privates);
-                    return Err(());
+                let first = ty & TO != 0;
+                let immediately = a.types.get(i + 1).is_some_and(|&t| t & MEMBER_OF != 0);
+                if first && !immediately && size <= PACK_THRESHOLD {
+                    // 19 packs small firstprivates into one allocation copied after the loop.
+                    pack.add(count, begin, size, base.wrapping_sub(begin));
+                    0
+                } else {
+                    // SAFETY: malloc; freed after the launch.
+                    let p = unsafe { libc::malloc(size.max(1)) } as usize;
+                    if p == 0 {
+                        policy::report(format_args!(
+                            "Failed to process {}private argument {}",
+                            if first { "first-" } else { "" },
+                            P(begin)
+                        ));
+                        free_all(&privates);
+                        return Err(());
+                    }
+                    privates.push(p);
+                    if first {
+                        copy(t.dev, true, p, begin, size as i64, a.name(i));
+                    }
+                    p.wrapping_add(base.wrapping_sub(begin))
                 }
-                privates.push(p);
-                if ty & TO != 0 {
-                    copy(t.dev, true, p, begin, size as i64, a.name(i));
-                }
-                p.wrapping_add(base.wrapping_sub(begin))
             } else {
                 if ty & PTR_AND_OBJ != 0 {
                     // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
@@ -513,12 +563,19 @@ pub(crate) fn target(
             args[count] = value;
             count += 1;
         }
+        if !pack.items.is_empty() {
+            let Some(p) = pack.transfer(t.dev, args) else {
+                free_all(&privates);
+                return Err(());
+            };
+            privates.push(p);
+        }
     }
     let launched: &[usize] = args.get(..count).unwrap_or_default();
-    dev.launch(kernel, launched);
+    dev.launch(kernel, launched, grid);
     if n > 0 {
         let mut t = dev.table();
-        let r = data_end(&mut t, a, false);
+        let r = data_end(&mut t, a);
         drop(t);
         free_all(&privates);
         if r.is_err() {
@@ -530,6 +587,70 @@ pub(crate) fn target(
         }
     }
     Ok(())
+}
+
+/// Firstprivates up to this size are packed (LLVM's `FirstPrivateArgSizeThreshold`).
+const PACK_THRESHOLD: usize = 1024;
+
+/// LLVM 19's packing of small firstprivate arguments: one allocation, one transfer, each
+/// argument aligned as its host copy was (up to 16 bytes).
+#[derive(Debug, Default)]
+struct Pack {
+    /// (argument position, host address, size, offset in the pack, base - begin)
+    items: Vec<(usize, usize, usize, usize, usize)>,
+    size: usize,
+    /// (size, start alignment) of the last item.
+    last: Option<(usize, usize)>,
+}
+
+impl Pack {
+    fn add(&mut self, pos: usize, hst: usize, size: usize, base_off: usize) {
+        let mut padding = 0;
+        let mut start = 16;
+        if let Some((last_size, last_align)) = self.last {
+            start = last_align;
+            let off = last_size % start;
+            if off != 0 {
+                start = off;
+            }
+            let required = (hst & hst.wrapping_neg()).min(16);
+            let required = if required == 0 {
+                16
+            } else {
+                1 << required.ilog2()
+            };
+            if required > start {
+                padding = required - start;
+                start = required;
+            }
+        }
+        let offset = self.size + padding;
+        self.items.push((pos, hst, size, offset, base_off));
+        self.size = offset + size;
+        self.last = Some((size, start));
+    }
+
+    /// Allocates the pack, copies the arguments in (one transfer, as 19 reports it) and points
+    /// their kernel arguments into it. Returns the allocation.
+    fn transfer(&self, dev: i32, args: &mut [usize]) -> Option<usize> {
+        // SAFETY: malloc of a positive size; freed after the launch.
+        let p = unsafe { libc::malloc(self.size.max(1)) } as usize;
+        if p == 0 {
+            return None;
+        }
+        let mut staging = vec![0u8; self.size];
+        for &(pos, hst, size, off, base_off) in &self.items {
+            if let Some(dst) = staging.get_mut(off..off + size) {
+                // SAFETY: hst is the program's firstprivate variable of `size` bytes.
+                dst.copy_from_slice(unsafe { std::slice::from_raw_parts(hst as *const u8, size) });
+            }
+            if let Some(a) = args.get_mut(pos) {
+                *a = p.wrapping_add(off).wrapping_add(base_off);
+            }
+        }
+        copy(dev, true, p, staging.as_ptr() as usize, self.size as i64, 0);
+        Some(p)
+    }
 }
 
 fn free_all(privates: &[usize]) {
@@ -559,8 +680,16 @@ fn lambda_capture(t: &mut Table, a: &MapArgs<'_>, i: usize, positions: &[usize],
     if !tpr.present || tpr.host {
         return;
     }
-    // SAFETY: tgt_begin is the capture's slot inside the device copy of the lambda.
-    unsafe { *(tgt_begin as *mut usize) = tpr.tgt };
+    let name = tpr.key.and_then(|k| t.map.get(&k)).map_or(0, |e| e.name);
+    // tgt_begin is the capture's slot inside the device copy of the lambda.
+    copy(
+        t.dev,
+        true,
+        tgt_begin,
+        (&raw const tpr.tgt) as usize,
+        8,
+        name,
+    );
 }
 
 /// Which construct a data entry point runs.
@@ -589,7 +718,7 @@ pub(crate) fn target_data(
         let mut t = d.table();
         match op {
             DataOp::Begin => data_begin(&mut t, a, false),
-            DataOp::End => data_end(&mut t, a, false),
+            DataOp::End => data_end(&mut t, a),
             DataOp::Update => data_update(&mut t, a, false),
         }
     };

@@ -19,6 +19,7 @@ pub(crate) mod info {
     pub const MAPPING_CHANGED: u32 = 0x8;
     pub const PLUGIN_KERNEL: u32 = 0x10;
     pub const DATA_TRANSFER: u32 = 0x20;
+    pub const EMPTY_MAPPING: u32 = 0x40;
 }
 
 /// The level, or `UNREAD` before the environment was read.

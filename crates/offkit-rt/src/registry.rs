@@ -9,7 +9,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use crate::device::{self, Device, Loaded, ENTRY_REQUIRES, HOST_DEVICES};
 use crate::ffi::{BinDesc, DeviceImage, Ident, OffloadEntry};
 use crate::policy::{self, info};
-use crate::{cpu, image};
+use crate::{cpu, image, libomp};
 
 /// A registered image: where its ELF lies (in the program's memory, or unpacked here).
 #[derive(Debug, Clone)]
@@ -127,6 +127,12 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     // SAFETY: the caller's contract.
     let d = unsafe { &*desc };
     let mut reg = registry();
+    if reg.refcount == 0 {
+        // LLVM 19 asks libomp for the offload policy while it initialises, which initialises
+        // libomp and so orders libomp's exit handler after the descriptor's (libomp flushes
+        // stdout when it shuts down: the runtime's exit messages come first, as with 19).
+        libomp::target_offload();
+    }
     reg.refcount += 1;
     let (hb, he) = (d.host_entries_begin as usize, d.host_entries_end as usize);
     for e in entries(hb, he) {

@@ -78,11 +78,27 @@ pub enum Runtime {
 }
 
 pub fn run(rt: Runtime, exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    run_with(rt, Command::new(exe), exe, args, env)
+}
+
+/// Runs with stderr into stdout's pipe, so the order of the two is compared too.
+pub fn run_merged(rt: Runtime, exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut sh = Command::new("sh");
+    sh.args(["-c", "exec \"$0\" \"$@\" 2>&1"]).arg(exe);
+    run_with(rt, sh, exe, args, env)
+}
+
+fn run_with(
+    rt: Runtime,
+    mut cmd: Command,
+    exe: &Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Output {
     let lib_path = match rt {
         Runtime::Llvm => LLVM_LIB.to_owned(),
         Runtime::Offkit => format!("{}:{LLVM_LIB}", rt_dir().display()),
     };
-    let mut cmd = Command::new(exe);
     cmd.args(args)
         .current_dir(exe.parent().unwrap())
         .env("LD_LIBRARY_PATH", lib_path);
@@ -150,6 +166,20 @@ pub fn same(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> Outcome {
         llvm,
         ours,
         "{} {args:?} {env:?}: LLVM 19's runtime (left) and offkit's (right) differ",
+        exe.display()
+    );
+    ours
+}
+
+/// [`same`] with stdout and stderr in one pipe: their interleaving must agree too.
+#[track_caller]
+pub fn same_merged(exe: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let llvm = normalise(&run_merged(Runtime::Llvm, exe, args, env).stdout);
+    let ours = normalise(&run_merged(Runtime::Offkit, exe, args, env).stdout);
+    assert_eq!(
+        llvm,
+        ours,
+        "{} {args:?} {env:?}: merged output differs",
         exe.display()
     );
     ours

@@ -1,5 +1,5 @@
 //! The behaviour of whole programs on both runtimes.
-use crate::harness::{aborted, clang, ran_on_device, run, same, work_dir, Runtime};
+use crate::harness::{aborted, clang, ran_on_device, run, same, same_merged, work_dir, Runtime};
 
 #[test]
 fn kernels_globals_private_and_device_numbers() {
@@ -7,6 +7,7 @@ fn kernels_globals_private_and_device_numbers() {
     let exe = clang(&d, "basic", &["basic.c"], &[]);
     let o = same(&exe, &[], &[]);
     ran_on_device(&o);
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
     assert!(
         o.stdout.contains("devices 4 initial 4 default 0"),
         "{}",
@@ -32,6 +33,7 @@ fn data_regions_reference_counts_and_memory_routines() {
     let exe = clang(&d, "data", &["data.c"], &[]);
     let o = same(&exe, &[], &[]);
     ran_on_device(&o);
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
     assert!(
         o.stdout.contains("after last exit: x[1]=101 present 0"),
         "{}",
@@ -44,6 +46,7 @@ fn pointers_members_mappers_and_link_variables() {
     let d = work_dir("ptr");
     let exe = clang(&d, "ptr", &["ptr.c"], &[]);
     ran_on_device(&same(&exe, &[], &[]));
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
 }
 
 #[test]
@@ -52,6 +55,7 @@ fn cxx_lambdas_templates_and_device_constructors() {
     let exe = clang(&d, "lambda", &["lambda.cpp"], &[]);
     let o = same(&exe, &[], &[]);
     ran_on_device(&o);
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
     // Device constructors run at the device's first use, destructors after the host's.
     let start = o.stdout.find("main start").unwrap();
     let ctor = o.stdout.find("ctor 1 on device").unwrap();
@@ -61,6 +65,37 @@ fn cxx_lambdas_templates_and_device_constructors() {
         "{}",
         o.stdout
     );
+    let classes = clang(&d, "classes", &["classes.cpp"], &[]);
+    ran_on_device(&same(&classes, &[], &[]));
+    same_merged(&classes, &[], &[("LIBOMPTARGET_INFO", "-1")]);
+}
+
+#[test]
+fn hold_zero_length_2d_update_pointer_chains_nested_mappers() {
+    let d = work_dir("more");
+    let exe = clang(&d, "more", &["more.c"], &[]);
+    let o = same(&exe, &[], &[]);
+    ran_on_device(&o);
+    assert!(o.stdout.contains("hold survives delete: 1"), "{}", o.stdout);
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
+}
+
+#[test]
+fn indirect_function_pointers() {
+    let d = work_dir("indirect");
+    let exe = clang(&d, "indirect", &["indirect.c"], &[]);
+    let o = same(&exe, &[], &[]);
+    ran_on_device(&o);
+    assert_eq!(o.stdout, "r 21 on_dev 1\n");
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
+}
+
+#[test]
+fn requires_clauses_of_several_translation_units() {
+    let d = work_dir("requires");
+    let exe = clang(&d, "requires", &["requires_a.c", "requires_b.c"], &[]);
+    let o = same(&exe, &[], &[]);
+    assert_eq!(o.stdout, "1 2\n");
 }
 
 #[test]
@@ -69,6 +104,7 @@ fn several_translation_units() {
     let exe = clang(&d, "multi", &["multi_a.c", "multi_b.c"], &[]);
     let o = same(&exe, &[], &[]);
     ran_on_device(&o);
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
     assert!(o.stdout.contains("b: 511\nb: 612\n"), "{}", o.stdout);
 }
 
@@ -90,6 +126,18 @@ fn shared_library_with_its_own_target_regions() {
         "{}",
         o.stdout
     );
+    // Every INFO line but the exit-time table dump (bit 4, see docs/runtime.md).
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "59")]);
+    // The same library opened with dlopen after main started, then closed.
+    let late = clang(&d, "dlopen_main", &["dlopen_main.c"], &["-ldl"]);
+    let o = same(&late, &[], &[]);
+    ran_on_device(&o);
+    assert!(
+        o.stdout.contains("library loaded late: on_dev 1"),
+        "{}",
+        o.stdout
+    );
+    same_merged(&late, &[], &[("LIBOMPTARGET_INFO", "59")]);
 }
 
 #[test]
