@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # offkit's main job on a bundled example: build the OpenMP program in examples/saxpy for the
-# x86_64 offload target, run it on the real libomptarget, and show with `offkit inspect` the
-# device images in its objects, its static library and the executable.
+# x86_64 offload target, run it on LLVM 19's libomptarget and on offkit's own runtime, and show
+# with `offkit inspect` the device images in its objects, its static library and the executable.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo build --release --locked -q -p offkit-cli
+cargo build --release --locked -q -p offkit-cli -p offkit-rt
 offkit=$PWD/target/release/offkit
 out=$PWD/target/demo
 rm -rf "$out" && mkdir -p "$out"
@@ -25,8 +25,12 @@ step "link through offkit's clang-linker-wrapper (clang-19 -B: it extracts, devi
 show "$offkit" shims "$out/shims"
 show "${cc[@]}" -B "$out/shims" "$out/main.o" -L"$out" -lsaxpy -o "$out/saxpy"
 
-step "run on libomptarget (the x86_64 offload device is this CPU)"
+step "run on LLVM 19's libomptarget (the x86_64 offload device is this CPU)"
 LD_LIBRARY_PATH=/usr/lib/llvm-19/lib show "$out/saxpy"
+
+step "run on offkit's runtime (crates/offkit-rt: a libomptarget.so.19.1 in Rust), no LLVM offload library"
+LD_LIBRARY_PATH=$PWD/target/release show "$out/saxpy"
+show sh -c "LD_LIBRARY_PATH=$PWD/target/release ldd '$out/saxpy' | grep libomptarget"
 
 step "inspect the objects, the archive and the executable"
 cd "$out"
