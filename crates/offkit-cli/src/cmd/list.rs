@@ -120,13 +120,9 @@ pub fn open_all(
 /// as far as their entry tables; `None` if `input` is not an ELF file with such a section.
 fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
     use offkit_format::scan::{EntryTables, Event, Step};
-    let head = {
-        let mut b = [0u8; 4];
-        let n = std::fs::File::open(input)
-            .and_then(|mut f| std::io::Read::read(&mut f, &mut b))
-            .unwrap_or(0);
-        b.get(..n).map(|h| h == b"\x7fELF").unwrap_or(false)
-    };
+    // Through the one input opener, which refuses what is not a regular file at once (a FIFO
+    // would block a plain open); such an input is then reported by `open_all`.
+    let head = offkit_tools::MappedFile::open(input).is_ok_and(|m| m.starts_with(b"\x7fELF"));
     if !head {
         return Ok(None);
     }
