@@ -1,7 +1,7 @@
 //! `offkit check`: which image each device would load from each file, and which devices a file
 //! leaves without code.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -62,21 +62,10 @@ const MAGICS: &[&[u8]] = &[
     b"BC\xc0\xde",
 ];
 
-/// Whether the file at `p` starts like a container `check` reads.
+/// Whether the file at `p` starts like a container `check` reads (opened through the one input
+/// opener: a FIFO or device found in a directory is passed over, never waited on).
 fn looks_like_container(p: &Path) -> bool {
-    let mut head = [0u8; 24];
-    let Ok(mut f) = std::fs::File::open(p) else {
-        return false;
-    };
-    let mut n = 0;
-    while n < head.len() {
-        match f.read(&mut head[n..]) {
-            Ok(0) | Err(_) => break,
-            Ok(k) => n += k,
-        }
-    }
-    let head = &head[..n];
-    MAGICS.iter().any(|m| head.starts_with(m))
+    offkit_tools::MappedFile::open(p).is_ok_and(|m| MAGICS.iter().any(|x| m.starts_with(x)))
 }
 
 /// The files under `dir` that look like containers, sorted, recursively (symbolic links to
