@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs every offkit test: installs what is missing (scripts/setup.sh), checks formatting and
-# lints, then runs the whole workspace's tests, including the conformance tests that compare
+# Runs every offkit test: installs what is missing (scripts/setup.sh), checks formatting,
+# lints and the API docs, then runs the whole workspace's tests, including the conformance tests that compare
 # offkit byte for byte with LLVM 19's tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
 cargo test --workspace --locked

@@ -37,7 +37,7 @@ pub fn arch_name(triple: &str) -> &str {
 }
 
 /// The family of `triple` (LLVM 19's `linkDevice` switch on `Triple::getArch`), or its
-/// "<arch> linking is not supported".
+/// "`<arch>` linking is not supported".
 pub fn family(triple: &str) -> Result<Family> {
     use offkit_format::triple::{Arch, Triple};
     Ok(match Triple::parse(triple).arch() {

@@ -209,7 +209,7 @@ impl Twin {
         }
     }
 
-    /// Runs both tools with `args` (argv[0] is the tool's plain name for both), each in its own
+    /// Runs both tools with `args` (`argv[0]` is the tool's plain name for both), each in its own
     /// directory; the directory's path in their output reads `<cwd>`.
     pub fn run(&self, args: &[String], stdin: Option<&[u8]>) -> (Output, Output) {
         let a = self.run_one(&self.llvm_bin, &self.llvm_dir, args, stdin);
