@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Runs every offkit test: installs what is missing (scripts/setup.sh), checks formatting,
-# lints and the API docs, then runs the whole workspace's tests, including the conformance tests that compare
-# offkit byte for byte with LLVM 19's tools.
+# Runs every offkit test: installs what is missing (scripts/setup.sh), checks formatting, lints
+# and the API docs, then runs the whole workspace's tests, including the conformance tests that
+# compare offkit byte for byte with LLVM 19's tools.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
