@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use offkit_format::scan::{EntryTables, Event, ImageInfo};
+use offkit_format::scan::{EntryTables, Event, ImageInfo, Location, Source, Step};
 use offkit_format::target_id::device::{Device, Fit};
 use offkit_tools::Env;
 
@@ -121,6 +121,9 @@ struct Verdict<'a> {
     reason: Option<String>,
     /// The compile flag that adds code for the device, when it is missing.
     flag: Option<String>,
+    /// When some bundles (translation units) have an image for the device and others do not:
+    /// those that do not.
+    bundles_without: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -167,7 +170,10 @@ fn fit_name(f: &Fit) -> &'static str {
 
 /// The image `device` would load from `images`: the best fit, the first in file order among
 /// equals.
-fn best<'i>(device: &Device, images: &'i [ImageInfo]) -> Option<(&'i ImageInfo, Fit)> {
+fn best<'i>(
+    device: &Device,
+    images: impl IntoIterator<Item = &'i ImageInfo>,
+) -> Option<(&'i ImageInfo, Fit)> {
     let mut found: Option<(&ImageInfo, Fit)> = None;
     for i in images {
         if let Some(f) = device.fit(&i.triple, &i.target_id, i.image_kind) {
@@ -177,6 +183,68 @@ fn best<'i>(device: &Device, images: &'i [ImageInfo]) -> Option<(&'i ImageInfo, 
         }
     }
     found
+}
+
+/// The unit a runtime registers on its own, which must each hold code for a device: a bundle
+/// of a sequence (a HIP library has one per translation unit, each registered by its own
+/// `__hipRegisterFatBinary`), a CUDA fat binary; anything else (offload binaries, which the
+/// linker wrapper merged into one registration) belongs to the file as a whole (`""`).
+fn module(i: &ImageInfo) -> String {
+    let steps = &i.location.steps;
+    if let Source::CudaFatbinEntry(e) = &i.source {
+        let section = steps.iter().rposition(|s| matches!(s, Step::Section(_)));
+        let prefix = Location {
+            steps: steps.get(..=section.unwrap_or(0)).unwrap_or_default().to_vec(),
+        };
+        return format!("{prefix} fat binary {}", e.fatbin_index);
+    }
+    match steps.iter().rposition(|s| matches!(s, Step::Bundle(_))) {
+        Some(at) => Location {
+            steps: steps.get(..=at).unwrap_or_default().to_vec(),
+        }
+        .to_string(),
+        None => String::new(),
+    }
+}
+
+/// `images` grouped by [`module`], in file order.
+fn modules(images: &[ImageInfo]) -> Vec<(String, Vec<&ImageInfo>)> {
+    let mut out: Vec<(String, Vec<&ImageInfo>)> = Vec::new();
+    for i in images {
+        let key = module(i);
+        match out.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => v.push(i),
+            None => out.push((key, vec![i])),
+        }
+    }
+    out
+}
+
+/// How `device` fares in every module of `images` that has code of its kind: the image it
+/// would load from the first one, and the modules where it finds none. `None` when no module
+/// has code of its kind.
+fn coverage<'i>(
+    device: &Device,
+    modules: &[(String, Vec<&'i ImageInfo>)],
+) -> Option<(Option<(&'i ImageInfo, Fit)>, usize, Vec<String>)> {
+    let relevant: Vec<_> = modules
+        .iter()
+        .filter(|(_, imgs)| imgs.iter().any(|i| device.same_kind(&i.triple)))
+        .collect();
+    if relevant.is_empty() {
+        return None;
+    }
+    let mut first = None;
+    let mut without = Vec::new();
+    for (key, imgs) in &relevant {
+        match best(device, imgs.iter().copied()) {
+            Some(b) => {
+                first.get_or_insert(b);
+            }
+            None => without.push(key.clone()),
+        }
+    }
+    Some((first, relevant.len(), without))
 }
 
 /// What the images are for, grouped by kind and triple in file order:
@@ -292,9 +360,16 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         } else {
             &args.device[..]
         };
+        let modules = modules(images);
         for (n, d) in devices_to_check.iter().enumerate() {
-            let v = if let Some((i, f)) = best(d, images) {
+            let (found, units, without) = coverage(d, &modules).unwrap_or((None, 0, Vec::new()));
+            let partly = found.is_some();
+            let v = if let (Some((i, f)), true) = (found, without.is_empty()) {
                 applicable[n] = true;
+                let mut reason = f.to_string();
+                if units > 1 {
+                    reason.push_str(&format!("; an image in each of the {units} bundles"));
+                }
                 Verdict {
                     device: d.to_string(),
                     status: "covered",
@@ -308,8 +383,31 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                         size: i.size,
                     }),
                     fit: Some(fit_name(&f)),
-                    reason: Some(f.to_string()),
+                    reason: Some(reason),
                     flag: None,
+                    bundles_without: Vec::new(),
+                }
+            } else if partly {
+                // Some modules have code for the device and some do not: a HIP library whose
+                // translation units were built for different targets fails at its first kernel
+                // from a module without it.
+                applicable[n] = true;
+                covered = false;
+                let shown: Vec<&str> = without.iter().take(3).map(String::as_str).collect();
+                Verdict {
+                    device: d.to_string(),
+                    status: "missing",
+                    covered: false,
+                    image: None,
+                    fit: None,
+                    reason: Some(format!(
+                        "{} of the {units} bundles have no image for it: {}{}",
+                        without.len(),
+                        shown.join(", "),
+                        if without.len() > shown.len() { ", …" } else { "" }
+                    )),
+                    flag: Some(d.flag()),
+                    bundles_without: without,
                 }
             } else if *from_dir && !images.iter().any(|i| d.same_kind(&i.triple)) {
                 Verdict {
@@ -320,6 +418,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                     fit: None,
                     reason: Some(format!("no {} code in this file", d.kind_name())),
                     flag: None,
+                    bundles_without: Vec::new(),
                 }
             } else {
                 applicable[n] = true;
@@ -332,6 +431,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                     fit: None,
                     reason: feature_hint(d, images),
                     flag: Some(d.flag()),
+                    bundles_without: Vec::new(),
                 }
             };
             devices.push(v);
@@ -400,6 +500,16 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
                         .strip_prefix(f.path.as_str())
                         .unwrap_or(&i.location);
                     let _ = writeln!(out, "  {:width$}  ok       {within} ({reason})", v.device);
+                }
+                (_, None) if !v.bundles_without.is_empty() => {
+                    missing += 1;
+                    let _ = writeln!(
+                        out,
+                        "  {:width$}  MISSING  {reason}; building those translation units with {} \
+                         adds one",
+                        v.device,
+                        v.flag.as_deref().unwrap_or_default(),
+                    );
                 }
                 ("n/a", _) => {
                     na += 1;
