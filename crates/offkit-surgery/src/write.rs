@@ -1,0 +1,224 @@
+//! Writing a planned rewrite beside its target, sparse, and checking it before the rename.
+
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use offkit_format::bundle::sequence::{self, Kind};
+use offkit_format::bundle::{binary, compressed};
+use offkit_format::limits;
+use offkit_tools::fs::AtomicFile;
+
+use crate::error::{Error, Result};
+use crate::plan::{par_map, Plan};
+
+/// What was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// The output's size.
+    pub size: u64,
+    /// The zero bytes left as holes (seeked over rather than written).
+    pub holes: u64,
+}
+
+/// Holes are made only of whole runs at least this long.
+const MIN_HOLE: u64 = 4096;
+
+/// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
+/// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
+/// frees left as holes; then the result is re-read and checked ([`validate`]) and renamed into
+/// place. With `keep_owner`, `dest`'s current mode and ownership are kept (rewriting in place).
+pub fn write(
+    plan: &Plan,
+    data: &[u8],
+    src: &File,
+    dest: &Path,
+    keep_owner: bool,
+) -> Result<Written> {
+    let werr = |source: io::Error| Error::Write {
+        path: dest.to_path_buf(),
+        source,
+    };
+    let mut out = AtomicFile::create(dest).map_err(werr)?;
+    let mut holes = 0;
+    let size;
+    {
+        let f = out.file();
+        if plan.whole {
+            let c = plan.changes.first();
+            let bytes = c.and_then(|c| c.bytes.as_deref()).unwrap_or(data);
+            f.write_all(bytes).map_err(werr)?;
+            size = bytes.len() as u64;
+        } else {
+            let mut pos = 0u64;
+            for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
+                let bytes = c.bytes.as_deref().unwrap_or_default();
+                copy(src, f, pos, c.offset - pos).map_err(werr)?;
+                f.write_all(bytes).map_err(werr)?;
+                let freed = c.old_size.saturating_sub(bytes.len() as u64);
+                if freed >= MIN_HOLE {
+                    f.seek(SeekFrom::Current(freed as i64)).map_err(werr)?;
+                    holes += freed;
+                } else {
+                    write_zeros(f, freed).map_err(werr)?;
+                }
+                pos = c.offset + c.old_size.max(bytes.len() as u64);
+            }
+            copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
+            f.set_len(plan.file_size).map_err(werr)?;
+            size = plan.file_size;
+        }
+        f.flush().map_err(werr)?;
+    }
+    if keep_owner {
+        out.keep_permissions_of_dest().map_err(werr)?;
+        if let Ok(m) = std::fs::metadata(dest) {
+            use std::os::unix::fs::MetadataExt;
+            // Only root may give a file away; for anyone else the owner is already theirs.
+            let _ = std::os::unix::fs::fchown(out.file(), Some(m.uid()), Some(m.gid()));
+        }
+    }
+    // Mapped, not read: the check touches the headers and the bundles only.
+    let check = offkit_tools::mmap::MappedFile::open(out.tmp_path()).map_err(werr)?;
+    validate(plan, data, &check)?;
+    drop(check);
+    out.commit().map_err(werr)?;
+    Ok(Written { size, holes })
+}
+
+/// Copies `len` bytes at `offset` of `src` to the current position of `dst`.
+fn copy(src: &File, dst: &mut File, offset: u64, len: u64) -> io::Result<()> {
+    let mut from = src;
+    from.seek(SeekFrom::Start(offset))?;
+    let n = io::copy(&mut io::Read::take(from, len), dst)?;
+    if n != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the input ended after {n} of {len} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+fn write_zeros(f: &mut File, mut n: u64) -> io::Result<()> {
+    const ZEROS: [u8; 4096] = [0; 4096];
+    while n > 0 {
+        let k = n.min(ZEROS.len() as u64) as usize;
+        f.write_all(&ZEROS[..k])?;
+        n -= k as u64;
+    }
+    Ok(())
+}
+
+/// Checks the rewrite `after` of `before` against `plan`: a file rewritten in place has the
+/// same size and the same ELF header, program headers and section headers; each region holds
+/// the same number of bundles, each at its old offset with its new size, and every bundle
+/// parses (a compressed one is decompressed, its size and hash checked, and the bundle inside
+/// parsed); a pruned bundle holds exactly the entries kept.
+pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
+    let bad = |message: String| Error::Validation {
+        input: plan.input.clone(),
+        message,
+    };
+    if !plan.whole {
+        if after.len() != before.len() {
+            return Err(bad(format!(
+                "its size is {} bytes, not {}",
+                after.len(),
+                before.len()
+            )));
+        }
+        for (what, range) in header_ranges(before) {
+            if before.get(range.clone()) != after.get(range.clone()) {
+                return Err(bad(format!("its {what} changed")));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for r in &plan.regions {
+        let bytes = if plan.whole {
+            after
+        } else {
+            after
+                .get(r.offset as usize..(r.offset + r.size) as usize)
+                .unwrap_or_default()
+        };
+        for p in sequence::sequence(bytes, r.offset) {
+            let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
+            found.push(p);
+        }
+    }
+    if found.len() != plan.changes.len() {
+        return Err(bad(format!(
+            "it holds {} bundles, not {}",
+            found.len(),
+            plan.changes.len()
+        )));
+    }
+    let results = par_map(
+        &found.iter().zip(&plan.changes).collect::<Vec<_>>(),
+        0,
+        |(p, c)| -> std::result::Result<(), String> {
+            if p.offset != c.offset || p.data.len() as u64 != c.new_size() {
+                return Err(format!(
+                    "bundle {} is at {:#x} with {} bytes, not at {:#x} with {}",
+                    c.index,
+                    p.offset,
+                    p.data.len(),
+                    c.offset,
+                    c.new_size()
+                ));
+            }
+            let inflated;
+            let plain = match &p.kind {
+                Kind::Plain(_) => p.data,
+                Kind::Compressed(blob) => {
+                    inflated = compressed::decompress_blob(blob, limits::MAX_INFLATED_SIZE)
+                        .map_err(|e| e.to_string())?;
+                    &inflated[..]
+                }
+            };
+            let h =
+                binary::parse(plain, plain.len() as u64, p.offset).map_err(|e| e.to_string())?;
+            if !c.removed.is_empty() {
+                let ids: Vec<String> = h.entries.iter().map(|e| e.id_str().into_owned()).collect();
+                if ids != c.kept {
+                    return Err(format!(
+                        "bundle {} holds {ids:?}, not {:?}",
+                        c.index, c.kept
+                    ));
+                }
+            }
+            Ok(())
+        },
+        || Err("a worker thread failed".into()),
+    );
+    for r in results {
+        r.map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// The ranges of an ELF file's header, program header table and section header table.
+fn header_ranges(data: &[u8]) -> Vec<(&'static str, std::ops::Range<usize>)> {
+    use object::read::elf::FileHeader;
+    fn of<H: FileHeader>(data: &[u8]) -> Option<Vec<(&'static str, std::ops::Range<usize>)>> {
+        let h = H::parse(data).ok()?;
+        let e = h.endian().ok()?;
+        let ph: u64 = h.e_phoff(e).into();
+        let sh: u64 = h.e_shoff(e).into();
+        let phn = h.e_phentsize(e) as usize * h.e_phnum(e) as usize;
+        let shn = h.e_shentsize(e) as usize * h.e_shnum(e) as usize;
+        Some(vec![
+            ("ELF header", 0..h.e_ehsize(e) as usize),
+            ("program headers", ph as usize..ph as usize + phn),
+            ("section headers", sh as usize..sh as usize + shn),
+        ])
+    }
+    match object::FileKind::parse(data) {
+        Ok(object::FileKind::Elf64) => of::<object::elf::FileHeader64<object::Endianness>>(data),
+        Ok(object::FileKind::Elf32) => of::<object::elf::FileHeader32<object::Endianness>>(data),
+        _ => None,
+    }
+    .unwrap_or_default()
+}
