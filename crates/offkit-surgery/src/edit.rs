@@ -69,6 +69,8 @@ fn made_for(device: &Device, triple: &str, tid: &str) -> bool {
 pub struct Replacement {
     /// The absolute offset of the bundle (of its `CCOB` header when compressed).
     pub bundle: u64,
+    /// The entry's ID.
+    pub id: String,
     /// The entry's payload offset in the bundle (the decompressed bundle when compressed).
     pub entry_offset: u64,
     /// The new payload.
@@ -217,18 +219,22 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             }
             let data = plain(piece)?;
             let h = binary::parse(&data, data.len() as u64, piece.offset)?;
-            if !h.entries.iter().any(|e| e.offset == r.entry_offset) {
+            let hit = |e: &binary::Entry<'_>| e.offset == r.entry_offset && e.id == r.id.as_bytes();
+            if !h.entries.iter().any(hit) {
                 return Err(offkit_format::Error::Invalid {
                     what: "offload bundle",
                     offset: piece.offset,
-                    reason: format!("no entry's payload is at offset {:#x}", r.entry_offset),
+                    reason: format!(
+                        "no entry `{}` has its payload at offset {:#x}",
+                        r.id, r.entry_offset
+                    ),
                 });
             }
             let entries: Vec<(&[u8], &[u8])> = h
                 .entries
                 .iter()
                 .map(|e| {
-                    let p = if e.offset == r.entry_offset {
+                    let p = if hit(e) {
                         &r.payload[..]
                     } else {
                         e.payload(&data).unwrap_or_default()

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
-use offkit_format::scan::{Address, EntryTables, Event};
+use offkit_format::scan::{Address, EntryTables, Event, Step};
 use offkit_surgery::{Edit, Replacement};
 use offkit_tools::Env;
 
@@ -79,6 +79,12 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         Some((offset, _)) => offset,
         None => address.offset - bundle.offset,
     };
+    let Some(id) = info.location.steps.iter().rev().find_map(|s| match s {
+        Step::BundleEntry(id) => Some(id.clone()),
+        _ => None,
+    }) else {
+        bail!("`{}` is not an entry of an offload bundle", info.location);
+    };
     let payload = std::fs::read(new).with_context(|| format!("failed to read `{new}`"))?;
     let dest = match a.output {
         Some(o) => Dest::To(o),
@@ -86,6 +92,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     };
     let edit = Edit::Replace(Replacement {
         bundle: bundle.offset,
+        id,
         entry_offset,
         payload,
         level: a.level,
