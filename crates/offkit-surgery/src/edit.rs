@@ -100,11 +100,62 @@ pub enum Edit {
     Replace(Replacement),
 }
 
+/// A part of a rewritten bundle, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Bytes made here (a header, a compressed bundle, a replacement).
+    Bytes(Vec<u8>),
+    /// Bytes of the input, copied by the kernel and never read into memory (payloads kept by
+    /// a prune of a plain bundle).
+    Input {
+        /// The absolute offset in the input.
+        offset: u64,
+        /// How many.
+        len: u64,
+    },
+    /// Zero bytes (padding).
+    Zeros(u64),
+}
+
+/// The bytes of a rewritten bundle, as parts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Content {
+    /// The parts, in order.
+    pub parts: Vec<Part>,
+}
+
+impl Content {
+    /// The size of the bundle.
+    pub fn len(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Bytes(b) => b.len() as u64,
+                Part::Input { len, .. } => *len,
+                Part::Zeros(n) => *n,
+            })
+            .sum()
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<u8>> for Content {
+    fn from(b: Vec<u8>) -> Content {
+        Content {
+            parts: vec![Part::Bytes(b)],
+        }
+    }
+}
+
 /// What became of one bundle.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outcome {
     /// The new bytes, or `None` when the bundle stays as it is.
-    pub bytes: Option<Vec<u8>>,
+    pub bytes: Option<Content>,
     /// The IDs of the entries removed.
     pub removed: Vec<String>,
     /// The IDs of the entries kept.
@@ -124,12 +175,35 @@ fn alignment(h: &binary::Header<'_>) -> Option<u64> {
         .find(|&a| binary::layout(&ids, &sizes, a).is_ok_and(|l| l.offsets == offsets))
 }
 
-/// The bundle `data` (plain) rewritten with `entries` (ID, payload) in its own alignment.
+/// Where a payload of a rewritten bundle comes from.
+enum Src<'a> {
+    /// The input, at this absolute offset, this many bytes.
+    Input(u64, u64),
+    /// Memory.
+    Mem(&'a [u8]),
+}
+
+/// The parts of a content that are all in memory, joined (for compression).
+fn flatten(c: Content) -> Vec<u8> {
+    let mut out = Vec::with_capacity(c.len() as usize);
+    for p in c.parts {
+        match p {
+            Part::Bytes(b) => out.extend_from_slice(&b),
+            Part::Zeros(n) => out.resize(out.len() + n as usize, 0),
+            // `relayout` is given only memory payloads when its result is flattened.
+            Part::Input { .. } => {}
+        }
+    }
+    out
+}
+
+/// The bundle `h` rewritten with `entries` (ID, payload) in its own alignment, as LLVM 19's
+/// bundler lays it out.
 fn relayout(
     h: &binary::Header<'_>,
-    entries: &[(&[u8], &[u8])],
+    entries: &[(&[u8], Src<'_>)],
     at: u64,
-) -> offkit_format::Result<Vec<u8>> {
+) -> offkit_format::Result<Content> {
     let align = alignment(h).ok_or_else(|| offkit_format::Error::Invalid {
         what: "offload bundle",
         offset: at,
@@ -137,7 +211,29 @@ fn relayout(
                  to 4096, so it cannot be rewritten as the bundler would"
             .into(),
     })?;
-    binary::write(entries, align)
+    let ids: Vec<&[u8]> = entries.iter().map(|(id, _)| *id).collect();
+    let sizes: Vec<u64> = entries
+        .iter()
+        .map(|(_, s)| match s {
+            Src::Input(_, n) => *n,
+            Src::Mem(b) => b.len() as u64,
+        })
+        .collect();
+    let l = binary::layout(&ids, &sizes, align)?;
+    let mut parts = vec![Part::Bytes(l.header.clone())];
+    for ((_, src), pad) in entries.iter().zip(l.padding()) {
+        if pad > 0 {
+            parts.push(Part::Zeros(pad));
+        }
+        parts.push(match src {
+            Src::Input(offset, len) => Part::Input {
+                offset: *offset,
+                len: *len,
+            },
+            Src::Mem(b) => Part::Bytes(b.to_vec()),
+        });
+    }
+    Ok(Content { parts })
 }
 
 /// The plain bundle of a piece: its own bytes, or its decompressed bytes.
@@ -168,7 +264,11 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
     };
     match (edit, &piece.kind) {
         (Edit::Compress(opts), Kind::Plain(h)) => Ok(Outcome {
-            bytes: Some(compressed::compress(piece.data, &single(opts))?.bytes),
+            bytes: Some(
+                compressed::compress(piece.data, &single(opts))?
+                    .bytes
+                    .into(),
+            ),
             ..unchanged(Some(h))
         }),
         (Edit::Compress(opts), Kind::Compressed(blob)) => {
@@ -177,13 +277,13 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             }
             let data = plain(piece)?;
             Ok(Outcome {
-                bytes: Some(compressed::compress(&data, &single(opts))?.bytes),
+                bytes: Some(compressed::compress(&data, &single(opts))?.bytes.into()),
                 ..unchanged(None)
             })
         }
         (Edit::Decompress, Kind::Plain(h)) => Ok(unchanged(Some(h))),
         (Edit::Decompress, Kind::Compressed(_)) => Ok(Outcome {
-            bytes: Some(plain(piece)?.into_owned()),
+            bytes: Some(plain(piece)?.into_owned().into()),
             ..unchanged(None)
         }),
         (Edit::Prune { filter, level }, kind) => {
@@ -199,14 +299,25 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                     kept,
                 });
             }
-            let entries: Vec<(&[u8], &[u8])> = keep
-                .iter()
-                .map(|e| (e.id, e.payload(&data).unwrap_or_default()))
-                .collect();
-            let mut bytes = relayout(&h, &entries, piece.offset)?;
-            if let Kind::Compressed(blob) = kind {
-                bytes = compressed::compress(&bytes, &stream_opts(&blob.header, *level))?.bytes;
-            }
+            let bytes = match kind {
+                Kind::Plain(_) => {
+                    let entries: Vec<(&[u8], Src<'_>)> = keep
+                        .iter()
+                        .map(|e| (e.id, Src::Input(piece.offset + e.offset, e.size)))
+                        .collect();
+                    relayout(&h, &entries, piece.offset)?
+                }
+                Kind::Compressed(blob) => {
+                    let entries: Vec<(&[u8], Src<'_>)> = keep
+                        .iter()
+                        .map(|e| (e.id, Src::Mem(e.payload(&data).unwrap_or_default())))
+                        .collect();
+                    let plain = flatten(relayout(&h, &entries, piece.offset)?);
+                    compressed::compress(&plain, &stream_opts(&blob.header, *level))?
+                        .bytes
+                        .into()
+                }
+            };
             Ok(Outcome {
                 bytes: Some(bytes),
                 removed,
@@ -230,21 +341,25 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                     ),
                 });
             }
-            let entries: Vec<(&[u8], &[u8])> = h
+            let entries: Vec<(&[u8], Src<'_>)> = h
                 .entries
                 .iter()
                 .map(|e| {
                     let p = if hit(e) {
-                        &r.payload[..]
+                        Src::Mem(&r.payload[..])
+                    } else if let Kind::Plain(_) = kind {
+                        Src::Input(piece.offset + e.offset, e.size)
                     } else {
-                        e.payload(&data).unwrap_or_default()
+                        Src::Mem(e.payload(&data).unwrap_or_default())
                     };
                     (e.id, p)
                 })
                 .collect();
             let mut bytes = relayout(&h, &entries, piece.offset)?;
             if let Kind::Compressed(blob) = kind {
-                bytes = compressed::compress(&bytes, &stream_opts(&blob.header, r.level))?.bytes;
+                bytes = compressed::compress(&flatten(bytes), &stream_opts(&blob.header, r.level))?
+                    .bytes
+                    .into();
             }
             Ok(Outcome {
                 bytes: Some(bytes),

@@ -25,7 +25,7 @@ mod error;
 mod plan;
 mod write;
 
-pub use edit::{Edit, Filter, Replacement};
+pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use plan::{plan, Change, Plan, Region};
 pub use write::{validate, write, Written};

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use object::{Object, ObjectSection};
 use offkit_format::bundle::sequence::{self, Piece};
 
-use crate::edit::{apply, Edit};
+use crate::edit::{apply, Content, Edit};
 use crate::error::{Error, Result};
 
 /// A range of the file that holds a sequence of bundles.
@@ -40,15 +40,13 @@ pub struct Change {
     /// The IDs of its entries removed.
     pub removed: Vec<String>,
     /// Its new bytes, or `None` when it stays as it is.
-    pub bytes: Option<Vec<u8>>,
+    pub bytes: Option<Content>,
 }
 
 impl Change {
     /// Its size once rewritten.
     pub fn new_size(&self) -> u64 {
-        self.bytes
-            .as_ref()
-            .map_or(self.old_size, |b| b.len() as u64)
+        self.bytes.as_ref().map_or(self.old_size, Content::len)
     }
 }
 

@@ -9,6 +9,7 @@ use offkit_format::bundle::{binary, compressed};
 use offkit_format::limits;
 use offkit_tools::fs::AtomicFile;
 
+use crate::edit::{Content, Part};
 use crate::error::{Error, Result};
 use crate::plan::{par_map, Plan};
 
@@ -44,29 +45,35 @@ pub fn write(
     let size;
     {
         let f = out.file();
-        if plan.whole {
-            let c = plan.changes.first();
-            let bytes = c.and_then(|c| c.bytes.as_deref()).unwrap_or(data);
-            f.write_all(bytes).map_err(werr)?;
-            size = bytes.len() as u64;
-        } else {
-            let mut pos = 0u64;
-            for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
-                let bytes = c.bytes.as_deref().unwrap_or_default();
-                copy(src, f, pos, c.offset - pos).map_err(werr)?;
-                f.write_all(bytes).map_err(werr)?;
-                let freed = c.old_size.saturating_sub(bytes.len() as u64);
-                if freed >= MIN_HOLE {
-                    f.seek(SeekFrom::Current(freed as i64)).map_err(werr)?;
-                    holes += freed;
-                } else {
-                    write_zeros(f, freed).map_err(werr)?;
-                }
-                pos = c.offset + c.old_size.max(bytes.len() as u64);
+        match plan.changes.first().and_then(|c| c.bytes.as_ref()) {
+            Some(content) if plan.whole => {
+                write_content(f, src, content).map_err(werr)?;
+                size = content.len();
             }
-            copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
-            f.set_len(plan.file_size).map_err(werr)?;
-            size = plan.file_size;
+            _ if plan.whole => {
+                f.write_all(data).map_err(werr)?;
+                size = data.len() as u64;
+            }
+            _ => {
+                let mut pos = 0u64;
+                for c in plan.changes.iter() {
+                    let Some(content) = &c.bytes else { continue };
+                    copy(src, f, pos, c.offset - pos).map_err(werr)?;
+                    write_content(f, src, content).map_err(werr)?;
+                    let new = content.len();
+                    let freed = c.old_size.saturating_sub(new);
+                    if freed >= MIN_HOLE {
+                        f.seek(SeekFrom::Current(freed as i64)).map_err(werr)?;
+                        holes += freed;
+                    } else {
+                        write_zeros(f, freed).map_err(werr)?;
+                    }
+                    pos = c.offset + c.old_size.max(new);
+                }
+                copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
+                f.set_len(plan.file_size).map_err(werr)?;
+                size = plan.file_size;
+            }
         }
         f.flush().map_err(werr)?;
     }
@@ -84,6 +91,18 @@ pub fn write(
     drop(check);
     out.commit().map_err(werr)?;
     Ok(Written { size, holes })
+}
+
+/// Writes the parts of `content` (input ranges copied from `src`, zeros seeked over when long).
+fn write_content(f: &mut File, src: &File, content: &Content) -> io::Result<()> {
+    for p in &content.parts {
+        match p {
+            Part::Bytes(b) => f.write_all(b)?,
+            Part::Input { offset, len } => copy(src, f, *offset, *len)?,
+            Part::Zeros(n) => write_zeros(f, *n)?,
+        }
+    }
+    Ok(())
 }
 
 /// Copies `len` bytes at `offset` of `src` to the current position of `dst`.
