@@ -64,6 +64,10 @@ pub struct Plan {
     /// Whether the file is one raw bundle, which is simply rewritten (it may grow or shrink);
     /// otherwise every bundle stays at its offset within its slot.
     pub whole: bool,
+    /// Whether the file is a relocatable object whose bundle sections are resized to their
+    /// bundles (a section holding one bundle shrinks with it, or grows and moves to the end of
+    /// the file); otherwise nothing moves.
+    pub resized: bool,
 }
 
 impl Plan {
@@ -83,7 +87,7 @@ impl Plan {
 
 /// The regions of `data` that hold bundles: the `.hip_fatbin` and bundle-holding
 /// `__CLANG_OFFLOAD_BUNDLE__*` sections of an ELF file, or the whole of a raw bundle file.
-fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
+pub(crate) fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
     let unusable = |message: String| Error::Unusable {
         input: input.to_string(),
         message,
@@ -138,6 +142,8 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         source,
     };
     let regions = regions(data, input)?;
+    let relocatable =
+        object::File::parse(data).is_ok_and(|f| f.kind() == object::ObjectKind::Relocatable);
     let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
     for (ri, r) in regions.iter().enumerate() {
         let bytes = usize::try_from(r.offset)
@@ -179,6 +185,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         && pieces.len() == 1
         && pieces[0].1.offset == 0;
     let mut changes = Vec::with_capacity(pieces.len());
+    let mut resized = false;
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
         let o = outcome.map_err(format)?;
         let c = Change {
@@ -192,7 +199,13 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             removed: o.removed,
             bytes: o.bytes,
         };
-        if !whole && c.new_size() > c.slot {
+        // In an object a section may grow: a bundle alone in its section (as the compiler
+        // writes it) is written again with its section resized.
+        let alone = pieces.iter().filter(|(r, _, _)| r == ri).count() == 1;
+        if c.bytes.is_some() && relocatable {
+            resized = true;
+        }
+        if !whole && c.new_size() > c.slot && !(relocatable && alone) {
             return Err(Error::DoesNotFit {
                 input: input.to_string(),
                 section: regions[*ri].name.clone(),
@@ -211,6 +224,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         regions,
         changes,
         whole,
+        resized,
     })
 }
 

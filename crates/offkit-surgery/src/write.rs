@@ -46,6 +46,11 @@ pub fn write(
     {
         let f = out.file();
         match plan.changes.first().and_then(|c| c.bytes.as_ref()) {
+            _ if plan.resized => {
+                let bytes = resize_object(plan, data)?;
+                f.write_all(&bytes).map_err(werr)?;
+                size = bytes.len() as u64;
+            }
             Some(content) if plan.whole => {
                 write_content(f, src, content).map_err(werr)?;
                 size = content.len();
@@ -91,6 +96,175 @@ pub fn write(
     drop(check);
     out.commit().map_err(werr)?;
     Ok(Written { size, holes })
+}
+
+/// The bytes of `content`, input ranges read from `data`.
+fn materialize(content: &Content, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(content.len() as usize);
+    for p in &content.parts {
+        match p {
+            Part::Bytes(b) => out.extend_from_slice(b),
+            Part::Input { offset, len } => out.extend_from_slice(
+                usize::try_from(*offset)
+                    .ok()
+                    .zip(usize::try_from(*len).ok())
+                    .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+                    .unwrap_or_default(),
+            ),
+            Part::Zeros(n) => out.resize(out.len() + *n as usize, 0),
+        }
+    }
+    out
+}
+
+/// The relocatable object `data` with each changed bundle section's new contents. A section
+/// that grows (its one bundle outgrew it) is moved to the end of the file,
+/// its section header's offset and size patched, its old bytes zeroed: in an object nothing
+/// points at a file offset, and symbols and relocations point at the bundle at the section's
+/// start, which stays there. (`object::build` cannot be used: it refuses the
+/// `SHT_LLVM_ADDRSIG` section clang puts in every object.)
+fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let fail = |message: String| Error::Unusable {
+        input: plan.input.clone(),
+        message,
+    };
+    let elf = ElfHeaders::parse(data).ok_or_else(|| fail("cannot read its ELF headers".into()))?;
+    let mut out = data.to_vec();
+    for (ri, r) in plan.regions.iter().enumerate() {
+        let changes: Vec<_> = plan.changes.iter().filter(|c| c.region == ri).collect();
+        if changes.iter().all(|c| c.bytes.is_none()) {
+            continue;
+        }
+        let start = r.offset as usize;
+        let end = (r.offset + r.size) as usize;
+        let mut bytes = out.get(start..end).unwrap_or_default().to_vec();
+        let alone = plan.changes.iter().filter(|c| c.region == ri).count() == 1;
+        let mut grows = false;
+        for c in changes {
+            let Some(content) = &c.bytes else { continue };
+            let at = (c.offset - r.offset) as usize;
+            let new = materialize(content, data);
+            if alone {
+                // Alone in its section: the section ends with it.
+                grows = new.len() as u64 > c.slot;
+                bytes.truncate(at);
+                bytes.extend_from_slice(&new);
+            } else {
+                let stop = at + c.old_size.max(new.len() as u64) as usize;
+                if let Some(dst) = bytes.get_mut(at..stop) {
+                    dst.fill(0);
+                    if let Some(d) = dst.get_mut(..new.len()) {
+                        d.copy_from_slice(&new);
+                    }
+                }
+            }
+        }
+        if !grows {
+            if let Some(dst) = out.get_mut(start..end) {
+                dst.fill(0);
+                if let Some(d) = dst.get_mut(..bytes.len()) {
+                    d.copy_from_slice(&bytes);
+                }
+            }
+        }
+        let (index, align) = {
+            use object::{Object, ObjectSection};
+            let file = object::File::parse(data)
+                .map_err(|e| fail(format!("cannot read it as an ELF file: {e}")))?;
+            let sec = file
+                .sections()
+                .find(|s| s.file_range().map(|f| f.0) == Some(r.offset) && s.name() == Ok(&r.name))
+                .ok_or_else(|| fail(format!("no section header for `{}`", r.name)))?;
+            (sec.index().0, sec.align())
+        };
+        if !grows {
+            elf.set_offset_size(&mut out, index, r.offset, bytes.len() as u64);
+            continue;
+        }
+        if let Some(old) = out.get_mut(start..end) {
+            old.fill(0);
+        }
+        let align = align.clamp(1, 1 << 16) as usize;
+        out.resize(out.len().div_ceil(align) * align, 0);
+        let at = out.len() as u64;
+        out.extend_from_slice(&bytes);
+        elf.set_offset_size(&mut out, index, at, bytes.len() as u64);
+    }
+    Ok(out)
+}
+
+/// The section headers of an ELF file, for patching one in place.
+struct ElfHeaders {
+    is64: bool,
+    big: bool,
+    shoff: usize,
+    shentsize: usize,
+    shnum: usize,
+}
+
+impl ElfHeaders {
+    fn parse(d: &[u8]) -> Option<ElfHeaders> {
+        let is64 = match d.get(4)? {
+            1 => false,
+            2 => true,
+            _ => return None,
+        };
+        let big = *d.get(5)? == 2;
+        let mut h = ElfHeaders {
+            is64,
+            big,
+            shoff: 0,
+            shentsize: 0,
+            shnum: 0,
+        };
+        let (shoff, entsize, num) = if is64 {
+            (0x28, 0x3a, 0x3c)
+        } else {
+            (0x20, 0x2e, 0x30)
+        };
+        h.shoff = usize::try_from(h.read(d, shoff, if is64 { 8 } else { 4 })?).ok()?;
+        h.shentsize = h.read(d, entsize, 2)? as usize;
+        h.shnum = h.read(d, num, 2)? as usize;
+        Some(h)
+    }
+
+    fn read(&self, d: &[u8], at: usize, n: usize) -> Option<u64> {
+        let b = d.get(at..at.checked_add(n)?)?;
+        let mut v = 0u64;
+        for i in 0..n {
+            let byte = if self.big { b[i] } else { b[n - 1 - i] };
+            v = (v << 8) | u64::from(byte);
+        }
+        Some(v)
+    }
+
+    fn write(&self, d: &mut [u8], at: usize, n: usize, v: u64) {
+        if let Some(b) = d.get_mut(at..at + n) {
+            for (i, x) in b.iter_mut().enumerate() {
+                let shift = if self.big { 8 * (n - 1 - i) } else { 8 * i };
+                *x = (v >> shift) as u8;
+            }
+        }
+    }
+
+    /// (offset field, size field, width) of section header `i`.
+    fn fields(&self, i: usize) -> (usize, usize, usize) {
+        let base = self.shoff + i * self.shentsize;
+        if self.is64 {
+            (base + 0x18, base + 0x20, 8)
+        } else {
+            (base + 0x10, base + 0x14, 4)
+        }
+    }
+
+    fn set_offset_size(&self, d: &mut [u8], i: usize, offset: u64, size: u64) {
+        if i >= self.shnum {
+            return;
+        }
+        let (o, s, w) = self.fields(i);
+        self.write(d, o, w, offset);
+        self.write(d, s, w, size);
+    }
 }
 
 /// Writes the parts of `content` (input ranges copied from `src`, zeros seeked over when long).
@@ -139,7 +313,7 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
         input: plan.input.clone(),
         message,
     };
-    if !plan.whole {
+    if !plan.whole && !plan.resized {
         if after.len() != before.len() {
             return Err(bad(format!(
                 "its size is {} bytes, not {}",
@@ -153,8 +327,17 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             }
         }
     }
+    let regions_after = if plan.resized {
+        crate::plan::regions(after, &plan.input).map_err(|e| bad(e.to_string()))?
+    } else {
+        plan.regions.clone()
+    };
+    let names = |rs: &[crate::plan::Region]| rs.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    if names(&regions_after) != names(&plan.regions) {
+        return Err(bad("its bundle sections changed".into()));
+    }
     let mut found = Vec::new();
-    for r in &plan.regions {
+    for (ri, r) in regions_after.iter().enumerate() {
         let bytes = if plan.whole {
             after
         } else {
@@ -164,7 +347,7 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
         };
         for p in sequence::sequence(bytes, r.offset) {
             let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
-            found.push(p);
+            found.push((p.offset - r.offset, ri, p));
         }
     }
     if found.len() != plan.changes.len() {
@@ -177,8 +360,9 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
     let results = par_map(
         &found.iter().zip(&plan.changes).collect::<Vec<_>>(),
         0,
-        |(p, c)| -> std::result::Result<(), String> {
-            if p.offset != c.offset || p.data.len() as u64 != c.new_size() {
+        |((rel, ri, p), c)| -> std::result::Result<(), String> {
+            let was = c.offset - plan.regions.get(c.region).map_or(0, |r| r.offset);
+            if *ri != c.region || *rel != was || p.data.len() as u64 != c.new_size() {
                 return Err(format!(
                     "bundle {} is at {:#x} with {} bytes, not at {:#x} with {}",
                     c.index,

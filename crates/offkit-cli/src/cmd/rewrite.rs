@@ -120,6 +120,9 @@ pub fn how(d: &Done) -> String {
     match (&d.written, d.plan.whole) {
         (None, _) => String::new(),
         (Some(_), true) => " (rewritten)".into(),
+        (Some(_), false) if d.plan.resized => {
+            " (object: bundle sections resized to their bundles)".into()
+        }
         (Some(w), false) if w.holes > 0 => format!(
             " (bundles rewritten in place, freed bytes zeroed; {} left as holes)",
             plural(w.holes as usize, "byte", "bytes")
