@@ -20,12 +20,14 @@
 //! bundler does, laying out new files) because its concern is different: editing an existing
 //! container without moving anything, which the bundler never does.
 
+mod archive;
 mod edit;
 mod error;
 mod plan;
 mod write;
 
+pub use archive::{plan_archive, write_archive, ArchivePlan};
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use plan::{plan, Change, Plan, Region};
-pub use write::{validate, write, Written};
+pub use write::{rewrite_bytes, validate, write, Written};

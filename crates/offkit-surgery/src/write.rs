@@ -98,6 +98,37 @@ pub fn write(
     Ok(Written { size, holes })
 }
 
+/// The rewrite of `data` by `plan`, in memory (for archive members): a relocatable object with
+/// its bundle sections resized, a raw bundle rewritten, or any other file with its bundles
+/// rewritten at their offsets and the freed bytes zeroed. Checked by [`validate`].
+pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let out = if plan.resized {
+        resize_object(plan, data)?
+    } else if plan.whole {
+        match plan.changes.first().and_then(|c| c.bytes.as_ref()) {
+            Some(content) => materialize(content, data),
+            None => data.to_vec(),
+        }
+    } else {
+        let mut out = data.to_vec();
+        for c in &plan.changes {
+            let Some(content) = &c.bytes else { continue };
+            let new = materialize(content, data);
+            let at = c.offset as usize;
+            let end = at + c.old_size.max(new.len() as u64) as usize;
+            if let Some(dst) = out.get_mut(at..end) {
+                dst.fill(0);
+                if let Some(d) = dst.get_mut(..new.len()) {
+                    d.copy_from_slice(&new);
+                }
+            }
+        }
+        out
+    };
+    validate(plan, data, &out)?;
+    Ok(out)
+}
+
 /// The bytes of `content`, input ranges read from `data`.
 fn materialize(content: &Content, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(content.len() as usize);

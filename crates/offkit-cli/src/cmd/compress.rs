@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use offkit_format::bundle::compressed::{Method, Options};
-use offkit_surgery::Edit;
+use offkit_surgery::{Edit, Plan};
 use offkit_tools::Env;
 
 use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
@@ -116,33 +116,35 @@ fn run(files: &[PathBuf], dest: &Dest, edit: &Edit, cmd: &str, done: &str) -> Re
     let all = each(
         files,
         |f| rewrite(f, dest, edit),
-        |f, d| {
-            for c in d.plan.changes.iter().filter(|c| c.bytes.is_some()) {
+        |_, d| {
+            for plan in &d.plans {
+                for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
+                    println!(
+                        "  {}: {} -> {} bytes",
+                        bundle_name(plan, c),
+                        c.old_size,
+                        c.new_size()
+                    );
+                }
+                let n = plan.changes.iter().filter(|c| c.bytes.is_some()).count();
                 println!(
-                    "  {}: {} -> {} bytes",
-                    bundle_name(&d.plan, c),
-                    c.old_size,
-                    c.new_size()
+                    "{}: {} of {} {}{}, {}{}",
+                    plan.input,
+                    n,
+                    plural(plan.changes.len(), "bundle", "bundles"),
+                    if dry { "would be " } else { "" },
+                    done,
+                    freed(plan.freed(), dry),
+                    how(d, plan)
                 );
             }
-            let n = d.plan.changes.iter().filter(|c| c.bytes.is_some()).count();
-            println!(
-                "{}: {} of {} {}{}, {}{}",
-                f.display(),
-                n,
-                plural(d.plan.changes.len(), "bundle", "bundles"),
-                if dry { "would be " } else { "" },
-                done,
-                freed(d.plan.freed(), dry),
-                how(d)
-            );
         },
     )?;
-    let bundles: usize = all
-        .iter()
-        .map(|d| d.plan.changes.iter().filter(|c| c.bytes.is_some()).count())
+    let plans = || all.iter().flat_map(|d| &d.plans);
+    let bundles: usize = plans()
+        .map(|p| p.changes.iter().filter(|c| c.bytes.is_some()).count())
         .sum();
-    let net: i64 = all.iter().map(|d| d.plan.freed()).sum();
+    let net: i64 = plans().map(Plan::freed).sum();
     println!(
         "{cmd}: {} {done} in {}, {}",
         plural(bundles, "bundle", "bundles"),

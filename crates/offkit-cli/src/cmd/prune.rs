@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use offkit_format::target_id::device::Device;
-use offkit_surgery::{Edit, Filter};
+use offkit_surgery::{Edit, Filter, Plan};
 use offkit_tools::Env;
 
 use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
@@ -73,42 +73,43 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     let all = each(
         &a.files,
         |f| rewrite(f, &dest, &edit),
-        |f, d| {
-            for c in d.plan.changes.iter().filter(|c| !c.removed.is_empty()) {
+        |_, d| {
+            for plan in &d.plans {
+                for c in plan.changes.iter().filter(|c| !c.removed.is_empty()) {
+                    println!(
+                        "  {}: {} {} ({} -> {} bytes)",
+                        bundle_name(plan, c),
+                        if dry { "would drop" } else { "dropped" },
+                        c.removed.join(", "),
+                        c.old_size,
+                        c.new_size()
+                    );
+                }
+                let images: usize = plan.changes.iter().map(|c| c.removed.len()).sum();
+                let bundles = plan
+                    .changes
+                    .iter()
+                    .filter(|c| !c.removed.is_empty())
+                    .count();
                 println!(
-                    "  {}: {} {} ({} -> {} bytes)",
-                    bundle_name(&d.plan, c),
-                    if dry { "would drop" } else { "dropped" },
-                    c.removed.join(", "),
-                    c.old_size,
-                    c.new_size()
+                    "{}: {} {} from {} of {}, {}{}",
+                    plan.input,
+                    plural(images, "image", "images"),
+                    if dry { "would be dropped" } else { "dropped" },
+                    bundles,
+                    plural(plan.changes.len(), "bundle", "bundles"),
+                    freed(plan.freed(), dry),
+                    how(d, plan)
                 );
             }
-            let images: usize = d.plan.changes.iter().map(|c| c.removed.len()).sum();
-            let bundles = d
-                .plan
-                .changes
-                .iter()
-                .filter(|c| !c.removed.is_empty())
-                .count();
-            println!(
-                "{}: {} {} from {} of {}, {}{}",
-                f.display(),
-                plural(images, "image", "images"),
-                if dry { "would be dropped" } else { "dropped" },
-                bundles,
-                plural(d.plan.changes.len(), "bundle", "bundles"),
-                freed(d.plan.freed(), dry),
-                how(d)
-            );
         },
     )?;
-    let images: usize = all
-        .iter()
-        .flat_map(|d| &d.plan.changes)
+    let plans = || all.iter().flat_map(|d| &d.plans);
+    let images: usize = plans()
+        .flat_map(|p| &p.changes)
         .map(|c| c.removed.len())
         .sum();
-    let net: i64 = all.iter().map(|d| d.plan.freed()).sum();
+    let net: i64 = plans().map(Plan::freed).sum();
     println!(
         "prune: {} {} from {}, {}",
         plural(images, "image", "images"),

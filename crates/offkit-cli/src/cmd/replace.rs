@@ -101,21 +101,23 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         std::slice::from_ref(&a.file),
         |f| rewrite(f, &dest, &edit),
         |f, d| {
-            for c in d.plan.changes.iter().filter(|c| c.bytes.is_some()) {
+            for plan in &d.plans {
+                for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
+                    println!(
+                        "  {}: {} -> {} bytes",
+                        bundle_name(plan, c),
+                        c.old_size,
+                        c.new_size()
+                    );
+                }
                 println!(
-                    "  {}: {} -> {} bytes",
-                    bundle_name(&d.plan, c),
-                    c.old_size,
-                    c.new_size()
+                    "{}: replaced {}, {}{}",
+                    f.display(),
+                    info.location,
+                    freed(plan.freed(), false),
+                    how(d, plan)
                 );
             }
-            println!(
-                "{}: replaced {}, {}{}",
-                f.display(),
-                info.location,
-                freed(d.plan.freed(), false),
-                how(d)
-            );
         },
     )?;
     Ok(())

@@ -43,11 +43,12 @@ impl Dest {
     }
 }
 
-/// One input rewritten: its plan and what was written (`None` for a dry run or when nothing
-/// changes).
+/// One input rewritten: its plans (one for a file, one per member holding bundles for an
+/// archive) and what was written (`None` for a dry run or when nothing changes).
 pub struct Done {
-    pub plan: Plan,
+    pub plans: Vec<Plan>,
     pub written: Option<Written>,
+    pub archive: bool,
 }
 
 /// Plans `edit` on `path` and writes the result to `dest`.
@@ -55,6 +56,29 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
     let opened = mmap::open(path, Special::Refuse)
         .with_context(|| format!("failed to read `{}`", path.display()))?;
     let name = path.display().to_string();
+    if offkit_bundle::archive::is_archive(&opened.data) {
+        let ap = offkit_surgery::plan_archive(&opened.data, &name, edit, 0)?;
+        let plans: Vec<Plan> = ap.plans().cloned().collect();
+        let changes = plans.iter().any(Plan::changes_anything);
+        let target = match dest {
+            Dest::DryRun => None,
+            Dest::InPlace if !changes => None,
+            Dest::InPlace => Some((path.to_path_buf(), true)),
+            Dest::To(o) => Some((o.clone(), false)),
+        };
+        let written = match target {
+            Some((out, keep)) => {
+                let size = offkit_surgery::write_archive(&ap, &opened.data, &out, keep)?;
+                Some(Written { size, holes: 0 })
+            }
+            None => None,
+        };
+        return Ok(Done {
+            plans,
+            written,
+            archive: true,
+        });
+    }
     let plan = offkit_surgery::plan(&opened.data, &name, edit, 0)?;
     let target = match dest {
         Dest::DryRun => None,
@@ -73,7 +97,11 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
         (Some(_), None) => bail!("`{}` is not a regular file", path.display()),
         (None, _) => None,
     };
-    Ok(Done { plan, written })
+    Ok(Done {
+        plans: vec![plan],
+        written,
+        archive: false,
+    })
 }
 
 /// Runs `one` over every input, printing each input's lines; an input that fails is reported
@@ -115,12 +143,13 @@ pub fn freed(n: i64, dry: bool) -> String {
     )
 }
 
-/// How the file was written, for the file's line.
-pub fn how(d: &Done) -> String {
-    match (&d.written, d.plan.whole) {
+/// How the file was written, for the line of `plan`.
+pub fn how(d: &Done, plan: &Plan) -> String {
+    match (&d.written, plan.whole) {
         (None, _) => String::new(),
+        (Some(_), _) if d.archive => " (archive written again)".into(),
         (Some(_), true) => " (rewritten)".into(),
-        (Some(_), false) if d.plan.resized => {
+        (Some(_), false) if plan.resized => {
             " (object: bundle sections resized to their bundles)".into()
         }
         (Some(w), false) if w.holes > 0 => format!(
