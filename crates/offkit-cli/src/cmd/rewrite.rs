@@ -53,6 +53,17 @@ pub struct Done {
 
 /// Plans `edit` on `path` and writes the result to `dest`.
 pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
+    if matches!(dest, Dest::InPlace) {
+        let mapped = offkit_tools::fs::mapped_for_writing(path)
+            .with_context(|| format!("failed to read `{}`", path.display()))?;
+        if let Some(pid) = mapped {
+            bail!(
+                "`{}` is mapped for writing by process {pid}: rewriting it in place would lose \
+                 that process's writes (stop it, or write elsewhere with -o)",
+                path.display()
+            );
+        }
+    }
     let opened = mmap::open(path, Special::Refuse)
         .with_context(|| format!("failed to read `{}`", path.display()))?;
     let name = path.display().to_string();

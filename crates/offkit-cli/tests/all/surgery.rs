@@ -57,3 +57,58 @@ fn replacing_every_image_with_itself_gives_identical_bytes() {
         }
     }
 }
+
+/// `--in-place` refuses a file another process has mapped shared and writable (its writes would
+/// be lost), names the process, and leaves the file as it was; `-o` still works.
+#[test]
+fn in_place_refuses_a_file_mapped_for_writing() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (lib, _) = hip::library(dir, "libm.so", &[false], Linker::Lld);
+    let src = dir.join("mapper.c");
+    std::fs::write(
+        &src,
+        "#include <fcntl.h>\n#include <stdio.h>\n#include <sys/mman.h>\n#include <unistd.h>\n\
+         int main(int c, char **v) { int fd = open(v[1], O_RDWR); \
+         void *p = mmap(0, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0); \
+         if (p == MAP_FAILED) return 1; puts(\"ready\"); fflush(stdout); \
+         char b; while (read(0, &b, 1) > 0) {} return 0; }\n",
+    )
+    .unwrap();
+    let exe = dir.join("mapper");
+    run_ok(
+        offkit_testutil::clang(),
+        [
+            src.display().to_string(),
+            "-o".into(),
+            exe.display().to_string(),
+        ],
+        dir,
+    );
+    let mut child = Command::new(&exe)
+        .arg(&lib)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "ready");
+    let before = std::fs::read(&lib).unwrap();
+    let out = offkit_testutil::run(OFFKIT, ["compress", "libm.so"], dir);
+    let err = out.stderr_str();
+    assert_eq!(out.code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("is mapped for writing by process {}", child.id())),
+        "{err}"
+    );
+    assert!(std::fs::read(&lib).unwrap() == before);
+    run_ok(OFFKIT, ["compress", "libm.so", "-o", "libm-c.so"], dir);
+    drop(child.stdin.take());
+    child.wait().unwrap();
+    run_ok(OFFKIT, ["compress", "libm.so"], dir);
+}
