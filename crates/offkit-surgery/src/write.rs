@@ -6,7 +6,6 @@ use std::path::Path;
 
 use offkit_format::bundle::sequence::{self, Kind};
 use offkit_format::bundle::{binary, compressed};
-use offkit_format::limits;
 use offkit_tools::fs::AtomicFile;
 
 use crate::edit::{Content, Part};
@@ -21,6 +20,9 @@ pub struct Written {
     /// The zero bytes left as holes (seeked over rather than written).
     pub holes: u64,
 }
+
+/// How much of a compressed bundle is inflated to check its header.
+const HEADER_PREFIX: u64 = 1 << 20;
 
 /// Holes are made only of whole runs at least this long.
 const MIN_HOLE: u64 = 4096;
@@ -368,17 +370,41 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
         return Err(bad("its bundle sections changed".into()));
     }
     let mut found = Vec::new();
-    for (ri, r) in regions_after.iter().enumerate() {
-        let bytes = if plan.whole {
-            after
-        } else {
-            after
-                .get(r.offset as usize..(r.offset + r.size) as usize)
-                .unwrap_or_default()
-        };
-        for p in sequence::sequence(bytes, r.offset) {
-            let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
-            found.push((p.offset - r.offset, ri, p));
+    if plan.whole || plan.resized {
+        // Small files: every region walked again as a sequence.
+        for (ri, r) in regions_after.iter().enumerate() {
+            let bytes = if plan.whole {
+                after
+            } else {
+                after
+                    .get(r.offset as usize..(r.offset + r.size) as usize)
+                    .unwrap_or_default()
+            };
+            for p in sequence::sequence(bytes, r.offset) {
+                let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
+                found.push((p.offset - r.offset, ri, p));
+            }
+        }
+    } else {
+        // Nothing moved: each bundle is read where it must be, exactly its new size (the zero
+        // runs between bundles, holes in the file, are not read back).
+        for c in &plan.changes {
+            let r = plan.regions.get(c.region).map_or(0, |r| r.offset);
+            let bytes = usize::try_from(c.offset)
+                .ok()
+                .zip(usize::try_from(c.new_size()).ok())
+                .and_then(|(o, n)| after.get(o..o.checked_add(n)?))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "bundle {} at {:#x} is cut short",
+                        c.index, c.offset
+                    ))
+                })?;
+            let p = sequence::sequence(bytes, c.offset)
+                .next()
+                .ok_or_else(|| bad(format!("no bundle at {:#x}", c.offset)))?
+                .map_err(|e| bad(e.to_string()))?;
+            found.push((p.offset - r, c.region, p));
         }
     }
     if found.len() != plan.changes.len() {
@@ -403,17 +429,30 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
                     c.new_size()
                 ));
             }
+            // What was made in memory (a compressed bundle, above all) must be what is there.
+            if let Some(Content { parts }) = &c.bytes {
+                if let [Part::Bytes(b)] = &parts[..] {
+                    if p.data != &b[..] {
+                        return Err(format!(
+                            "bundle {} at {:#x} is not the bytes written",
+                            c.index, c.offset
+                        ));
+                    }
+                }
+            }
+            // The bundle's header must parse, its payloads lie inside it; of a compressed
+            // bundle only the prefix that holds the header is inflated (its stream and hash
+            // were checked when it was made, or it is the input's, unchanged).
             let inflated;
-            let plain = match &p.kind {
-                Kind::Plain(_) => p.data,
+            let (plain, size) = match &p.kind {
+                Kind::Plain(_) => (p.data, p.data.len() as u64),
                 Kind::Compressed(blob) => {
-                    inflated = compressed::decompress_blob(blob, limits::MAX_INFLATED_SIZE)
+                    inflated = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)
                         .map_err(|e| e.to_string())?;
-                    &inflated[..]
+                    (&inflated[..], blob.header.uncompressed_size)
                 }
             };
-            let h =
-                binary::parse(plain, plain.len() as u64, p.offset).map_err(|e| e.to_string())?;
+            let h = binary::parse(plain, size, p.offset).map_err(|e| e.to_string())?;
             if !c.removed.is_empty() {
                 let ids: Vec<String> = h.entries.iter().map(|e| e.id_str().into_owned()).collect();
                 if ids != c.kept {
