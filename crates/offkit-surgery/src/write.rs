@@ -17,15 +17,13 @@ use crate::plan::{par_map, Plan};
 pub struct Written {
     /// The output's size.
     pub size: u64,
-    /// The zero bytes left as holes (seeked over rather than written).
+    /// The zero bytes seeked over rather than written (each bundle's space after it; the file
+    /// system makes holes of the whole blocks among them).
     pub holes: u64,
 }
 
 /// How much of a compressed bundle is inflated to check its header.
 const HEADER_PREFIX: u64 = 1 << 20;
-
-/// Holes are made only of whole runs at least this long.
-const MIN_HOLE: u64 = 4096;
 
 /// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
 /// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
@@ -62,20 +60,25 @@ pub fn write(
                 size = data.len() as u64;
             }
             _ => {
+                // Each bundle's slot: the bundle (new or copied), then up to the next bundle
+                // only zeros (the sequence's rule), seeked over: holes, whatever the input had.
                 let mut pos = 0u64;
                 for c in plan.changes.iter() {
-                    let Some(content) = &c.bytes else { continue };
                     copy(src, f, pos, c.offset - pos).map_err(werr)?;
-                    write_content(f, src, content).map_err(werr)?;
-                    let new = content.len();
-                    let freed = c.old_size.saturating_sub(new);
-                    if freed >= MIN_HOLE {
-                        f.seek(SeekFrom::Current(freed as i64)).map_err(werr)?;
-                        holes += freed;
-                    } else {
-                        write_zeros(f, freed).map_err(werr)?;
-                    }
-                    pos = c.offset + c.old_size.max(new);
+                    let written = match &c.bytes {
+                        Some(content) => {
+                            write_content(f, src, content).map_err(werr)?;
+                            content.len()
+                        }
+                        None => {
+                            copy(src, f, c.offset, c.old_size).map_err(werr)?;
+                            c.old_size
+                        }
+                    };
+                    let rest = c.slot.saturating_sub(written);
+                    f.seek(SeekFrom::Current(rest as i64)).map_err(werr)?;
+                    holes += rest;
+                    pos = c.offset + c.slot.max(written);
                 }
                 copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
                 f.set_len(plan.file_size).map_err(werr)?;

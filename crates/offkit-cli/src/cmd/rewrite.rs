@@ -163,11 +163,9 @@ pub fn how(d: &Done, plan: &Plan) -> String {
         (Some(_), false) if plan.resized => {
             " (object: bundle sections resized to their bundles)".into()
         }
-        (Some(w), false) if w.holes > 0 => format!(
-            " (bundles rewritten in place, freed bytes zeroed; {} left as holes)",
-            plural(w.holes as usize, "byte", "bytes")
-        ),
-        (Some(_), false) => " (bundles rewritten in place)".into(),
+        (Some(_), false) => {
+            " (bundles rewritten in place, freed bytes zeroed, written sparse)".into()
+        }
     }
 }
 
