@@ -273,6 +273,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
         }),
         (Edit::Compress(opts), Kind::Compressed(blob)) => {
             if blob.header.version == opts.version && blob.header.method == opts.method {
+                check_header(blob, piece.offset)?;
                 return Ok(unchanged(None));
             }
             let data = plain(piece)?;
@@ -326,6 +327,9 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
         }
         (Edit::Replace(r), kind) => {
             if r.bundle != piece.offset {
+                if let Kind::Compressed(blob) = kind {
+                    check_header(blob, piece.offset)?;
+                }
                 return Ok(unchanged(None));
             }
             let data = plain(piece)?;
@@ -367,6 +371,17 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             })
         }
     }
+}
+
+/// How much of a compressed bundle is inflated to check the bundle header inside.
+pub(crate) const HEADER_PREFIX: u64 = 1 << 20;
+
+/// Checks that a compressed bundle left as it is holds a bundle whose header parses (only the
+/// prefix that holds the header is inflated), as the check after the rewrite will.
+fn check_header(blob: &compressed::Blob<'_>, at: u64) -> offkit_format::Result<()> {
+    let prefix = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)?;
+    binary::parse(&prefix, blob.header.uncompressed_size, at)?;
+    Ok(())
 }
 
 /// `opts` with one thread: the one-shot call that gives LLVM's bytes (parallelism is across

@@ -8,7 +8,7 @@ use offkit_format::bundle::sequence::{self, Kind};
 use offkit_format::bundle::{binary, compressed};
 use offkit_tools::fs::AtomicFile;
 
-use crate::edit::{Content, Part};
+use crate::edit::{Content, Part, HEADER_PREFIX};
 use crate::error::{Error, Result};
 use crate::plan::{par_map, Plan};
 
@@ -21,9 +21,6 @@ pub struct Written {
     /// system makes holes of the whole blocks among them).
     pub holes: u64,
 }
-
-/// How much of a compressed bundle is inflated to check its header.
-const HEADER_PREFIX: u64 = 1 << 20;
 
 /// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
 /// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
