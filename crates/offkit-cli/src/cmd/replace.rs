@@ -79,6 +79,17 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         Some((offset, _)) => offset,
         None => address.offset - bundle.offset,
     };
+    if info
+        .location
+        .steps
+        .iter()
+        .any(|s| matches!(s, Step::Member(_) | Step::ThinMember(_)))
+    {
+        bail!(
+            "`{}` is in an archive member: replace it in the member (`ar x`), then put the member back",
+            info.location
+        );
+    }
     let Some(id) = info.location.steps.iter().rev().find_map(|s| match s {
         Step::BundleEntry(id) => Some(id.clone()),
         _ => None,
@@ -97,7 +108,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         payload,
         level: a.level,
     });
-    each(
+    let done = each(
         std::slice::from_ref(&a.file),
         |f| rewrite(f, &dest, &edit),
         |f, d| {
@@ -120,5 +131,15 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
             }
         },
     )?;
+    if !done
+        .iter()
+        .flat_map(|d| &d.plans)
+        .any(|p| p.changes_anything())
+    {
+        bail!(
+            "`{}` was found but its bundle was not rewritten (a bug)",
+            info.location
+        );
+    }
     Ok(())
 }
