@@ -32,11 +32,14 @@ impl Filter {
         }
         let triple = String::from_utf8_lossy(id.triple().as_bytes()).into_owned();
         let tid = String::from_utf8_lossy(id.target_id()).into_owned();
+        self.keeps_image(&triple, &tid, ImageKind::Object)
+    }
+
+    /// Whether a device image for `triple` and target ID `tid` stays.
+    pub fn keeps_image(&self, triple: &str, tid: &str, kind: ImageKind) -> bool {
         match self {
-            Filter::Keep(devices) => devices
-                .iter()
-                .any(|d| d.fit(&triple, &tid, ImageKind::Object).is_some()),
-            Filter::Drop(devices) => !devices.iter().any(|d| made_for(d, &triple, &tid)),
+            Filter::Keep(devices) => devices.iter().any(|d| d.fit(triple, tid, kind).is_some()),
+            Filter::Drop(devices) => !devices.iter().any(|d| made_for(d, triple, tid)),
         }
     }
 }

@@ -29,5 +29,5 @@ mod write;
 pub use archive::{plan_archive, write_archive, ArchivePlan};
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
-pub use plan::{plan, Change, Plan, Region};
+pub use plan::{plan, BinarySection, Change, Plan, Region};
 pub use write::{rewrite_bytes, validate, write, Written};

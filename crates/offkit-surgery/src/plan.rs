@@ -50,6 +50,24 @@ impl Change {
     }
 }
 
+/// A `.llvm.offloading` section of a relocatable object pruned: the offload binaries kept, one
+/// after another as the compiler lays them out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinarySection {
+    /// The section's name.
+    pub name: String,
+    /// Its absolute offset (which does not change).
+    pub offset: u64,
+    /// Its size now.
+    pub old_size: u64,
+    /// The images kept and removed (`triple-arch`), in file order.
+    pub kept: Vec<String>,
+    /// The images removed.
+    pub removed: Vec<String>,
+    /// The section's new contents.
+    pub bytes: Vec<u8>,
+}
+
 /// The rewrite of one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Plan {
@@ -68,12 +86,14 @@ pub struct Plan {
     /// bundles (a section holding one bundle shrinks with it, or grows and moves to the end of
     /// the file); otherwise nothing moves.
     pub resized: bool,
+    /// The `.llvm.offloading` sections of a relocatable object a prune shrinks.
+    pub binaries: Vec<BinarySection>,
 }
 
 impl Plan {
     /// Whether anything changes.
     pub fn changes_anything(&self) -> bool {
-        self.changes.iter().any(|c| c.bytes.is_some())
+        self.changes.iter().any(|c| c.bytes.is_some()) || !self.binaries.is_empty()
     }
 
     /// The bytes freed (negative: taken) by the rewrite, summed over the bundles.
@@ -81,6 +101,11 @@ impl Plan {
         self.changes
             .iter()
             .map(|c| c.old_size as i64 - c.new_size() as i64)
+            .chain(
+                self.binaries
+                    .iter()
+                    .map(|b| b.old_size as i64 - b.bytes.len() as i64),
+            )
             .sum()
     }
 }
@@ -141,9 +166,15 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         input: input.to_string(),
         source,
     };
-    let regions = regions(data, input)?;
     let relocatable =
         object::File::parse(data).is_ok_and(|f| f.kind() == object::ObjectKind::Relocatable);
+    let binaries = match edit {
+        Edit::Prune { filter, .. } if relocatable => {
+            prune_binaries(data, filter).map_err(format)?
+        }
+        _ => Vec::new(),
+    };
+    let regions = regions(data, input)?;
     let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
     for (ri, r) in regions.iter().enumerate() {
         let bytes = usize::try_from(r.offset)
@@ -185,7 +216,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         && pieces.len() == 1
         && pieces[0].1.offset == 0;
     let mut changes = Vec::with_capacity(pieces.len());
-    let mut resized = false;
+    let mut resized = !binaries.is_empty();
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
         let o = outcome.map_err(format)?;
         let c = Change {
@@ -225,7 +256,66 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         changes,
         whole,
         resized,
+        binaries,
     })
+}
+
+/// The `.llvm.offloading` sections of a relocatable object with the offload binaries `filter`
+/// does not keep taken out (a binary goes when none of its images stays); only the sections
+/// that change.
+fn prune_binaries(
+    data: &[u8],
+    filter: &crate::edit::Filter,
+) -> offkit_format::Result<Vec<BinarySection>> {
+    use offkit_format::binary;
+    let Ok(file) = object::File::parse(data) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for s in file.sections() {
+        if s.name() != Ok(".llvm.offloading") {
+            continue;
+        }
+        let Some((offset, size)) = s.file_range() else {
+            continue;
+        };
+        let bytes = s.data().unwrap_or_default();
+        let (mut kept, mut removed, mut new) = (Vec::new(), Vec::new(), Vec::new());
+        for b in binary::parse_all(bytes, offset) {
+            let b = b?;
+            let names: Vec<String> = b
+                .entries
+                .iter()
+                .map(|e| format!("{}-{}", e.triple(), e.arch()))
+                .collect();
+            let keep = b
+                .entries
+                .iter()
+                .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
+            if keep {
+                let start = (b.offset - offset) as usize;
+                let mut end = start + b.size as usize;
+                if b.version != 1 {
+                    end = (end.div_ceil(8) * 8).min(bytes.len());
+                }
+                new.extend_from_slice(bytes.get(start..end).unwrap_or_default());
+                kept.extend(names);
+            } else {
+                removed.extend(names);
+            }
+        }
+        if !removed.is_empty() {
+            out.push(BinarySection {
+                name: ".llvm.offloading".into(),
+                offset,
+                old_size: size,
+                kept,
+                removed,
+                bytes: new,
+            });
+        }
+    }
+    Ok(out)
 }
 
 /// `f` over every item on `threads` threads (0: all cores), the results in the items' order.

@@ -163,6 +163,26 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
     };
     let elf = ElfHeaders::parse(data).ok_or_else(|| fail("cannot read its ELF headers".into()))?;
     let mut out = data.to_vec();
+    for b in &plan.binaries {
+        let index = {
+            use object::{Object, ObjectSection};
+            let file = object::File::parse(data)
+                .map_err(|e| fail(format!("cannot read it as an ELF file: {e}")))?;
+            let sec = file
+                .sections()
+                .find(|s| s.file_range().map(|f| f.0) == Some(b.offset) && s.name() == Ok(&b.name))
+                .ok_or_else(|| fail(format!("no section header for `{}`", b.name)))?;
+            sec.index().0
+        };
+        let start = b.offset as usize;
+        if let Some(dst) = out.get_mut(start..start + b.old_size as usize) {
+            dst.fill(0);
+            if let Some(d) = dst.get_mut(..b.bytes.len()) {
+                d.copy_from_slice(&b.bytes);
+            }
+        }
+        elf.set_offset_size(&mut out, index, b.offset, b.bytes.len() as u64);
+    }
     for (ri, r) in plan.regions.iter().enumerate() {
         let changes: Vec<_> = plan.changes.iter().filter(|c| c.region == ri).collect();
         if changes.iter().all(|c| c.bytes.is_none()) {
@@ -368,6 +388,26 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
     let names = |rs: &[crate::plan::Region]| rs.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
     if names(&regions_after) != names(&plan.regions) {
         return Err(bad("its bundle sections changed".into()));
+    }
+    for b in &plan.binaries {
+        use object::{Object, ObjectSection};
+        let file = object::File::parse(after).map_err(|e| bad(e.to_string()))?;
+        let sec = file
+            .sections()
+            .find(|s| s.file_range().map(|f| f.0) == Some(b.offset) && s.name() == Ok(&b.name))
+            .ok_or_else(|| bad(format!("`{}` went missing", b.name)))?;
+        let mut ids = Vec::new();
+        for bin in offkit_format::binary::parse_all(sec.data().unwrap_or_default(), b.offset) {
+            let bin = bin.map_err(|e| bad(e.to_string()))?;
+            ids.extend(
+                bin.entries
+                    .iter()
+                    .map(|e| format!("{}-{}", e.triple(), e.arch())),
+            );
+        }
+        if ids != b.kept {
+            return Err(bad(format!("`{}` holds {ids:?}, not {:?}", b.name, b.kept)));
+        }
     }
     let mut found = Vec::new();
     if plan.whole || plan.resized {

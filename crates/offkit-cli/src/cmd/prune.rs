@@ -85,7 +85,19 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
                         c.new_size()
                     );
                 }
-                let images: usize = plan.changes.iter().map(|c| c.removed.len()).sum();
+                for b in &plan.binaries {
+                    println!(
+                        "  {} at {:#x}: {} {} ({} -> {} bytes)",
+                        b.name,
+                        b.offset,
+                        if dry { "would drop" } else { "dropped" },
+                        b.removed.join(", "),
+                        b.old_size,
+                        b.bytes.len()
+                    );
+                }
+                let images: usize = plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
+                    + plan.binaries.iter().map(|b| b.removed.len()).sum::<usize>();
                 let bundles = plan
                     .changes
                     .iter()
@@ -108,7 +120,11 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     let images: usize = plans()
         .flat_map(|p| &p.changes)
         .map(|c| c.removed.len())
-        .sum();
+        .sum::<usize>()
+        + plans()
+            .flat_map(|p| &p.binaries)
+            .map(|b| b.removed.len())
+            .sum::<usize>();
     let net: i64 = plans().map(Plan::freed).sum();
     println!(
         "prune: {} {} from {}, {}",
