@@ -2,10 +2,14 @@
 
 pub mod bundle;
 pub mod check;
+pub mod compress;
 pub mod extract;
 pub mod inspect;
 pub mod link;
 pub mod list;
+pub mod prune;
+pub mod replace;
+pub mod rewrite;
 pub mod shims;
 pub mod unbundle;
 pub mod wrap;
@@ -20,6 +24,10 @@ pub enum Cmd {
     Inspect(inspect::Args),
     Extract(extract::Args),
     Check(check::Args),
+    Prune(prune::Args),
+    Compress(compress::CompressArgs),
+    Decompress(compress::DecompressArgs),
+    Replace(replace::Args),
     Bundle(bundle::Args),
     Unbundle(unbundle::Args),
     List(list::Args),
@@ -34,6 +42,10 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Inspect(a) => inspect::run(a, env),
         Cmd::Extract(a) => extract::run(a, env),
         Cmd::Check(a) => check::run(a, env),
+        Cmd::Prune(a) => prune::run(a, env),
+        Cmd::Compress(a) => compress::run_compress(a, env),
+        Cmd::Decompress(a) => compress::run_decompress(a, env),
+        Cmd::Replace(a) => replace::run(a, env),
         Cmd::Bundle(a) => bundle::run(a, env),
         Cmd::Unbundle(a) => unbundle::run(a, env),
         Cmd::List(a) => list::run(a, env),

@@ -283,6 +283,47 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
     out.commit()
 }
 
+/// The ID of a process that has `path`'s file mapped shared and writable (`/proc/*/maps`:
+/// `rw-s`, the file's device and inode), if any: rewriting such a file in place would lose
+/// that process's writes. `None` where `/proc` cannot be read.
+pub fn mapped_for_writing(path: &Path) -> io::Result<Option<u32>> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(path)?;
+    let (dev, ino) = (m.dev(), m.ino());
+    // `/proc/PID/maps` shows the device as `major:minor` in hex (Linux's `new_encode_dev`
+    // split the same way as glibc's `major`/`minor`).
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let want_dev = format!("{major:02x}:{minor:02x}");
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return Ok(None);
+    };
+    for p in procs.flatten() {
+        let Some(pid) = p.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let Ok(maps) = std::fs::read_to_string(p.path().join("maps")) else {
+            continue;
+        };
+        for line in maps.lines() {
+            let mut f = line.split_whitespace();
+            let (Some(_), Some(perms), Some(_), Some(d), Some(i)) =
+                (f.next(), f.next(), f.next(), f.next(), f.next())
+            else {
+                continue;
+            };
+            if perms.as_bytes().get(1) == Some(&b'w')
+                && perms.as_bytes().get(3) == Some(&b's')
+                && d == want_dev
+                && i.parse::<u64>().ok() == Some(ino)
+            {
+                return Ok(Some(pid));
+            }
+        }
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,4 +9,5 @@ mod inspect;
 mod linker_wrapper;
 mod outputs;
 mod packager;
+mod surgery;
 mod wrapper;

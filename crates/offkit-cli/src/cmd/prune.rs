@@ -1,0 +1,137 @@
+//! `offkit prune`: the device images a set of devices does not need taken out of files.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use offkit_format::target_id::device::Device;
+use offkit_surgery::{Edit, Filter, Plan};
+use offkit_tools::Env;
+
+use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
+use crate::output::plural;
+use crate::select::parse_device;
+
+/// Take the device images not needed by a set of devices out of files (as `nvprune` does for
+/// CUDA).
+///
+/// `--keep`: an image stays when one of the devices would load it (the rules of `offkit check`:
+/// the device's processor or its generic target, features the image sets set the same way on
+/// the device). `--drop`: an image goes when it was made for one of the devices (the same
+/// processor, no feature set otherwise than the device names it: `--drop gfx90a` drops
+/// `gfx90a:xnack+` and `gfx90a:xnack-`). Host entries always stay.
+///
+/// Offload bundles, plain and compressed (compressed again with LLVM 19's parameters and the
+/// bundle's own version and method), in `.hip_fatbin` and bundle sections of shared libraries,
+/// executables and objects, and raw bundle files. Sections never move: each bundle is rewritten
+/// at its own offset (every `__hip_fatbin_wrapper` pointer stays right) and the freed bytes are
+/// zeroed, written as holes, so the file keeps its size but not its disk usage (and compresses
+/// them away in a wheel or container layer). The result is written beside the target, re-read and
+/// checked, then renamed.
+#[derive(Debug, clap::Args)]
+#[command(
+    group(clap::ArgGroup::new("which").required(true).args(["keep", "drop"])),
+    after_help = "Examples:\n  offkit prune libk.so --keep gfx90a:xnack-,gfx1100 --in-place\n  \
+                  offkit prune libk.so --drop gfx1030 --dry-run"
+)]
+pub struct Args {
+    /// The files: shared libraries, executables, objects, bundle files.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// Keep only what these devices load (comma-separated or repeated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_device)]
+    keep: Vec<Device>,
+    /// Drop what was made for these devices (comma-separated or repeated).
+    #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_device)]
+    drop: Vec<Device>,
+    /// Write the result here (one input only).
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Rewrite the inputs in place.
+    #[arg(long)]
+    in_place: bool,
+    /// Say what would go and the bytes freed, write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The level compressed bundles are compressed again with (LLVM 19's default, 3).
+    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
+    level: i32,
+}
+
+/// Runs `offkit prune`.
+pub fn run(a: Args, _env: &Env) -> Result<()> {
+    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), false)?;
+    let dry = matches!(dest, Dest::DryRun);
+    let filter = if a.keep.is_empty() {
+        Filter::Drop(a.drop)
+    } else {
+        Filter::Keep(a.keep)
+    };
+    let edit = Edit::Prune {
+        filter,
+        level: a.level,
+    };
+    let all = each(
+        &a.files,
+        |f| rewrite(f, &dest, &edit),
+        |_, d| {
+            for plan in &d.plans {
+                for c in plan.changes.iter().filter(|c| !c.removed.is_empty()) {
+                    println!(
+                        "  {}: {} {} ({} -> {} bytes)",
+                        bundle_name(plan, c),
+                        if dry { "would drop" } else { "dropped" },
+                        c.removed.join(", "),
+                        c.old_size,
+                        c.new_size()
+                    );
+                }
+                for b in &plan.binaries {
+                    println!(
+                        "  {} at {:#x}: {} {} ({} -> {} bytes)",
+                        b.name,
+                        b.offset,
+                        if dry { "would drop" } else { "dropped" },
+                        b.removed.join(", "),
+                        b.old_size,
+                        b.bytes.len()
+                    );
+                }
+                let images: usize = plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
+                    + plan.binaries.iter().map(|b| b.removed.len()).sum::<usize>();
+                let bundles = plan
+                    .changes
+                    .iter()
+                    .filter(|c| !c.removed.is_empty())
+                    .count();
+                println!(
+                    "{}: {} {} from {} of {}, {}{}",
+                    plan.input,
+                    plural(images, "image", "images"),
+                    if dry { "would be dropped" } else { "dropped" },
+                    bundles,
+                    plural(plan.changes.len(), "bundle", "bundles"),
+                    freed(plan.freed(), dry),
+                    how(d, plan)
+                );
+            }
+        },
+    )?;
+    let plans = || all.iter().flat_map(|d| &d.plans);
+    let images: usize = plans()
+        .flat_map(|p| &p.changes)
+        .map(|c| c.removed.len())
+        .sum::<usize>()
+        + plans()
+            .flat_map(|p| &p.binaries)
+            .map(|b| b.removed.len())
+            .sum::<usize>();
+    let net: i64 = plans().map(Plan::freed).sum();
+    println!(
+        "prune: {} {} from {}, {}",
+        plural(images, "image", "images"),
+        if dry { "would be dropped" } else { "dropped" },
+        plural(all.len(), "file", "files"),
+        freed(net, dry)
+    );
+    Ok(())
+}

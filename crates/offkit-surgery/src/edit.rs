@@ -1,0 +1,397 @@
+//! What is done to one bundle: compressed, decompressed, pruned or one entry replaced.
+
+use offkit_format::bundle::binary;
+use offkit_format::bundle::compressed::{self, Options};
+use offkit_format::bundle::sequence::{Kind, Piece};
+use offkit_format::kind::ImageKind;
+use offkit_format::limits;
+use offkit_format::target_id::bundle::BundleEntryId;
+use offkit_format::target_id::device::Device;
+use offkit_format::target_id::TargetId;
+use offkit_format::triple::Triple;
+
+/// Which entries of a bundle a prune keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Filter {
+    /// Keep the host entries and the images one of these devices would load (by
+    /// [`Device::fit`]: exact, features any, generic targets).
+    Keep(Vec<Device>),
+    /// Drop the images made for one of these devices: the same processor with no feature
+    /// set otherwise than the device names it (`gfx90a` drops `gfx90a:xnack+` and
+    /// `gfx90a:xnack-`; `gfx90a:xnack-` drops only the latter and `gfx90a`), or any image
+    /// [`Device::fit`] accepts for a device that is not an AMD GPU. Host entries stay.
+    Drop(Vec<Device>),
+}
+
+impl Filter {
+    /// Whether the entry `id` stays.
+    pub fn keeps(&self, id: &[u8]) -> bool {
+        let id = BundleEntryId::parse(id);
+        if id.kind() == b"host" {
+            return true;
+        }
+        let triple = String::from_utf8_lossy(id.triple().as_bytes()).into_owned();
+        let tid = String::from_utf8_lossy(id.target_id()).into_owned();
+        self.keeps_image(&triple, &tid, ImageKind::Object)
+    }
+
+    /// Whether a device image for `triple` and target ID `tid` stays.
+    pub fn keeps_image(&self, triple: &str, tid: &str, kind: ImageKind) -> bool {
+        match self {
+            Filter::Keep(devices) => devices.iter().any(|d| d.fit(triple, tid, kind).is_some()),
+            Filter::Drop(devices) => !devices.iter().any(|d| made_for(d, triple, tid)),
+        }
+    }
+}
+
+/// Whether the image (`triple`, `tid`) was made for `device` in the sense of [`Filter::Drop`].
+fn made_for(device: &Device, triple: &str, tid: &str) -> bool {
+    match device {
+        Device::Amdgpu {
+            processor,
+            features,
+        } => {
+            let t = Triple::parse(triple);
+            if !t.is_amdgcn() {
+                return false;
+            }
+            let Ok(id) = TargetId::parse(&t, tid) else {
+                return false;
+            };
+            id.processor() == processor.as_bytes()
+                && features
+                    .iter()
+                    .all(|(n, on)| id.feature(n).is_none_or(|v| v == *on))
+        }
+        d => d.fit(triple, tid, ImageKind::Object).is_some(),
+    }
+}
+
+/// A code object put in place of a bundle entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    /// The absolute offset of the bundle (of its `CCOB` header when compressed).
+    pub bundle: u64,
+    /// The entry's ID.
+    pub id: String,
+    /// The entry's payload offset in the bundle (the decompressed bundle when compressed).
+    pub entry_offset: u64,
+    /// The new payload.
+    pub payload: Vec<u8>,
+    /// The level a compressed bundle is compressed again with (LLVM 19's default: 3).
+    pub level: i32,
+}
+
+/// What is done to every bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Edit {
+    /// Plain bundles are compressed as LLVM 19's bundler compresses them with these options
+    /// (one-shot, one thread, so the bytes are LLVM's); compressed bundles of another version or
+    /// method are decompressed and compressed again; the others stay.
+    Compress(Options),
+    /// Compressed bundles are decompressed.
+    Decompress,
+    /// Entries the filter does not keep are removed (compressed bundles are compressed again
+    /// with their version and method and `level`).
+    Prune {
+        /// Which entries stay.
+        filter: Filter,
+        /// The zstd (or zlib) level for bundles compressed again.
+        level: i32,
+    },
+    /// One entry of one bundle is replaced.
+    Replace(Replacement),
+}
+
+/// A part of a rewritten bundle, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Part {
+    /// Bytes made here (a header, a compressed bundle, a replacement).
+    Bytes(Vec<u8>),
+    /// Bytes of the input, copied by the kernel and never read into memory (payloads kept by
+    /// a prune of a plain bundle).
+    Input {
+        /// The absolute offset in the input.
+        offset: u64,
+        /// How many.
+        len: u64,
+    },
+    /// Zero bytes (padding).
+    Zeros(u64),
+}
+
+/// The bytes of a rewritten bundle, as parts.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Content {
+    /// The parts, in order.
+    pub parts: Vec<Part>,
+}
+
+impl Content {
+    /// The size of the bundle.
+    pub fn len(&self) -> u64 {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Bytes(b) => b.len() as u64,
+                Part::Input { len, .. } => *len,
+                Part::Zeros(n) => *n,
+            })
+            .sum()
+    }
+
+    /// Whether it is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl From<Vec<u8>> for Content {
+    fn from(b: Vec<u8>) -> Content {
+        Content {
+            parts: vec![Part::Bytes(b)],
+        }
+    }
+}
+
+/// What became of one bundle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    /// The new bytes, or `None` when the bundle stays as it is.
+    pub bytes: Option<Content>,
+    /// The IDs of the entries removed.
+    pub removed: Vec<String>,
+    /// The IDs of the entries kept.
+    pub kept: Vec<String>,
+}
+
+/// The payload alignment the bundle was written with, as `-bundle-align` (the largest power
+/// of two up to 4096 with which LLVM 19's layout gives the bundle's offsets); `None` when no
+/// alignment gives them.
+fn alignment(h: &binary::Header<'_>) -> Option<u64> {
+    let ids: Vec<&[u8]> = h.entries.iter().map(|e| e.id).collect();
+    let sizes: Vec<u64> = h.entries.iter().map(|e| e.size).collect();
+    let offsets: Vec<u64> = h.entries.iter().map(|e| e.offset).collect();
+    (0..=12)
+        .rev()
+        .map(|s| 1u64 << s)
+        .find(|&a| binary::layout(&ids, &sizes, a).is_ok_and(|l| l.offsets == offsets))
+}
+
+/// Where a payload of a rewritten bundle comes from.
+enum Src<'a> {
+    /// The input, at this absolute offset, this many bytes.
+    Input(u64, u64),
+    /// Memory.
+    Mem(&'a [u8]),
+}
+
+/// The parts of a content that are all in memory, joined (for compression).
+fn flatten(c: Content) -> Vec<u8> {
+    let mut out = Vec::with_capacity(c.len() as usize);
+    for p in c.parts {
+        match p {
+            Part::Bytes(b) => out.extend_from_slice(&b),
+            Part::Zeros(n) => out.resize(out.len() + n as usize, 0),
+            // `relayout` is given only memory payloads when its result is flattened.
+            Part::Input { .. } => {}
+        }
+    }
+    out
+}
+
+/// The bundle `h` rewritten with `entries` (ID, payload) in its own alignment, as LLVM 19's
+/// bundler lays it out.
+fn relayout(
+    h: &binary::Header<'_>,
+    entries: &[(&[u8], Src<'_>)],
+    at: u64,
+) -> offkit_format::Result<Content> {
+    let align = alignment(h).ok_or_else(|| offkit_format::Error::Invalid {
+        what: "offload bundle",
+        offset: at,
+        reason: "its payloads are not where LLVM's bundler puts them with any alignment up \
+                 to 4096, so it cannot be rewritten as the bundler would"
+            .into(),
+    })?;
+    let ids: Vec<&[u8]> = entries.iter().map(|(id, _)| *id).collect();
+    let sizes: Vec<u64> = entries
+        .iter()
+        .map(|(_, s)| match s {
+            Src::Input(_, n) => *n,
+            Src::Mem(b) => b.len() as u64,
+        })
+        .collect();
+    let l = binary::layout(&ids, &sizes, align)?;
+    let mut parts = vec![Part::Bytes(l.header.clone())];
+    for ((_, src), pad) in entries.iter().zip(l.padding()) {
+        if pad > 0 {
+            parts.push(Part::Zeros(pad));
+        }
+        parts.push(match src {
+            Src::Input(offset, len) => Part::Input {
+                offset: *offset,
+                len: *len,
+            },
+            Src::Mem(b) => Part::Bytes(b.to_vec()),
+        });
+    }
+    Ok(Content { parts })
+}
+
+/// The plain bundle of a piece: its own bytes, or its decompressed bytes.
+fn plain<'p>(piece: &'p Piece<'_>) -> offkit_format::Result<std::borrow::Cow<'p, [u8]>> {
+    Ok(match &piece.kind {
+        Kind::Plain(_) => std::borrow::Cow::Borrowed(piece.data),
+        Kind::Compressed(blob) => std::borrow::Cow::Owned(compressed::decompress_blob(
+            blob,
+            limits::MAX_INFLATED_SIZE,
+        )?),
+    })
+}
+
+/// What `edit` makes of `piece`.
+pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Outcome> {
+    let unchanged = |h: Option<&binary::Header<'_>>| Outcome {
+        bytes: None,
+        removed: Vec::new(),
+        kept: h
+            .map(|h| h.entries.iter().map(|e| e.id_str().into_owned()).collect())
+            .unwrap_or_default(),
+    };
+    let stream_opts = |header: &compressed::Header, level: i32| Options {
+        version: header.version,
+        method: header.method,
+        level,
+        ..Options::default()
+    };
+    match (edit, &piece.kind) {
+        (Edit::Compress(opts), Kind::Plain(h)) => Ok(Outcome {
+            bytes: Some(
+                compressed::compress(piece.data, &single(opts))?
+                    .bytes
+                    .into(),
+            ),
+            ..unchanged(Some(h))
+        }),
+        (Edit::Compress(opts), Kind::Compressed(blob)) => {
+            if blob.header.version == opts.version && blob.header.method == opts.method {
+                check_header(blob, piece.offset)?;
+                return Ok(unchanged(None));
+            }
+            let data = plain(piece)?;
+            Ok(Outcome {
+                bytes: Some(compressed::compress(&data, &single(opts))?.bytes.into()),
+                ..unchanged(None)
+            })
+        }
+        (Edit::Decompress, Kind::Plain(h)) => Ok(unchanged(Some(h))),
+        (Edit::Decompress, Kind::Compressed(_)) => Ok(Outcome {
+            bytes: Some(plain(piece)?.into_owned().into()),
+            ..unchanged(None)
+        }),
+        (Edit::Prune { filter, level }, kind) => {
+            let data = plain(piece)?;
+            let h = binary::parse(&data, data.len() as u64, piece.offset)?;
+            let (keep, drop): (Vec<_>, Vec<_>) = h.entries.iter().partition(|e| filter.keeps(e.id));
+            let kept = keep.iter().map(|e| e.id_str().into_owned()).collect();
+            let removed: Vec<String> = drop.iter().map(|e| e.id_str().into_owned()).collect();
+            if removed.is_empty() {
+                return Ok(Outcome {
+                    bytes: None,
+                    removed,
+                    kept,
+                });
+            }
+            let bytes = match kind {
+                Kind::Plain(_) => {
+                    let entries: Vec<(&[u8], Src<'_>)> = keep
+                        .iter()
+                        .map(|e| (e.id, Src::Input(piece.offset + e.offset, e.size)))
+                        .collect();
+                    relayout(&h, &entries, piece.offset)?
+                }
+                Kind::Compressed(blob) => {
+                    let entries: Vec<(&[u8], Src<'_>)> = keep
+                        .iter()
+                        .map(|e| (e.id, Src::Mem(e.payload(&data).unwrap_or_default())))
+                        .collect();
+                    let plain = flatten(relayout(&h, &entries, piece.offset)?);
+                    compressed::compress(&plain, &stream_opts(&blob.header, *level))?
+                        .bytes
+                        .into()
+                }
+            };
+            Ok(Outcome {
+                bytes: Some(bytes),
+                removed,
+                kept,
+            })
+        }
+        (Edit::Replace(r), kind) => {
+            if r.bundle != piece.offset {
+                if let Kind::Compressed(blob) = kind {
+                    check_header(blob, piece.offset)?;
+                }
+                return Ok(unchanged(None));
+            }
+            let data = plain(piece)?;
+            let h = binary::parse(&data, data.len() as u64, piece.offset)?;
+            let hit = |e: &binary::Entry<'_>| e.offset == r.entry_offset && e.id == r.id.as_bytes();
+            if !h.entries.iter().any(hit) {
+                return Err(offkit_format::Error::Invalid {
+                    what: "offload bundle",
+                    offset: piece.offset,
+                    reason: format!(
+                        "no entry `{}` has its payload at offset {:#x}",
+                        r.id, r.entry_offset
+                    ),
+                });
+            }
+            let entries: Vec<(&[u8], Src<'_>)> = h
+                .entries
+                .iter()
+                .map(|e| {
+                    let p = if hit(e) {
+                        Src::Mem(&r.payload[..])
+                    } else if let Kind::Plain(_) = kind {
+                        Src::Input(piece.offset + e.offset, e.size)
+                    } else {
+                        Src::Mem(e.payload(&data).unwrap_or_default())
+                    };
+                    (e.id, p)
+                })
+                .collect();
+            let mut bytes = relayout(&h, &entries, piece.offset)?;
+            if let Kind::Compressed(blob) = kind {
+                bytes = compressed::compress(&flatten(bytes), &stream_opts(&blob.header, r.level))?
+                    .bytes
+                    .into();
+            }
+            Ok(Outcome {
+                bytes: Some(bytes),
+                ..unchanged(Some(&h))
+            })
+        }
+    }
+}
+
+/// How much of a compressed bundle is inflated to check the bundle header inside.
+pub(crate) const HEADER_PREFIX: u64 = 1 << 20;
+
+/// Checks that a compressed bundle left as it is holds a bundle whose header parses (only the
+/// prefix that holds the header is inflated), as the check after the rewrite will.
+fn check_header(blob: &compressed::Blob<'_>, at: u64) -> offkit_format::Result<()> {
+    let prefix = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)?;
+    binary::parse(&prefix, blob.header.uncompressed_size, at)?;
+    Ok(())
+}
+
+/// `opts` with one thread: the one-shot call that gives LLVM's bytes (parallelism is across
+/// bundles).
+fn single(opts: &Options) -> Options {
+    Options {
+        threads: 0,
+        ..*opts
+    }
+}

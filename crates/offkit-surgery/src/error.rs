@@ -1,0 +1,77 @@
+//! The one error type of surgery.
+
+use std::path::PathBuf;
+
+/// Something that went wrong planning, writing or checking a rewrite.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An input could not be read.
+    #[error("cannot read `{}`", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An output could not be written.
+    #[error("cannot write `{}`", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input holds malformed offloading data.
+    #[error("invalid offload data in {input}")]
+    Format {
+        /// The input.
+        input: String,
+        /// The format error (with the absolute offset).
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// A rewritten bundle does not fit where it must stay.
+    #[error(
+        "{input}: bundle {index} of `{section}` at {offset:#x} would be {new_size} bytes, but its \
+         space up to the next bundle is {slot} bytes: {short} bytes short (a linked file's \
+         sections cannot move)"
+    )]
+    DoesNotFit {
+        /// The input.
+        input: String,
+        /// The section (`.hip_fatbin`, or `(file)` for a raw bundle file).
+        section: String,
+        /// The bundle's index in its section.
+        index: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// Its size once rewritten.
+        new_size: u64,
+        /// The bytes it may take.
+        slot: u64,
+        /// By how many bytes it does not fit.
+        short: u64,
+    },
+    /// An input is well formed but cannot be rewritten as asked.
+    #[error("{input}: {message}")]
+    Unusable {
+        /// The input.
+        input: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The rewritten file did not read back as it should (a bug: nothing was written).
+    #[error("{input}: the rewritten file does not check out: {message}")]
+    Validation {
+        /// The input.
+        input: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A result with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,33 @@
+//! Surgery on built binaries: the offload bundles of shared libraries, executables, objects
+//! and raw bundle files compressed, decompressed, pruned to the devices kept, or one code
+//! object replaced — without a rebuild.
+//!
+//! ```text
+//! input ─map─► plan (find the bundle sections, walk each as a sequence of bundles, rewrite
+//!              every bundle on all cores) ─► write (beside the target: unchanged ranges
+//!              copied by the kernel, rewritten bundles at their own offsets, freed bytes left
+//!              as holes) ─► validate (re-read: headers unchanged, every bundle parses and
+//!              inflates, each at its address) ─► rename
+//! ```
+//!
+//! Sections never move: every bundle is rewritten at its own offset, so every pointer to it
+//! (`__hip_fatbin_wrapper`, the dynamic relocations) stays right, and the bytes it frees are
+//! zeroed. A bundle that grows (decompression, a larger replacement) must fit its space up to
+//! the next bundle or the section's end; otherwise [`Error::DoesNotFit`] says by how much. A
+//! raw bundle file holding one bundle is simply rewritten (it may grow).
+//!
+//! This crate is separate from `offkit-bundle` (which bundles and unbundles files as LLVM's
+//! bundler does, laying out new files) because its concern is different: editing an existing
+//! container without moving anything, which the bundler never does.
+
+mod archive;
+mod edit;
+mod error;
+mod plan;
+mod write;
+
+pub use archive::{plan_archive, write_archive, ArchivePlan};
+pub use edit::{Content, Edit, Filter, Part, Replacement};
+pub use error::{Error, Result};
+pub use plan::{plan, BinarySection, Change, Plan, Region};
+pub use write::{rewrite_bytes, validate, write, Written};

@@ -1,0 +1,364 @@
+//! Planning a rewrite: the bundle sections of a file, their bundles, and what each becomes
+//! (worked out on all cores, in a deterministic order).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use object::{Object, ObjectSection};
+use offkit_format::bundle::sequence::{self, Piece};
+
+use crate::edit::{apply, Content, Edit};
+use crate::error::{Error, Result};
+
+/// A range of the file that holds a sequence of bundles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    /// The section's name, or `(file)` for a raw bundle file.
+    pub name: String,
+    /// Its absolute offset.
+    pub offset: u64,
+    /// Its size.
+    pub size: u64,
+}
+
+/// One bundle and what it becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// The index of its region in [`Plan::regions`].
+    pub region: usize,
+    /// Its index in its region's sequence.
+    pub index: usize,
+    /// Its absolute offset (which does not change).
+    pub offset: u64,
+    /// Its size now.
+    pub old_size: u64,
+    /// The bytes it may take: up to the next bundle or the end of its region.
+    pub slot: u64,
+    /// Whether it is compressed now.
+    pub was_compressed: bool,
+    /// The IDs of its entries kept (for a compressed bundle a compress does not touch: none).
+    pub kept: Vec<String>,
+    /// The IDs of its entries removed.
+    pub removed: Vec<String>,
+    /// Its new bytes, or `None` when it stays as it is.
+    pub bytes: Option<Content>,
+}
+
+impl Change {
+    /// Its size once rewritten.
+    pub fn new_size(&self) -> u64 {
+        self.bytes.as_ref().map_or(self.old_size, Content::len)
+    }
+}
+
+/// A `.llvm.offloading` section of a relocatable object pruned: the offload binaries kept, one
+/// after another as the compiler lays them out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinarySection {
+    /// The section's name.
+    pub name: String,
+    /// Its absolute offset (which does not change).
+    pub offset: u64,
+    /// Its size now.
+    pub old_size: u64,
+    /// The images kept and removed (`triple-arch`), in file order.
+    pub kept: Vec<String>,
+    /// The images removed.
+    pub removed: Vec<String>,
+    /// The section's new contents.
+    pub bytes: Vec<u8>,
+}
+
+/// The rewrite of one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The input's name.
+    pub input: String,
+    /// The input's size.
+    pub file_size: u64,
+    /// The regions holding bundles.
+    pub regions: Vec<Region>,
+    /// Every bundle, in file order.
+    pub changes: Vec<Change>,
+    /// Whether the file is one raw bundle, which is simply rewritten (it may grow or shrink);
+    /// otherwise every bundle stays at its offset within its slot.
+    pub whole: bool,
+    /// Whether the file is a relocatable object whose bundle sections are resized to their
+    /// bundles (a section holding one bundle shrinks with it, or grows and moves to the end of
+    /// the file); otherwise nothing moves.
+    pub resized: bool,
+    /// The `.llvm.offloading` sections of a relocatable object a prune shrinks.
+    pub binaries: Vec<BinarySection>,
+}
+
+impl Plan {
+    /// Whether anything changes.
+    pub fn changes_anything(&self) -> bool {
+        self.changes.iter().any(|c| c.bytes.is_some()) || !self.binaries.is_empty()
+    }
+
+    /// The bytes freed (negative: taken) by the rewrite, summed over the bundles.
+    pub fn freed(&self) -> i64 {
+        self.changes
+            .iter()
+            .map(|c| c.old_size as i64 - c.new_size() as i64)
+            .chain(
+                self.binaries
+                    .iter()
+                    .map(|b| b.old_size as i64 - b.bytes.len() as i64),
+            )
+            .sum()
+    }
+}
+
+/// The regions of `data` that hold bundles: the `.hip_fatbin` and bundle-holding
+/// `__CLANG_OFFLOAD_BUNDLE__*` sections of an ELF file, or the whole of a raw bundle file.
+pub(crate) fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
+    let unusable = |message: String| Error::Unusable {
+        input: input.to_string(),
+        message,
+    };
+    match object::FileKind::parse(data) {
+        Ok(object::FileKind::Elf32 | object::FileKind::Elf64) => {
+            let file = object::File::parse(data)
+                .map_err(|e| unusable(format!("cannot read it as an ELF file: {e}")))?;
+            let mut out = Vec::new();
+            for s in file.sections() {
+                let Ok(name) = s.name() else { continue };
+                if name != ".hip_fatbin" && !name.starts_with("__CLANG_OFFLOAD_BUNDLE__") {
+                    continue;
+                }
+                let Some((offset, size)) = s.file_range() else {
+                    continue;
+                };
+                let bytes = s.data().unwrap_or_default();
+                let first = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+                // A fat object's `__CLANG_OFFLOAD_BUNDLE__<id>` section holds a code object,
+                // not a bundle.
+                if !sequence::starts_bundle(bytes.get(first..).unwrap_or_default()) {
+                    continue;
+                }
+                out.push(Region {
+                    name: name.to_string(),
+                    offset,
+                    size,
+                });
+            }
+            Ok(out)
+        }
+        Ok(object::FileKind::Archive) => Err(unusable(
+            "archives are not rewritten yet (rewrite its members one by one)".into(),
+        )),
+        _ if sequence::starts_bundle(data) => Ok(vec![Region {
+            name: "(file)".into(),
+            offset: 0,
+            size: data.len() as u64,
+        }]),
+        _ => Err(unusable(
+            "it is neither an ELF file nor an offload bundle".into(),
+        )),
+    }
+}
+
+/// Plans `edit` on `data` (the input named `input`), rewriting the bundles on `threads`
+/// threads (0: all cores). Every bundle is checked against its slot.
+pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Plan> {
+    let format = |source| Error::Format {
+        input: input.to_string(),
+        source,
+    };
+    let relocatable =
+        object::File::parse(data).is_ok_and(|f| f.kind() == object::ObjectKind::Relocatable);
+    let binaries = match edit {
+        Edit::Prune { filter, .. } if relocatable => {
+            prune_binaries(data, filter).map_err(format)?
+        }
+        _ => Vec::new(),
+    };
+    let regions = regions(data, input)?;
+    let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
+    for (ri, r) in regions.iter().enumerate() {
+        let bytes = usize::try_from(r.offset)
+            .ok()
+            .zip(usize::try_from(r.size).ok())
+            .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+            .ok_or_else(|| Error::Unusable {
+                input: input.to_string(),
+                message: format!("section `{}` lies outside the file", r.name),
+            })?;
+        let seq: Vec<Piece<'_>> = sequence::sequence(bytes, r.offset)
+            .collect::<offkit_format::Result<_>>()
+            .map_err(format)?;
+        let ends: Vec<u64> = seq
+            .iter()
+            .skip(1)
+            .map(|p| p.offset)
+            .chain([r.offset + r.size])
+            .collect();
+        for (p, end) in seq.into_iter().zip(ends) {
+            let slot = end - p.offset;
+            pieces.push((ri, p, slot));
+        }
+    }
+    let outcomes = par_map(
+        &pieces,
+        threads,
+        |(_, p, _)| apply(p, edit),
+        || {
+            Err(offkit_format::Error::Invalid {
+                what: "offload bundle",
+                offset: 0,
+                reason: "a worker thread failed".into(),
+            })
+        },
+    );
+    let whole = regions.len() == 1
+        && regions[0].name == "(file)"
+        && pieces.len() == 1
+        && pieces[0].1.offset == 0;
+    let mut changes = Vec::with_capacity(pieces.len());
+    let mut resized = !binaries.is_empty();
+    for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
+        let o = outcome.map_err(format)?;
+        let c = Change {
+            region: *ri,
+            index: p.index,
+            offset: p.offset,
+            old_size: p.data.len() as u64,
+            slot: *slot,
+            was_compressed: matches!(p.kind, sequence::Kind::Compressed(_)),
+            kept: o.kept,
+            removed: o.removed,
+            bytes: o.bytes,
+        };
+        // In an object a section may grow: a bundle alone in its section (as the compiler
+        // writes it) is written again with its section resized.
+        let alone = pieces.iter().filter(|(r, _, _)| r == ri).count() == 1;
+        if c.bytes.is_some() && relocatable {
+            resized = true;
+        }
+        if !whole && c.new_size() > c.slot && !(relocatable && alone) {
+            return Err(Error::DoesNotFit {
+                input: input.to_string(),
+                section: regions[*ri].name.clone(),
+                index: c.index,
+                offset: c.offset,
+                new_size: c.new_size(),
+                slot: c.slot,
+                short: c.new_size() - c.slot,
+            });
+        }
+        changes.push(c);
+    }
+    Ok(Plan {
+        input: input.to_string(),
+        file_size: data.len() as u64,
+        regions,
+        changes,
+        whole,
+        resized,
+        binaries,
+    })
+}
+
+/// The `.llvm.offloading` sections of a relocatable object with the offload binaries `filter`
+/// does not keep taken out (a binary goes when none of its images stays); only the sections
+/// that change.
+fn prune_binaries(
+    data: &[u8],
+    filter: &crate::edit::Filter,
+) -> offkit_format::Result<Vec<BinarySection>> {
+    use offkit_format::binary;
+    let Ok(file) = object::File::parse(data) else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for s in file.sections() {
+        if s.name() != Ok(".llvm.offloading") {
+            continue;
+        }
+        let Some((offset, size)) = s.file_range() else {
+            continue;
+        };
+        let bytes = s.data().unwrap_or_default();
+        let (mut kept, mut removed, mut new) = (Vec::new(), Vec::new(), Vec::new());
+        for b in binary::parse_all(bytes, offset) {
+            let b = b?;
+            let names: Vec<String> = b
+                .entries
+                .iter()
+                .map(|e| format!("{}-{}", e.triple(), e.arch()))
+                .collect();
+            let keep = b
+                .entries
+                .iter()
+                .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
+            if keep {
+                let start = (b.offset - offset) as usize;
+                let mut end = start + b.size as usize;
+                if b.version != 1 {
+                    end = (end.div_ceil(8) * 8).min(bytes.len());
+                }
+                new.extend_from_slice(bytes.get(start..end).unwrap_or_default());
+                kept.extend(names);
+            } else {
+                removed.extend(names);
+            }
+        }
+        if !removed.is_empty() {
+            out.push(BinarySection {
+                name: ".llvm.offloading".into(),
+                offset,
+                old_size: size,
+                kept,
+                removed,
+                bytes: new,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// `f` over every item on `threads` threads (0: all cores), the results in the items' order.
+/// A worker that panics is a bug; its items come back as `missing()`.
+pub(crate) fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+    missing: impl Fn() -> R,
+) -> Vec<R> {
+    let threads = if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    }
+    .min(items.len())
+    .max(1);
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<Option<R>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else { break };
+                        out.push((i, f(item)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        let mut all: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
+        for w in workers {
+            for (i, r) in w.join().unwrap_or_default() {
+                if let Some(slot) = all.get_mut(i) {
+                    *slot = Some(r);
+                }
+            }
+        }
+        all
+    });
+    done.iter_mut()
+        .map(|r| r.take().unwrap_or_else(&missing))
+        .collect()
+}

@@ -1,0 +1,537 @@
+//! Writing a planned rewrite beside its target, sparse, and checking it before the rename.
+
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use offkit_format::bundle::sequence::{self, Kind};
+use offkit_format::bundle::{binary, compressed};
+use offkit_tools::fs::AtomicFile;
+
+use crate::edit::{Content, Part, HEADER_PREFIX};
+use crate::error::{Error, Result};
+use crate::plan::{par_map, Plan};
+
+/// What was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    /// The output's size.
+    pub size: u64,
+    /// The zero bytes seeked over rather than written (each bundle's space after it; the file
+    /// system makes holes of the whole blocks among them).
+    pub holes: u64,
+}
+
+/// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
+/// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
+/// frees left as holes; then the result is re-read and checked ([`validate`]) and renamed into
+/// place. With `keep_owner`, `dest`'s current mode and ownership are kept (rewriting in place).
+pub fn write(
+    plan: &Plan,
+    data: &[u8],
+    src: &File,
+    dest: &Path,
+    keep_owner: bool,
+) -> Result<Written> {
+    let werr = |source: io::Error| Error::Write {
+        path: dest.to_path_buf(),
+        source,
+    };
+    let mut out = AtomicFile::create(dest).map_err(werr)?;
+    let mut holes = 0;
+    let size;
+    {
+        let f = out.file();
+        match plan.changes.first().and_then(|c| c.bytes.as_ref()) {
+            _ if plan.resized => {
+                let bytes = resize_object(plan, data)?;
+                f.write_all(&bytes).map_err(werr)?;
+                size = bytes.len() as u64;
+            }
+            Some(content) if plan.whole => {
+                write_content(f, src, content).map_err(werr)?;
+                size = content.len();
+            }
+            _ if plan.whole => {
+                f.write_all(data).map_err(werr)?;
+                size = data.len() as u64;
+            }
+            _ => {
+                // Each bundle's slot: the bundle (new or copied), then up to the next bundle
+                // only zeros (the sequence's rule), seeked over: holes, whatever the input had.
+                let mut pos = 0u64;
+                for c in plan.changes.iter() {
+                    copy(src, f, pos, c.offset - pos).map_err(werr)?;
+                    let written = match &c.bytes {
+                        Some(content) => {
+                            write_content(f, src, content).map_err(werr)?;
+                            content.len()
+                        }
+                        None => {
+                            copy(src, f, c.offset, c.old_size).map_err(werr)?;
+                            c.old_size
+                        }
+                    };
+                    let rest = c.slot.saturating_sub(written);
+                    f.seek(SeekFrom::Current(rest as i64)).map_err(werr)?;
+                    holes += rest;
+                    pos = c.offset + c.slot.max(written);
+                }
+                copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
+                f.set_len(plan.file_size).map_err(werr)?;
+                size = plan.file_size;
+            }
+        }
+        f.flush().map_err(werr)?;
+    }
+    if keep_owner {
+        out.keep_permissions_of_dest().map_err(werr)?;
+        if let Ok(m) = std::fs::metadata(dest) {
+            use std::os::unix::fs::MetadataExt;
+            // Only root may give a file away; for anyone else the owner is already theirs.
+            let _ = std::os::unix::fs::fchown(out.file(), Some(m.uid()), Some(m.gid()));
+        }
+    }
+    // Mapped, not read: the check touches the headers and the bundles only.
+    let check = offkit_tools::mmap::MappedFile::open(out.tmp_path()).map_err(werr)?;
+    validate(plan, data, &check)?;
+    drop(check);
+    out.commit().map_err(werr)?;
+    Ok(Written { size, holes })
+}
+
+/// The rewrite of `data` by `plan`, in memory (for archive members): a relocatable object with
+/// its bundle sections resized, a raw bundle rewritten, or any other file with its bundles
+/// rewritten at their offsets and the freed bytes zeroed. Checked by [`validate`].
+pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let out = if plan.resized {
+        resize_object(plan, data)?
+    } else if plan.whole {
+        match plan.changes.first().and_then(|c| c.bytes.as_ref()) {
+            Some(content) => materialize(content, data),
+            None => data.to_vec(),
+        }
+    } else {
+        let mut out = data.to_vec();
+        for c in &plan.changes {
+            let Some(content) = &c.bytes else { continue };
+            let new = materialize(content, data);
+            let at = c.offset as usize;
+            let end = at + c.old_size.max(new.len() as u64) as usize;
+            if let Some(dst) = out.get_mut(at..end) {
+                dst.fill(0);
+                if let Some(d) = dst.get_mut(..new.len()) {
+                    d.copy_from_slice(&new);
+                }
+            }
+        }
+        out
+    };
+    validate(plan, data, &out)?;
+    Ok(out)
+}
+
+/// The bytes of `content`, input ranges read from `data`.
+fn materialize(content: &Content, data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(content.len() as usize);
+    for p in &content.parts {
+        match p {
+            Part::Bytes(b) => out.extend_from_slice(b),
+            Part::Input { offset, len } => out.extend_from_slice(
+                usize::try_from(*offset)
+                    .ok()
+                    .zip(usize::try_from(*len).ok())
+                    .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+                    .unwrap_or_default(),
+            ),
+            Part::Zeros(n) => out.resize(out.len() + *n as usize, 0),
+        }
+    }
+    out
+}
+
+/// The relocatable object `data` with each changed bundle section's new contents. A section
+/// that grows (its one bundle outgrew it) is moved to the end of the file,
+/// its section header's offset and size patched, its old bytes zeroed: in an object nothing
+/// points at a file offset, and symbols and relocations point at the bundle at the section's
+/// start, which stays there. (`object::build` cannot be used: it refuses the
+/// `SHT_LLVM_ADDRSIG` section clang puts in every object.)
+fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let fail = |message: String| Error::Unusable {
+        input: plan.input.clone(),
+        message,
+    };
+    let elf = ElfHeaders::parse(data).ok_or_else(|| fail("cannot read its ELF headers".into()))?;
+    let mut out = data.to_vec();
+    for b in &plan.binaries {
+        let index = {
+            use object::{Object, ObjectSection};
+            let file = object::File::parse(data)
+                .map_err(|e| fail(format!("cannot read it as an ELF file: {e}")))?;
+            let sec = file
+                .sections()
+                .find(|s| s.file_range().map(|f| f.0) == Some(b.offset) && s.name() == Ok(&b.name))
+                .ok_or_else(|| fail(format!("no section header for `{}`", b.name)))?;
+            sec.index().0
+        };
+        let start = b.offset as usize;
+        if let Some(dst) = out.get_mut(start..start + b.old_size as usize) {
+            dst.fill(0);
+            if let Some(d) = dst.get_mut(..b.bytes.len()) {
+                d.copy_from_slice(&b.bytes);
+            }
+        }
+        elf.set_offset_size(&mut out, index, b.offset, b.bytes.len() as u64);
+    }
+    for (ri, r) in plan.regions.iter().enumerate() {
+        let changes: Vec<_> = plan.changes.iter().filter(|c| c.region == ri).collect();
+        if changes.iter().all(|c| c.bytes.is_none()) {
+            continue;
+        }
+        let start = r.offset as usize;
+        let end = (r.offset + r.size) as usize;
+        let mut bytes = out.get(start..end).unwrap_or_default().to_vec();
+        let alone = plan.changes.iter().filter(|c| c.region == ri).count() == 1;
+        let mut grows = false;
+        for c in changes {
+            let Some(content) = &c.bytes else { continue };
+            let at = (c.offset - r.offset) as usize;
+            let new = materialize(content, data);
+            if alone {
+                // Alone in its section: the section ends with it.
+                grows = new.len() as u64 > c.slot;
+                bytes.truncate(at);
+                bytes.extend_from_slice(&new);
+            } else {
+                let stop = at + c.old_size.max(new.len() as u64) as usize;
+                if let Some(dst) = bytes.get_mut(at..stop) {
+                    dst.fill(0);
+                    if let Some(d) = dst.get_mut(..new.len()) {
+                        d.copy_from_slice(&new);
+                    }
+                }
+            }
+        }
+        if !grows {
+            if let Some(dst) = out.get_mut(start..end) {
+                dst.fill(0);
+                if let Some(d) = dst.get_mut(..bytes.len()) {
+                    d.copy_from_slice(&bytes);
+                }
+            }
+        }
+        let (index, align) = {
+            use object::{Object, ObjectSection};
+            let file = object::File::parse(data)
+                .map_err(|e| fail(format!("cannot read it as an ELF file: {e}")))?;
+            let sec = file
+                .sections()
+                .find(|s| s.file_range().map(|f| f.0) == Some(r.offset) && s.name() == Ok(&r.name))
+                .ok_or_else(|| fail(format!("no section header for `{}`", r.name)))?;
+            (sec.index().0, sec.align())
+        };
+        if !grows {
+            elf.set_offset_size(&mut out, index, r.offset, bytes.len() as u64);
+            continue;
+        }
+        if let Some(old) = out.get_mut(start..end) {
+            old.fill(0);
+        }
+        let align = align.clamp(1, 1 << 16) as usize;
+        out.resize(out.len().div_ceil(align) * align, 0);
+        let at = out.len() as u64;
+        out.extend_from_slice(&bytes);
+        elf.set_offset_size(&mut out, index, at, bytes.len() as u64);
+    }
+    Ok(out)
+}
+
+/// The section headers of an ELF file, for patching one in place.
+struct ElfHeaders {
+    is64: bool,
+    big: bool,
+    shoff: usize,
+    shentsize: usize,
+    shnum: usize,
+}
+
+impl ElfHeaders {
+    fn parse(d: &[u8]) -> Option<ElfHeaders> {
+        let is64 = match d.get(4)? {
+            1 => false,
+            2 => true,
+            _ => return None,
+        };
+        let big = *d.get(5)? == 2;
+        let mut h = ElfHeaders {
+            is64,
+            big,
+            shoff: 0,
+            shentsize: 0,
+            shnum: 0,
+        };
+        let (shoff, entsize, num) = if is64 {
+            (0x28, 0x3a, 0x3c)
+        } else {
+            (0x20, 0x2e, 0x30)
+        };
+        h.shoff = usize::try_from(h.read(d, shoff, if is64 { 8 } else { 4 })?).ok()?;
+        h.shentsize = h.read(d, entsize, 2)? as usize;
+        h.shnum = h.read(d, num, 2)? as usize;
+        Some(h)
+    }
+
+    fn read(&self, d: &[u8], at: usize, n: usize) -> Option<u64> {
+        let b = d.get(at..at.checked_add(n)?)?;
+        let mut v = 0u64;
+        for i in 0..n {
+            let byte = if self.big { b[i] } else { b[n - 1 - i] };
+            v = (v << 8) | u64::from(byte);
+        }
+        Some(v)
+    }
+
+    fn write(&self, d: &mut [u8], at: usize, n: usize, v: u64) {
+        if let Some(b) = d.get_mut(at..at + n) {
+            for (i, x) in b.iter_mut().enumerate() {
+                let shift = if self.big { 8 * (n - 1 - i) } else { 8 * i };
+                *x = (v >> shift) as u8;
+            }
+        }
+    }
+
+    /// (offset field, size field, width) of section header `i`.
+    fn fields(&self, i: usize) -> (usize, usize, usize) {
+        let base = self.shoff + i * self.shentsize;
+        if self.is64 {
+            (base + 0x18, base + 0x20, 8)
+        } else {
+            (base + 0x10, base + 0x14, 4)
+        }
+    }
+
+    fn set_offset_size(&self, d: &mut [u8], i: usize, offset: u64, size: u64) {
+        if i >= self.shnum {
+            return;
+        }
+        let (o, s, w) = self.fields(i);
+        self.write(d, o, w, offset);
+        self.write(d, s, w, size);
+    }
+}
+
+/// Writes the parts of `content` (input ranges copied from `src`, zeros seeked over when long).
+fn write_content(f: &mut File, src: &File, content: &Content) -> io::Result<()> {
+    for p in &content.parts {
+        match p {
+            Part::Bytes(b) => f.write_all(b)?,
+            Part::Input { offset, len } => copy(src, f, *offset, *len)?,
+            Part::Zeros(n) => write_zeros(f, *n)?,
+        }
+    }
+    Ok(())
+}
+
+/// Copies `len` bytes at `offset` of `src` to the current position of `dst`.
+fn copy(src: &File, dst: &mut File, offset: u64, len: u64) -> io::Result<()> {
+    let mut from = src;
+    from.seek(SeekFrom::Start(offset))?;
+    let n = io::copy(&mut io::Read::take(from, len), dst)?;
+    if n != len {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the input ended after {n} of {len} bytes"),
+        ));
+    }
+    Ok(())
+}
+
+fn write_zeros(f: &mut File, mut n: u64) -> io::Result<()> {
+    const ZEROS: [u8; 4096] = [0; 4096];
+    while n > 0 {
+        let k = n.min(ZEROS.len() as u64) as usize;
+        f.write_all(&ZEROS[..k])?;
+        n -= k as u64;
+    }
+    Ok(())
+}
+
+/// Checks the rewrite `after` of `before` against `plan`: a file rewritten in place has the
+/// same size and the same ELF header, program headers and section headers; each region holds
+/// the same number of bundles, each at its old offset with its new size, and every bundle
+/// parses (a compressed one is decompressed, its size and hash checked, and the bundle inside
+/// parsed); a pruned bundle holds exactly the entries kept.
+pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
+    let bad = |message: String| Error::Validation {
+        input: plan.input.clone(),
+        message,
+    };
+    if !plan.whole && !plan.resized {
+        if after.len() != before.len() {
+            return Err(bad(format!(
+                "its size is {} bytes, not {}",
+                after.len(),
+                before.len()
+            )));
+        }
+        for (what, range) in header_ranges(before) {
+            if before.get(range.clone()) != after.get(range.clone()) {
+                return Err(bad(format!("its {what} changed")));
+            }
+        }
+    }
+    let regions_after = if plan.resized {
+        crate::plan::regions(after, &plan.input).map_err(|e| bad(e.to_string()))?
+    } else {
+        plan.regions.clone()
+    };
+    let names = |rs: &[crate::plan::Region]| rs.iter().map(|r| r.name.clone()).collect::<Vec<_>>();
+    if names(&regions_after) != names(&plan.regions) {
+        return Err(bad("its bundle sections changed".into()));
+    }
+    for b in &plan.binaries {
+        use object::{Object, ObjectSection};
+        let file = object::File::parse(after).map_err(|e| bad(e.to_string()))?;
+        let sec = file
+            .sections()
+            .find(|s| s.file_range().map(|f| f.0) == Some(b.offset) && s.name() == Ok(&b.name))
+            .ok_or_else(|| bad(format!("`{}` went missing", b.name)))?;
+        let mut ids = Vec::new();
+        for bin in offkit_format::binary::parse_all(sec.data().unwrap_or_default(), b.offset) {
+            let bin = bin.map_err(|e| bad(e.to_string()))?;
+            ids.extend(
+                bin.entries
+                    .iter()
+                    .map(|e| format!("{}-{}", e.triple(), e.arch())),
+            );
+        }
+        if ids != b.kept {
+            return Err(bad(format!("`{}` holds {ids:?}, not {:?}", b.name, b.kept)));
+        }
+    }
+    let mut found = Vec::new();
+    if plan.whole || plan.resized {
+        // Small files: every region walked again as a sequence.
+        for (ri, r) in regions_after.iter().enumerate() {
+            let bytes = if plan.whole {
+                after
+            } else {
+                after
+                    .get(r.offset as usize..(r.offset + r.size) as usize)
+                    .unwrap_or_default()
+            };
+            for p in sequence::sequence(bytes, r.offset) {
+                let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
+                found.push((p.offset - r.offset, ri, p));
+            }
+        }
+    } else {
+        // Nothing moved: each bundle is read where it must be, exactly its new size (the zero
+        // runs between bundles, holes in the file, are not read back).
+        for c in &plan.changes {
+            let r = plan.regions.get(c.region).map_or(0, |r| r.offset);
+            let bytes = usize::try_from(c.offset)
+                .ok()
+                .zip(usize::try_from(c.new_size()).ok())
+                .and_then(|(o, n)| after.get(o..o.checked_add(n)?))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "bundle {} at {:#x} is cut short",
+                        c.index, c.offset
+                    ))
+                })?;
+            let p = sequence::sequence(bytes, c.offset)
+                .next()
+                .ok_or_else(|| bad(format!("no bundle at {:#x}", c.offset)))?
+                .map_err(|e| bad(e.to_string()))?;
+            found.push((p.offset - r, c.region, p));
+        }
+    }
+    if found.len() != plan.changes.len() {
+        return Err(bad(format!(
+            "it holds {} bundles, not {}",
+            found.len(),
+            plan.changes.len()
+        )));
+    }
+    let results = par_map(
+        &found.iter().zip(&plan.changes).collect::<Vec<_>>(),
+        0,
+        |((rel, ri, p), c)| -> std::result::Result<(), String> {
+            let was = c.offset - plan.regions.get(c.region).map_or(0, |r| r.offset);
+            if *ri != c.region || *rel != was || p.data.len() as u64 != c.new_size() {
+                return Err(format!(
+                    "bundle {} is at {:#x} with {} bytes, not at {:#x} with {}",
+                    c.index,
+                    p.offset,
+                    p.data.len(),
+                    c.offset,
+                    c.new_size()
+                ));
+            }
+            // What was made in memory (a compressed bundle, above all) must be what is there.
+            if let Some(Content { parts }) = &c.bytes {
+                if let [Part::Bytes(b)] = &parts[..] {
+                    if p.data != &b[..] {
+                        return Err(format!(
+                            "bundle {} at {:#x} is not the bytes written",
+                            c.index, c.offset
+                        ));
+                    }
+                }
+            }
+            // The bundle's header must parse, its payloads lie inside it; of a compressed
+            // bundle only the prefix that holds the header is inflated (its stream and hash
+            // were checked when it was made, or it is the input's, unchanged).
+            let inflated;
+            let (plain, size) = match &p.kind {
+                Kind::Plain(_) => (p.data, p.data.len() as u64),
+                Kind::Compressed(blob) => {
+                    inflated = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)
+                        .map_err(|e| e.to_string())?;
+                    (&inflated[..], blob.header.uncompressed_size)
+                }
+            };
+            let h = binary::parse(plain, size, p.offset).map_err(|e| e.to_string())?;
+            if !c.removed.is_empty() {
+                let ids: Vec<String> = h.entries.iter().map(|e| e.id_str().into_owned()).collect();
+                if ids != c.kept {
+                    return Err(format!(
+                        "bundle {} holds {ids:?}, not {:?}",
+                        c.index, c.kept
+                    ));
+                }
+            }
+            Ok(())
+        },
+        || Err("a worker thread failed".into()),
+    );
+    for r in results {
+        r.map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// The ranges of an ELF file's header, program header table and section header table.
+fn header_ranges(data: &[u8]) -> Vec<(&'static str, std::ops::Range<usize>)> {
+    use object::read::elf::FileHeader;
+    fn of<H: FileHeader>(data: &[u8]) -> Option<Vec<(&'static str, std::ops::Range<usize>)>> {
+        let h = H::parse(data).ok()?;
+        let e = h.endian().ok()?;
+        let ph: u64 = h.e_phoff(e).into();
+        let sh: u64 = h.e_shoff(e).into();
+        let phn = h.e_phentsize(e) as usize * h.e_phnum(e) as usize;
+        let shn = h.e_shentsize(e) as usize * h.e_shnum(e) as usize;
+        Some(vec![
+            ("ELF header", 0..h.e_ehsize(e) as usize),
+            ("program headers", ph as usize..ph as usize + phn),
+            ("section headers", sh as usize..sh as usize + shn),
+        ])
+    }
+    match object::FileKind::parse(data) {
+        Ok(object::FileKind::Elf64) => of::<object::elf::FileHeader64<object::Endianness>>(data),
+        Ok(object::FileKind::Elf32) => of::<object::elf::FileHeader32<object::Endianness>>(data),
+        _ => None,
+    }
+    .unwrap_or_default()
+}

@@ -1,0 +1,62 @@
+//! Fuzz body: surgery planned and carried out in memory (`offkit_surgery::plan`,
+//! `rewrite_bytes`) on any input: compress, decompress and prune. Whatever is planned must be
+//! written without the check after the rewrite failing (that would be a bug: the rewrite and its
+//! own check disagree), and compressing what was compressed changes nothing more.
+
+use offkit_format::bundle::compressed::Options;
+use offkit_format::target_id::device::Device;
+use offkit_surgery::{plan, rewrite_bytes, Edit, Error, Filter};
+
+fn edits() -> Vec<Edit> {
+    let dev = |s: &str| Device::parse(s).expect("a device");
+    vec![
+        Edit::Compress(Options::default()),
+        Edit::Decompress,
+        Edit::Prune {
+            filter: Filter::Keep(vec![dev("gfx90a")]),
+            level: 1,
+        },
+        Edit::Prune {
+            filter: Filter::Drop(vec![dev("gfx1030")]),
+            level: 1,
+        },
+    ]
+}
+
+/// Plans and carries out every edit on `data`.
+pub fn run(data: &[u8]) {
+    if data.len() > 1 << 20 {
+        return;
+    }
+    for edit in edits() {
+        let Ok(p) = plan(data, "fuzz", &edit, 1) else {
+            continue;
+        };
+        match rewrite_bytes(&p, data) {
+            Ok(out) => {
+                if matches!(edit, Edit::Compress(_)) {
+                    let again = plan(&out, "fuzz", &edit, 1).expect("the rewrite plans again");
+                    assert!(
+                        !again.changes_anything(),
+                        "compressing twice changed something"
+                    );
+                }
+            }
+            Err(e @ Error::Validation { .. }) => panic!("{e}"),
+            Err(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seeds_and_mutations() {
+        let mut seeds = crate::seeds("surgery");
+        seeds.extend(crate::seeds("bundle_sequence"));
+        assert!(seeds.len() >= 3);
+        for input in crate::mutations(&seeds, 40) {
+            super::run(&input);
+        }
+    }
+}
