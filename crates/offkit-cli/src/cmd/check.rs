@@ -194,7 +194,10 @@ fn module(i: &ImageInfo) -> String {
     if let Source::CudaFatbinEntry(e) = &i.source {
         let section = steps.iter().rposition(|s| matches!(s, Step::Section(_)));
         let prefix = Location {
-            steps: steps.get(..=section.unwrap_or(0)).unwrap_or_default().to_vec(),
+            steps: steps
+                .get(..=section.unwrap_or(0))
+                .unwrap_or_default()
+                .to_vec(),
         };
         return format!("{prefix} fat binary {}", e.fatbin_index);
     }
@@ -220,13 +223,20 @@ fn modules(images: &[ImageInfo]) -> Vec<(String, Vec<&ImageInfo>)> {
     out
 }
 
-/// How `device` fares in every module of `images` that has code of its kind: the image it
-/// would load from the first one, and the modules where it finds none. `None` when no module
-/// has code of its kind.
-fn coverage<'i>(
-    device: &Device,
-    modules: &[(String, Vec<&'i ImageInfo>)],
-) -> Option<(Option<(&'i ImageInfo, Fit)>, usize, Vec<String>)> {
+/// How a device fares in the modules of a file that have code of its kind.
+#[derive(Debug, Default)]
+struct Coverage<'i> {
+    /// The image it would load from the first module that has one, and how it fits.
+    found: Option<(&'i ImageInfo, Fit)>,
+    /// How many modules have code of its kind.
+    units: usize,
+    /// Those where it finds no image.
+    without: Vec<String>,
+}
+
+/// How `device` fares in every module of `images` that has code of its kind; `None` when no
+/// module has code of its kind.
+fn coverage<'i>(device: &Device, modules: &[(String, Vec<&'i ImageInfo>)]) -> Option<Coverage<'i>> {
     let relevant: Vec<_> = modules
         .iter()
         .filter(|(_, imgs)| imgs.iter().any(|i| device.same_kind(&i.triple)))
@@ -244,7 +254,11 @@ fn coverage<'i>(
             None => without.push(key.clone()),
         }
     }
-    Some((first, relevant.len(), without))
+    Some(Coverage {
+        found: first,
+        units: relevant.len(),
+        without,
+    })
 }
 
 /// What the images are for, grouped by kind and triple in file order:
@@ -362,7 +376,11 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         };
         let modules = modules(images);
         for (n, d) in devices_to_check.iter().enumerate() {
-            let (found, units, without) = coverage(d, &modules).unwrap_or((None, 0, Vec::new()));
+            let Coverage {
+                found,
+                units,
+                without,
+            } = coverage(d, &modules).unwrap_or_default();
             let partly = found.is_some();
             let v = if let (Some((i, f)), true) = (found, without.is_empty()) {
                 applicable[n] = true;
@@ -404,7 +422,11 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                         "{} of the {units} bundles have no image for it: {}{}",
                         without.len(),
                         shown.join(", "),
-                        if without.len() > shown.len() { ", …" } else { "" }
+                        if without.len() > shown.len() {
+                            ", …"
+                        } else {
+                            ""
+                        }
                     )),
                     flag: Some(d.flag()),
                     bundles_without: without,
