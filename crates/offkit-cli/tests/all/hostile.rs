@@ -258,6 +258,108 @@ fn special_inputs(dir: &Path) -> Vec<Input> {
     inputs
 }
 
+/// The sampled matrix (see the module's doc): (input index, command).
+fn jobs(inputs: &[Input]) -> Vec<(usize, Cmd)> {
+    let mut jobs = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        match input.group {
+            Group::Field | Group::Truncated => {
+                for k in 0..3 {
+                    jobs.push((i, CMDS[(i * 3 + k) % CMDS.len()]));
+                }
+            }
+            _ => jobs.extend(CMDS.iter().map(|&c| (i, c))),
+        }
+    }
+    jobs
+}
+
+/// Runs `jobs` two at a time, each in its own directory under `work` with an `out` directory.
+fn run_all(jobs: &[(usize, Cmd)], inputs: &[Input], bins: &Path, work: &Path) -> Vec<Ran> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Ran>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let j = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(i, cmd)) = jobs.get(j) else { break };
+                let input = &inputs[i];
+                let cwd = work.join(format!("{j}"));
+                let out = cwd.join("out");
+                std::fs::create_dir_all(&out).expect("mkdir");
+                let (program, args) = command(cmd, bins, input, &out);
+                let (code, signal, timed_out, stderr) =
+                    run_limited(&program, &args, &cwd, &input.stdin);
+                let r = Ran {
+                    what: format!("{cmd:?} on {} [{:?}] (run {j})", input.name, input.group),
+                    code,
+                    signal,
+                    timed_out,
+                    stderr,
+                    out,
+                };
+                results.lock().expect("lock").push(r);
+            });
+        }
+    });
+    results.into_inner().expect("lock")
+}
+
+/// The valid seeds that `inspect --json` refuses or finds no image in (else the mutations
+/// made from them prove nothing).
+fn bad_seeds(inputs: &[Input], bins: &Path) -> Vec<String> {
+    let mut failures = Vec::new();
+    for input in inputs.iter().filter(|i| i.group == Group::Valid) {
+        let o = Command::new(bins.join("offkit"))
+            .args(["inspect", "--json"])
+            .arg(&input.path)
+            .output()
+            .expect("offkit runs");
+        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        let images = json["files"][0]["images"].as_array().map_or(0, Vec::len);
+        if !o.status.success() || images == 0 {
+            failures.push(format!(
+                "valid seed {} shows no image: {}",
+                input.name,
+                String::from_utf8_lossy(&o.stderr)
+            ));
+        }
+    }
+    failures
+}
+
+/// Files written outside the output directories: anything in a run's directory but `out`,
+/// anything new at the top of `root`, and the absolute paths the hostile names aim at.
+fn escaped(root: &Path, work: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir(work).expect("read work").flatten() {
+        for f in std::fs::read_dir(e.path()).expect("read run dir").flatten() {
+            if f.file_name() != "out" {
+                found.push(f.path());
+            }
+        }
+    }
+    for e in std::fs::read_dir(root).expect("read root").flatten() {
+        let n = e.file_name();
+        if !["bin", "in", "work", "outside.o"].iter().any(|k| n == *k) {
+            found.push(e.path());
+        }
+    }
+    for p in [
+        "/tmp/offkit-hostile-escape",
+        "/tmp/offkit-hostile-escape.o",
+        "/tmp/offkit-hostile-escape2.o",
+    ] {
+        if Path::new(p).exists() {
+            found.push(PathBuf::from(p));
+        }
+    }
+    found
+        .into_iter()
+        .map(|p| format!("written outside the output directory: {}", p.display()))
+        .collect()
+}
+
 #[test]
 fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
     let root = tempfile::tempdir().expect("tempdir");
@@ -286,49 +388,11 @@ fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
     inputs.extend(special_inputs(&inputs_dir));
     let inputs_before = files_under(&inputs_dir).len();
 
-    // The sampled matrix (see the module's doc).
-    let mut jobs: Vec<(usize, Cmd)> = Vec::new();
-    for (i, input) in inputs.iter().enumerate() {
-        match input.group {
-            Group::Field | Group::Truncated => {
-                for k in 0..3 {
-                    jobs.push((i, CMDS[(i * 3 + k) % CMDS.len()]));
-                }
-            }
-            _ => jobs.extend(CMDS.iter().map(|&c| (i, c))),
-        }
-    }
     let work = root.join("work");
     std::fs::create_dir(&work).expect("mkdir");
-    let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Ran>> = Mutex::new(Vec::new());
     let start = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let j = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(i, cmd)) = jobs.get(j) else { break };
-                let input = &inputs[i];
-                let cwd = work.join(format!("{j}"));
-                let out = cwd.join("out");
-                std::fs::create_dir_all(&out).expect("mkdir");
-                let (program, args) = command(cmd, &bins, input, &out);
-                let (code, signal, timed_out, stderr) =
-                    run_limited(&program, &args, &cwd, &input.stdin);
-                let r = Ran {
-                    what: format!("{cmd:?} on {} [{:?}] (run {j})", input.name, input.group),
-                    code,
-                    signal,
-                    timed_out,
-                    stderr,
-                    out,
-                };
-                results.lock().expect("lock").push(r);
-            });
-        }
-    });
+    let results = run_all(&jobs(&inputs), &inputs, &bins, &work);
     let elapsed = start.elapsed();
-    let results = results.into_inner().expect("lock");
 
     let mut failures = Vec::new();
     for r in &results {
@@ -338,58 +402,13 @@ fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
             failures.push(format!("{}: {} — {tail}", r.what, p.join("; ")));
         }
     }
-    // Valid seeds are accepted and show their images (else the mutations prove nothing).
-    for input in inputs.iter().filter(|i| i.group == Group::Valid) {
-        let o = Command::new(bins.join("offkit"))
-            .args(["inspect", "--json"])
-            .arg(&input.path)
-            .output()
-            .expect("offkit runs");
-        let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
-        let images = json["files"][0]["images"].as_array().map_or(0, Vec::len);
-        if !o.status.success() || images == 0 {
-            failures.push(format!(
-                "valid seed {} shows no image: {}",
-                input.name,
-                String::from_utf8_lossy(&o.stderr)
-            ));
-        }
-    }
-    // Nothing was written outside the output directories: each run's directory holds only
-    // `out`, the inputs are as they were, and nothing else appeared.
-    for e in std::fs::read_dir(&work).expect("read work").flatten() {
-        for f in std::fs::read_dir(e.path()).expect("read run dir").flatten() {
-            if f.file_name() != "out" {
-                failures.push(format!(
-                    "written outside the output directory: {}",
-                    f.path().display()
-                ));
-            }
-        }
-    }
+    failures.extend(bad_seeds(&inputs, &bins));
+    failures.extend(escaped(root, &work));
     assert_eq!(
         files_under(&inputs_dir).len(),
         inputs_before,
         "files appeared among the inputs"
     );
-    for e in std::fs::read_dir(root).expect("read root").flatten() {
-        let n = e.file_name();
-        if !["bin", "in", "work", "outside.o"].iter().any(|k| n == *k) {
-            failures.push(format!(
-                "written outside the output directory: {}",
-                e.path().display()
-            ));
-        }
-    }
-    for p in [
-        "/tmp/offkit-hostile-escape",
-        "/tmp/offkit-hostile-escape.o",
-        "/tmp/offkit-hostile-escape2.o",
-    ] {
-        if Path::new(p).exists() {
-            failures.push(format!("written outside the output directory: {p}"));
-        }
-    }
     eprintln!(
         "hostile: {} inputs, {} runs in {:.1} s, {} failures",
         inputs.len(),
