@@ -30,6 +30,7 @@
 #![allow(unsafe_code)] // the runtime is the crate where the workspace allows unsafe (STYLE)
 
 mod api;
+pub mod arch;
 mod call;
 mod cpu;
 mod device;
