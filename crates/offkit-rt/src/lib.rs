@@ -40,5 +40,6 @@ mod image;
 mod libomp;
 mod mapping;
 mod ops;
+mod plugin;
 mod policy;
 mod registry;
