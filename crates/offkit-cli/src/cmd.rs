@@ -1,5 +1,6 @@
 //! The `offkit` subcommands, one file each.
 
+pub mod arch;
 pub mod bundle;
 pub mod check;
 pub mod compress;
@@ -34,6 +35,7 @@ pub enum Cmd {
     Wrap(wrap::Args),
     Link(link::Args),
     Shims(shims::Args),
+    Arch(arch::Args),
 }
 
 /// Runs one subcommand.
@@ -52,5 +54,6 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Wrap(a) => wrap::run(a, env),
         Cmd::Link(a) => link::run(a, env),
         Cmd::Shims(a) => shims::run(a, env),
+        Cmd::Arch(a) => arch::run(a, env),
     }
 }

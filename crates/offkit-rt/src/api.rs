@@ -22,8 +22,10 @@ pub(crate) fn alloc(size: usize, dev: i32) -> *mut c_void {
     if i64::from(dev) != initial() {
         device_or_fatal(i64::from(dev));
     }
-    // SAFETY: malloc of a positive size.
-    unsafe { libc::malloc(size) }
+    let plugin = crate::plugin::of(dev);
+    plugin
+        .data_alloc(dev, size)
+        .map_or(std::ptr::null_mut(), |p| p as *mut c_void)
 }
 
 pub(crate) fn free(p: *mut c_void, dev: i32) {
@@ -33,8 +35,8 @@ pub(crate) fn free(p: *mut c_void, dev: i32) {
     if i64::from(dev) != initial() {
         device_or_fatal(i64::from(dev));
     }
-    // SAFETY: the user passes memory from omp_target_alloc on this device (malloc).
-    unsafe { libc::free(p) }
+    // The user passes memory from omp_target_alloc on this device.
+    crate::plugin::of(dev).data_delete(dev, p as usize);
 }
 
 pub(crate) fn is_present(p: *const c_void, dev: i32) -> i32 {

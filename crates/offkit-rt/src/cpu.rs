@@ -67,6 +67,29 @@ fn has(f: &str) -> bool {
     }
 }
 
+/// Every extension the runtime checks when it chooses an image, in level order.
+pub(crate) fn checked() -> impl Iterator<Item = &'static str> {
+    V2.iter().chain(V3).chain(V4).copied()
+}
+
+/// The highest x86-64 micro-architecture level (1 to 4) whose extensions `has` reports: what
+/// `offkit arch` shows as the host's processor and what [`fit`] ranks images by.
+pub(crate) fn level_with(has: impl Fn(&str) -> bool) -> u8 {
+    let mut level = 1;
+    for (l, f) in [(2, V2), (3, V3), (4, V4)] {
+        if !f.iter().all(|x| has(x)) {
+            break;
+        }
+        level = l;
+    }
+    level
+}
+
+/// Whether this CPU has the extension `f` (one of [`checked`]).
+pub(crate) fn has_extension(f: &str) -> bool {
+    has(f)
+}
+
 /// How an image built for `arch` fits this CPU.
 pub(crate) fn fit(arch: &str) -> Fit {
     fit_with(arch, has)
@@ -101,5 +124,24 @@ mod tests {
         assert_eq!(fit_with("some-future-cpu", |_| true), Fit::Runs(-1));
         // The baseline always runs on this machine.
         assert_eq!(fit("x86-64"), Fit::Runs(0));
+        assert_eq!(level_with(avx2_cpu), 3);
+        assert_eq!(level_with(|_| true), 4);
+        assert_eq!(level_with(|f: &str| f != "popcnt"), 1);
+        // A level is reached only when every lower level is (no v3 without v2).
+        assert_eq!(level_with(|f: &str| f != "sse3"), 1);
+        // The level fit() ranks agrees with the one arch reports.
+        let here = level_with(has);
+        let name = if here == 1 {
+            "x86-64".to_owned()
+        } else {
+            format!("x86-64-v{here}")
+        };
+        assert!(matches!(fit(&name), Fit::Runs(_)));
+        if here < 4 {
+            assert!(matches!(
+                fit(&format!("x86-64-v{}", here + 1)),
+                Fit::Lacks(_)
+            ));
+        }
     }
 }

@@ -1,15 +1,16 @@
-//! The host plugin's devices: four devices that run images in this process. An image is
-//! written to a `memfd` and `dlopen`ed from `/proc/self/fd/N` (one copy per device, so each
-//! device has its own globals), its entries are resolved with `dlsym`, its declare-target
-//! globals enter the device's mapping table with an infinite count, and its kernels are called
-//! on the calling thread.
+//! The runtime's devices: each has a mapping table and the kernels of its loaded images, and
+//! reaches its images, memory and kernels through its [`Plugin`] (today the host plugin: four
+//! devices that run images in this process, one copy per device so each has its own globals).
+//! An image's entries are resolved by name, its declare-target globals enter the device's
+//! mapping table with an infinite count, and its kernels are launched on the calling thread.
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 
 use crate::ffi::{Ident, OffloadEntry};
 use crate::mapping::{copy, Table};
+use crate::plugin::{self, Image, Plugin};
 use crate::policy::{self, c_str, info, SourceInfo, P};
 
 /// The number of devices of the host plugin (a compile-time constant in LLVM 19).
@@ -29,11 +30,7 @@ pub(crate) struct Kernel {
 }
 
 /// An image loaded on a device.
-#[derive(Debug)]
-pub(crate) struct Loaded {
-    handle: usize,
-    fd: c_int,
-}
+pub(crate) type Loaded = Image;
 
 /// One device.
 #[derive(Debug)]
@@ -84,21 +81,28 @@ impl Device {
 
     /// Loads one image on this device and resolves the host entries against it.
     pub(crate) fn load(&self, elf: &[u8], entries: &[OffloadEntry]) -> Result<Loaded, ()> {
-        let loaded = load_elf(elf).map_err(|e| policy::report(format_args!("{e}")))?;
-        let handle = loaded.handle as *mut c_void;
+        let plugin = self.plugin();
+        let loaded = plugin
+            .load_image(self.id, elf)
+            .map_err(|e| policy::report(format_args!("{e}")))?;
         let mut kernels = Vec::new();
         let mut globals = Vec::new();
         for e in entries {
             if e.flags & ENTRY_REQUIRES != 0 && e.addr.is_null() {
                 continue;
             }
-            // SAFETY: the handle is live and the name a NUL-terminated string of the program.
-            let sym = unsafe { libc::dlsym(handle, e.name) } as usize;
+            let sym = if e.name.is_null() {
+                0
+            } else {
+                // SAFETY: a non-null entry name is a NUL-terminated string of the program.
+                let cname = unsafe { CStr::from_ptr(e.name) };
+                plugin.symbol(&loaded, cname).unwrap_or(0)
+            };
             let name = c_str(e.name);
             if sym == 0 {
                 let what = if e.size == 0 { "kernel" } else { "symbol" };
                 policy::report(format_args!("Failed to load {what} {name}"));
-                unload(loaded);
+                plugin.unload_image(loaded);
                 return Err(());
             }
             if e.size == 0 {
@@ -152,9 +156,13 @@ impl Device {
                 ),
             );
         }
-        // SAFETY: func is an outlined host-target function taking args.len() pointer-sized
-        // arguments (clang's host-target ABI).
-        unsafe { crate::call::call(k.func, args) }
+        self.plugin().launch(self.id, k.func, args);
+    }
+
+    /// The plugin that runs this device.
+    #[inline]
+    pub(crate) fn plugin(&self) -> &'static dyn Plugin {
+        plugin::of(self.id)
     }
 
     /// LLVM's `dumpTargetPointerMappings`.
@@ -212,49 +220,7 @@ impl Device {
     }
 }
 
-/// Writes the image to a memfd and `dlopen`s it from `/proc/self/fd/N`. The descriptor stays
-/// open while the image is loaded: glibc recognises an already loaded object by its path, and
-/// a reused descriptor number would otherwise alias an earlier image.
-fn load_elf(elf: &[u8]) -> Result<Loaded, String> {
-    // SAFETY: memfd_create with a NUL-terminated name.
-    let fd = unsafe { libc::memfd_create(c"omptarget-image".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err("Failed to create tmpfile for loading target image".to_owned());
-    }
-    let mut rest = elf;
-    while !rest.is_empty() {
-        // SAFETY: writing initialised bytes of a live slice to our own descriptor.
-        let n = unsafe { libc::write(fd, rest.as_ptr().cast(), rest.len()) };
-        if n <= 0 {
-            // SAFETY: closing the descriptor opened above.
-            unsafe { libc::close(fd) };
-            return Err(format!(
-                "Failed to write target image to tmpfile /proc/self/fd/{fd}"
-            ));
-        }
-        rest = rest.get(n as usize..).unwrap_or_default();
-    }
-    let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap_or_default();
-    // SAFETY: dlopen of a path we built; the image's constructors run here, as in LLVM 19.
-    let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_LAZY | libc::RTLD_GLOBAL) };
-    if handle.is_null() {
-        // SAFETY: dlerror returns a thread-local message or NULL.
-        let err = c_str(unsafe { libc::dlerror() }).into_owned();
-        // SAFETY: closing the descriptor opened above.
-        unsafe { libc::close(fd) };
-        return Err(format!("Failed to load target image: {err}"));
-    }
-    Ok(Loaded {
-        handle: handle as usize,
-        fd,
-    })
-}
-
-/// Closes a loaded image (running the device destructors) and its descriptor.
+/// Closes a loaded image (running the device destructors).
 pub(crate) fn unload(l: Loaded) {
-    // SAFETY: the handle came from dlopen and is closed once; the descriptor is ours.
-    unsafe {
-        libc::dlclose(l.handle as *mut c_void);
-        libc::close(l.fd);
-    }
+    plugin::of(l.device).unload_image(l);
 }

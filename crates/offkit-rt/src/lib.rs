@@ -30,6 +30,7 @@
 #![allow(unsafe_code)] // the runtime is the crate where the workspace allows unsafe (STYLE)
 
 mod api;
+pub mod arch;
 mod call;
 mod cpu;
 mod device;
@@ -39,5 +40,6 @@ mod image;
 mod libomp;
 mod mapping;
 mod ops;
+mod plugin;
 mod policy;
 mod registry;

@@ -2,7 +2,7 @@
 //! dynamic and hold reference counts (either may be infinite), shadow pointers, and the lookup
 //! rules (contained, extends before/after, the widened lookup of zero-length sections).
 //!
-//! Device memory of the host plugin is `malloc`ed host memory, so "transfers" are `memcpy`.
+//! Device memory and transfers go through the device's plugin (`plugin.rs`).
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
@@ -235,11 +235,12 @@ pub(crate) fn copy(dev: i32, to_device: bool, dst: usize, src: usize, size: i64,
             ),
         );
     }
-    if size > 0 && dst != src {
-        // SAFETY: both ranges are mapped host/device memory of `size` bytes (the caller looked
-        // them up in this table or got them from the user's API call); memmove tolerates
-        // overlap.
-        unsafe { libc::memmove(dst as *mut _, src as *const _, size as usize) };
+    let size = usize::try_from(size).unwrap_or(0);
+    let plugin = crate::plugin::of(dev);
+    if to_device {
+        plugin.data_submit(dev, dst, src, size);
+    } else {
+        plugin.data_retrieve(dev, dst, src, size);
     }
 }
 
@@ -373,11 +374,9 @@ impl Table {
             return tpr;
         } else if r.size > 0 {
             let total = r.padding + r.size as usize;
-            // SAFETY: malloc of a positive size.
-            let alloc = unsafe { libc::malloc(total) } as usize;
-            if alloc == 0 {
+            let Some(alloc) = crate::plugin::of(self.dev).data_alloc(self.dev, total) else {
                 return tpr;
-            }
+            };
             let tgt = alloc + r.padding;
             let e = Entry {
                 base: r.base,
@@ -532,8 +531,8 @@ impl Table {
                 ),
             );
         }
-        // SAFETY: tgt_alloc came from malloc in get_target_pointer and is freed once, here.
-        unsafe { libc::free(e.tgt_alloc as *mut _) };
+        // tgt_alloc came from data_alloc in get_target_pointer and is freed once, here.
+        crate::plugin::of(self.dev).data_delete(self.dev, e.tgt_alloc);
     }
 
     /// Inserts an entry with an infinite dynamic count (globals, associations).

@@ -534,17 +534,16 @@ pub(crate) fn target(
                     pack.add(count, begin, size, base.wrapping_sub(begin));
                     0
                 } else {
-                    // SAFETY: malloc; freed after the launch.
-                    let p = unsafe { libc::malloc(size.max(1)) } as usize;
-                    if p == 0 {
+                    // Freed after the launch.
+                    let Some(p) = crate::plugin::of(t.dev).data_alloc(t.dev, size) else {
                         policy::report(format_args!(
                             "Failed to process {}private argument {}",
                             if first { "first-" } else { "" },
                             P(begin)
                         ));
-                        free_all(&privates);
+                        free_all(t.dev, &privates);
                         return Err(());
-                    }
+                    };
                     privates.push(p);
                     if first {
                         copy(t.dev, true, p, begin, size as i64, a.name(i));
@@ -565,7 +564,7 @@ pub(crate) fn target(
         }
         if !pack.items.is_empty() {
             let Some(p) = pack.transfer(t.dev, args) else {
-                free_all(&privates);
+                free_all(t.dev, &privates);
                 return Err(());
             };
             privates.push(p);
@@ -577,7 +576,7 @@ pub(crate) fn target(
         let mut t = dev.table();
         let r = data_end(&mut t, a);
         drop(t);
-        free_all(&privates);
+        free_all(dev.id, &privates);
         if r.is_err() {
             policy::report(format_args!("Call to targetDataEnd failed, abort target."));
             policy::report(format_args!(
@@ -633,11 +632,8 @@ impl Pack {
     /// Allocates the pack, copies the arguments in (one transfer, as 19 reports it) and points
     /// their kernel arguments into it. Returns the allocation.
     fn transfer(&self, dev: i32, args: &mut [usize]) -> Option<usize> {
-        // SAFETY: malloc of a positive size; freed after the launch.
-        let p = unsafe { libc::malloc(self.size.max(1)) } as usize;
-        if p == 0 {
-            return None;
-        }
+        // Freed after the launch.
+        let p = crate::plugin::of(dev).data_alloc(dev, self.size)?;
         let mut staging = vec![0u8; self.size];
         for &(pos, hst, size, off, base_off) in &self.items {
             if let Some(dst) = staging.get_mut(off..off + size) {
@@ -653,10 +649,11 @@ impl Pack {
     }
 }
 
-fn free_all(privates: &[usize]) {
+fn free_all(dev: i32, privates: &[usize]) {
+    let plugin = crate::plugin::of(dev);
     for &p in privates {
-        // SAFETY: each came from malloc in target() and is freed once.
-        unsafe { libc::free(p as *mut c_void) };
+        // Each came from data_alloc in target() and is freed once.
+        plugin.data_delete(dev, p);
     }
 }
 

@@ -183,7 +183,12 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     };
     let chosen: [Option<Elf>; HOST_DEVICES] =
         std::array::from_fn(|_| candidates.get(best).map(|c| c.1.clone()));
-    let devs = DEVICES.get_or_init(|| (0..HOST_DEVICES as i32).map(Device::new).collect());
+    let devs = DEVICES.get_or_init(|| {
+        use crate::plugin::Plugin;
+        (0..crate::plugin::HOST.num_devices() as i32)
+            .map(Device::new)
+            .collect()
+    });
     let usm = reg.requires.is_some_and(|r| r & 0x8 != 0);
     match reg.tables.iter_mut().find(|t| t.host_begin == hb) {
         Some(t) => {

@@ -1,6 +1,7 @@
 //! The offkit CLI's integration tests, one module per area. Conformance tests run LLVM 19's
 //! tools on the same inputs and compare bytes, stdout, stderr and exit status.
 
+mod arch;
 mod bundler;
 mod check;
 mod hip;
@@ -9,5 +10,6 @@ mod inspect;
 mod linker_wrapper;
 mod outputs;
 mod packager;
+mod pipeline;
 mod surgery;
 mod wrapper;
