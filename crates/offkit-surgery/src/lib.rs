@@ -24,10 +24,12 @@ mod archive;
 mod edit;
 mod error;
 mod plan;
+mod table;
 mod write;
 
 pub use archive::{plan_archive, write_archive, ArchivePlan};
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use plan::{plan, BinarySection, Change, Plan, Region};
+pub use table::{ImageTables, Patch};
 pub use write::{rewrite_bytes, validate, write, Written};

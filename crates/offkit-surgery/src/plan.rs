@@ -88,12 +88,16 @@ pub struct Plan {
     pub resized: bool,
     /// The `.llvm.offloading` sections of a relocatable object a prune shrinks.
     pub binaries: Vec<BinarySection>,
+    /// The OpenMP image tables of a linked file a prune rewrites (patched in place).
+    pub tables: Option<crate::table::ImageTables>,
 }
 
 impl Plan {
     /// Whether anything changes.
     pub fn changes_anything(&self) -> bool {
-        self.changes.iter().any(|c| c.bytes.is_some()) || !self.binaries.is_empty()
+        self.changes.iter().any(|c| c.bytes.is_some())
+            || !self.binaries.is_empty()
+            || self.tables.is_some()
     }
 
     /// The bytes freed (negative: taken) by the rewrite, summed over the bundles.
@@ -105,6 +109,11 @@ impl Plan {
                 self.binaries
                     .iter()
                     .map(|b| b.old_size as i64 - b.bytes.len() as i64),
+            )
+            .chain(
+                self.tables
+                    .iter()
+                    .map(|t| t.old_size as i64 - t.new_size as i64),
             )
             .sum()
     }
@@ -173,6 +182,12 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             prune_binaries(data, filter).map_err(format)?
         }
         _ => Vec::new(),
+    };
+    let tables = match edit {
+        Edit::Prune { filter, .. } if !relocatable => {
+            crate::table::plan(data, filter).map_err(format)?
+        }
+        _ => None,
     };
     let regions = regions(data, input)?;
     let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
@@ -257,6 +272,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         whole,
         resized,
         binaries,
+        tables,
     })
 }
 

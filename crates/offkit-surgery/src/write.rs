@@ -82,6 +82,12 @@ pub fn write(
                 size = plan.file_size;
             }
         }
+        if let Some(t) = &plan.tables {
+            use std::os::unix::fs::FileExt;
+            for p in &t.patches {
+                f.write_all_at(&p.bytes, p.offset).map_err(werr)?;
+            }
+        }
         f.flush().map_err(werr)?;
     }
     if keep_owner {
@@ -126,6 +132,10 @@ pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
             }
         }
         out
+    };
+    let out = match &plan.tables {
+        Some(t) => crate::table::patched(&out, 0, &t.patches),
+        None => out,
     };
     validate(plan, data, &out)?;
     Ok(out)
@@ -374,8 +384,12 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
                 before.len()
             )));
         }
+        let patches = plan.tables.as_ref().map_or(&[][..], |t| &t.patches[..]);
         for (what, range) in header_ranges(before) {
-            if before.get(range.clone()) != after.get(range.clone()) {
+            let expected = before
+                .get(range.clone())
+                .map(|b| crate::table::patched(b, range.start as u64, patches));
+            if expected.as_deref() != after.get(range.clone()) {
                 return Err(bad(format!("its {what} changed")));
             }
         }
@@ -408,6 +422,9 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
         if ids != b.kept {
             return Err(bad(format!("`{}` holds {ids:?}, not {:?}", b.name, b.kept)));
         }
+    }
+    if let Some(t) = &plan.tables {
+        validate_tables(t, after).map_err(bad)?;
     }
     let mut found = Vec::new();
     if plan.whole || plan.resized {
@@ -508,6 +525,43 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
     );
     for r in results {
         r.map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// Checks the image tables of a pruned linked file: `.llvm.offloading` holds exactly the
+/// binaries kept, every table registers only kept images, and as many as it should.
+fn validate_tables(t: &crate::table::ImageTables, after: &[u8]) -> std::result::Result<(), String> {
+    let bytes = usize::try_from(t.offset)
+        .ok()
+        .zip(usize::try_from(t.new_size).ok())
+        .and_then(|(o, n)| after.get(o..o.checked_add(n)?))
+        .ok_or("`.llvm.offloading` is cut short")?;
+    let mut ids = Vec::new();
+    for b in offkit_format::binary::parse_all(bytes, t.offset) {
+        let b = b.map_err(|e| e.to_string())?;
+        ids.extend(
+            b.entries
+                .iter()
+                .map(|e| format!("{}-{}", e.triple(), e.arch())),
+        );
+    }
+    if ids != t.kept {
+        return Err(format!(
+            "`.llvm.offloading` holds {ids:?}, not {:?}",
+            t.kept
+        ));
+    }
+    let tables = crate::table::registered(after).map_err(|e| e.to_string())?;
+    let registered: usize = tables.iter().map(Vec::len).sum();
+    let wanted = t.descriptors.len();
+    if tables.len() != wanted && registered > 0 {
+        return Err(format!("{} image tables found, not {wanted}", tables.len()));
+    }
+    for id in tables.iter().flatten() {
+        if !t.kept.contains(id) {
+            return Err(format!("an image table still registers {id}"));
+        }
     }
     Ok(())
 }
