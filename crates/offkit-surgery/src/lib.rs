@@ -21,6 +21,7 @@
 //! container without moving anything, which the bundler never does.
 
 mod archive;
+mod convert;
 mod edit;
 mod error;
 mod plan;
@@ -28,6 +29,7 @@ mod table;
 mod write;
 
 pub use archive::{plan_archive, write_archive, ArchivePlan};
+pub use convert::{convert_file, convert_object, Converted, Target};
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use plan::{plan, BinarySection, Change, Plan, Region};

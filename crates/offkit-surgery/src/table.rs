@@ -117,9 +117,7 @@ impl<'d> Linked<'d> {
             }
             if name == b".llvm.offloading" {
                 out.offloading = Some((i, s.sh_addr(e), s.sh_offset(e), s.sh_size(e)));
-            } else if s.sh_type(e) == elf::SHT_PROGBITS
-                && flags & elf::SHF_EXECINSTR.0 == 0
-            {
+            } else if s.sh_type(e) == elf::SHT_PROGBITS && flags & elf::SHF_EXECINSTR.0 == 0 {
                 out.data_sections.push((s.sh_addr(e), s.sh_size(e)));
             } else if s.sh_type(e) == elf::SHT_RELA {
                 let Some(relative) = relative else { continue };
