@@ -64,10 +64,28 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         .ok_or_else(|| {
             unusable("only little-endian 64-bit relocatable objects are converted".into())
         })?;
+    // The check after the edit reads it back as the `object` crate does: so must the input.
+    object::File::parse(data)
+        .map_err(|e| unusable(format!("cannot read it as an ELF file: {e}")))?;
     let sections = h
         .sections(LE, data)
         .map_err(|e| unusable(format!("cannot read its section headers: {e}")))?;
     let machine = h.e_machine(LE);
+    // What is already there in the form converted to would be mixed with what is converted.
+    for s in sections.iter() {
+        let name = sections.section_name(LE, s).unwrap_or_default();
+        let there = match to {
+            Target::OffloadBinary => name == b".llvm.offloading",
+            Target::Bundle => name.starts_with(BUNDLE_PREFIX.as_bytes()),
+        };
+        if there {
+            return Err(unusable(format!(
+                "it already holds section `{}` (at {:#x}): convert an object holding one form only",
+                String::from_utf8_lossy(name),
+                s.sh_offset(LE)
+            )));
+        }
+    }
     let mut take = Vec::new();
     let mut from = Vec::new();
     let mut add = Vec::new();
@@ -117,7 +135,13 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                 let triple = String::from_utf8_lossy(id.triple().as_bytes())
                     .trim_end_matches('-')
                     .to_string();
-                let arch = String::from_utf8_lossy(id.target_id()).into_owned();
+                // An ID ending in `-` (no target ID) gives the whole ID as its "target ID"
+                // (LLVM 19's parse); the image then has no arch.
+                let tid = match id.target_id() {
+                    t if t.len() == id.raw().len() => &[][..],
+                    t => t,
+                };
+                let arch = String::from_utf8_lossy(tid).into_owned();
                 let image_kind = image_kind(bytes);
                 // `clang-offload-packager`'s order: its `DenseMap` of `file`, `triple`,
                 // `arch`, `kind` (as clang passes them), the strings without `file` and `kind`.
@@ -143,10 +167,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                 })?;
                 binaries.extend_from_slice(&b);
                 binaries.resize(binaries.len().next_multiple_of(8), 0);
-                to_names.push(format!(
-                    "{} {triple} {arch}",
-                    String::from_utf8_lossy(id.kind())
-                ));
+                to_names.push(format!("{} {triple} {arch}", kind_name(kind)));
             }
             if take.is_empty() {
                 return Ok(None);
@@ -175,18 +196,14 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                         source,
                     })?;
                     for e in &b.entries {
-                        let kind = match e.offload_kind {
-                            OffloadKind::Hip => "hip",
-                            OffloadKind::OpenMp => "openmp",
-                            OffloadKind::Cuda => "cuda",
-                            k => {
-                                return Err(unusable(format!(
-                                    "an offload binary at {:#x} is of offload kind {k:?}, which \
-                                     has no bundle kind",
-                                    b.offset
-                                )))
-                            }
-                        };
+                        let kind = kind_name(e.offload_kind);
+                        if kind.is_empty() {
+                            return Err(unusable(format!(
+                                "an offload binary at {:#x} is of offload kind {:?}, which has \
+                                 no bundle kind",
+                                b.offset, e.offload_kind
+                            )));
+                        }
                         let triple = Triple::parse(e.triple().as_bytes()).four_components();
                         let id = format!(
                             "{kind}-{}-{}",
@@ -223,11 +240,55 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         }
     }
     let bytes = edit_sections(data, h, &take, add).map_err(unusable)?;
+    check(&bytes, to, &to_names).map_err(|message| Error::Validation {
+        input: input.to_string(),
+        message,
+    })?;
     Ok(Some(Converted {
         bytes,
         from,
         to: to_names,
     }))
+}
+
+/// Reads the converted object again: it parses as an ELF file, and holds what was put in (the
+/// images of `.llvm.offloading`, or the bundle sections), nothing of what was taken out.
+fn check(bytes: &[u8], to: Target, put: &[String]) -> std::result::Result<(), String> {
+    use object::{Object, ObjectSection};
+    let file = object::File::parse(bytes).map_err(|e| format!("it does not read back: {e}"))?;
+    let mut found = Vec::new();
+    let mut offloading = 0;
+    for s in file.sections() {
+        let name = s.name().unwrap_or_default();
+        if name == ".llvm.offloading" {
+            offloading += 1;
+            let data = s.data().map_err(|e| format!("section `{name}`: {e}"))?;
+            for b in offkit_format::binary::parse_all(data, 0) {
+                let b = b.map_err(|e| e.to_string())?;
+                for e in &b.entries {
+                    let kind = kind_name(e.offload_kind);
+                    found.push(format!("{kind} {} {}", e.triple(), e.arch()));
+                }
+            }
+        } else if let Some(id) = name.strip_prefix(BUNDLE_PREFIX) {
+            found.push(id.to_string());
+        }
+    }
+    let sections = usize::from(to == Target::OffloadBinary);
+    if offloading != sections || found != put {
+        return Err(format!("it holds {found:?}, not {put:?}"));
+    }
+    Ok(())
+}
+
+/// The bundle kind of an offload kind (empty: none).
+fn kind_name(k: OffloadKind) -> &'static str {
+    match k {
+        OffloadKind::Hip => "hip",
+        OffloadKind::OpenMp => "openmp",
+        OffloadKind::Cuda => "cuda",
+        _ => "",
+    }
 }
 
 /// The image kind of a bundle entry's contents: bitcode (plain or wrapped), an ELF object, or
