@@ -22,6 +22,7 @@
 
 mod archive;
 mod convert;
+mod cuda;
 mod edit;
 mod error;
 mod plan;
@@ -30,6 +31,7 @@ mod write;
 
 pub use archive::{plan_archive, write_archive, ArchivePlan};
 pub use convert::{convert_file, convert_object, Converted, Target};
+pub use cuda::FatbinPrune;
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use plan::{plan, BinarySection, Change, Plan, Region};

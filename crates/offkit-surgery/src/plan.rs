@@ -90,6 +90,8 @@ pub struct Plan {
     pub binaries: Vec<BinarySection>,
     /// The OpenMP image tables of a linked file a prune rewrites (patched in place).
     pub tables: Option<crate::table::ImageTables>,
+    /// The CUDA fat binaries a prune rewrites (patched in place).
+    pub fatbins: Vec<crate::cuda::FatbinPrune>,
 }
 
 impl Plan {
@@ -98,6 +100,16 @@ impl Plan {
         self.changes.iter().any(|c| c.bytes.is_some())
             || !self.binaries.is_empty()
             || self.tables.is_some()
+            || !self.fatbins.is_empty()
+    }
+
+    /// The byte rewrites made after the bundles are written: image tables and fat binaries.
+    pub fn patches(&self) -> Vec<&crate::table::Patch> {
+        self.tables
+            .iter()
+            .flat_map(|t| &t.patches)
+            .chain(self.fatbins.iter().map(|f| &f.patch))
+            .collect()
     }
 
     /// The bytes freed (negative: taken) by the rewrite, summed over the bundles.
@@ -114,6 +126,11 @@ impl Plan {
                 self.tables
                     .iter()
                     .map(|t| t.old_size as i64 - t.new_size as i64),
+            )
+            .chain(
+                self.fatbins
+                    .iter()
+                    .map(|f| f.old_size as i64 - f.new_size as i64),
             )
             .sum()
     }
@@ -188,6 +205,10 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             crate::table::plan(data, filter).map_err(format)?
         }
         _ => None,
+    };
+    let fatbins = match edit {
+        Edit::Prune { filter, .. } => crate::cuda::plan(data, filter).map_err(format)?,
+        _ => Vec::new(),
     };
     let regions = regions(data, input)?;
     let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
@@ -273,6 +294,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         resized,
         binaries,
         tables,
+        fatbins,
     })
 }
 

@@ -82,11 +82,9 @@ pub fn write(
                 size = plan.file_size;
             }
         }
-        if let Some(t) = &plan.tables {
+        for p in plan.patches() {
             use std::os::unix::fs::FileExt;
-            for p in &t.patches {
-                f.write_all_at(&p.bytes, p.offset).map_err(werr)?;
-            }
+            f.write_all_at(&p.bytes, p.offset).map_err(werr)?;
         }
         f.flush().map_err(werr)?;
     }
@@ -133,9 +131,11 @@ pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
         }
         out
     };
-    let out = match &plan.tables {
-        Some(t) => crate::table::patched(&out, 0, &t.patches),
-        None => out,
+    let patches: Vec<crate::table::Patch> = plan.patches().into_iter().cloned().collect();
+    let out = if patches.is_empty() {
+        out
+    } else {
+        crate::table::patched(&out, 0, &patches)
     };
     validate(plan, data, &out)?;
     Ok(out)
@@ -384,11 +384,11 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
                 before.len()
             )));
         }
-        let patches = plan.tables.as_ref().map_or(&[][..], |t| &t.patches[..]);
+        let patches: Vec<crate::table::Patch> = plan.patches().into_iter().cloned().collect();
         for (what, range) in header_ranges(before) {
             let expected = before
                 .get(range.clone())
-                .map(|b| crate::table::patched(b, range.start as u64, patches));
+                .map(|b| crate::table::patched(b, range.start as u64, &patches));
             if expected.as_deref() != after.get(range.clone()) {
                 return Err(bad(format!("its {what} changed")));
             }
@@ -426,6 +426,7 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
     if let Some(t) = &plan.tables {
         validate_tables(t, after).map_err(bad)?;
     }
+    crate::cuda::validate(&plan.fatbins, after).map_err(bad)?;
     let mut found = Vec::new();
     if plan.whole || plan.resized {
         // Small files: every region walked again as a sequence.

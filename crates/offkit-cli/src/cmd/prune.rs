@@ -107,7 +107,19 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
                         t.new_size
                     );
                 }
-                let images: usize = plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
+                for f in &plan.fatbins {
+                    println!(
+                        "  {} fat binary at {:#x}: {} {} ({} -> {} bytes)",
+                        f.section,
+                        f.offset,
+                        if dry { "would drop" } else { "dropped" },
+                        f.removed.join(", "),
+                        f.old_size,
+                        f.new_size
+                    );
+                }
+                let images: usize = plan.fatbins.iter().map(|f| f.removed.len()).sum::<usize>()
+                    + plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
                     + plan.binaries.iter().map(|b| b.removed.len()).sum::<usize>()
                     + plan.tables.as_ref().map_or(0, |t| t.removed.len());
                 let bundles = plan
@@ -124,6 +136,9 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
                     )
                 };
                 let how = match (&d.written, &plan.tables) {
+                    (Some(_), _) if !plan.fatbins.is_empty() && plan.changes.is_empty() => {
+                        " (fat binaries rewritten in place, freed bytes zeroed)".to_string()
+                    }
                     (Some(_), Some(_)) => {
                         " (image tables and .llvm.offloading rewritten in place, pruned images \
                          zeroed)"
@@ -149,6 +164,10 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         + plans()
             .flat_map(|p| &p.binaries)
             .map(|b| b.removed.len())
+            .sum::<usize>()
+        + plans()
+            .flat_map(|p| &p.fatbins)
+            .map(|f| f.removed.len())
             .sum::<usize>()
         + plans()
             .filter_map(|p| p.tables.as_ref())
