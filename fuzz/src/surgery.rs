@@ -1,11 +1,12 @@
 //! Fuzz body: surgery planned and carried out in memory (`offkit_surgery::plan`,
 //! `rewrite_bytes`) on any input: compress, decompress and prune. Whatever is planned must be
 //! written without the check after the rewrite failing (that would be a bug: the rewrite and its
-//! own check disagree), and compressing what was compressed changes nothing more.
+//! own check disagree), and compressing what was compressed changes nothing more. `convert` both
+//! ways likewise (OpenMP executables and old-driver fat objects among the seeds).
 
 use offkit_format::bundle::compressed::Options;
 use offkit_format::target_id::device::Device;
-use offkit_surgery::{plan, rewrite_bytes, Edit, Error, Filter};
+use offkit_surgery::{convert_file, plan, rewrite_bytes, Edit, Error, Filter, Target};
 
 fn edits() -> Vec<Edit> {
     let dev = |s: &str| Device::parse(s).expect("a device");
@@ -44,6 +45,21 @@ pub fn run(data: &[u8]) {
             }
             Err(e @ Error::Validation { .. }) => panic!("{e}"),
             Err(_) => {}
+        }
+    }
+    // `offkit convert` both ways: what converts must read back as converted, and convert back.
+    for (to, back) in [
+        (Target::OffloadBinary, Target::Bundle),
+        (Target::Bundle, Target::OffloadBinary),
+    ] {
+        match convert_file(data, "fuzz", to) {
+            Ok(Some(c)) => {
+                if let Err(e @ Error::Validation { .. }) = convert_file(&c.bytes, "fuzz", back) {
+                    panic!("{e}")
+                }
+            }
+            Err(e @ Error::Validation { .. }) => panic!("{e}"),
+            _ => {}
         }
     }
 }

@@ -4,6 +4,7 @@ pub mod arch;
 pub mod bundle;
 pub mod check;
 pub mod compress;
+pub mod convert;
 pub mod extract;
 pub mod inspect;
 pub mod link;
@@ -29,6 +30,7 @@ pub enum Cmd {
     Compress(compress::CompressArgs),
     Decompress(compress::DecompressArgs),
     Replace(replace::Args),
+    Convert(convert::Args),
     Bundle(bundle::Args),
     Unbundle(unbundle::Args),
     List(list::Args),
@@ -48,6 +50,7 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Compress(a) => compress::run_compress(a, env),
         Cmd::Decompress(a) => compress::run_decompress(a, env),
         Cmd::Replace(a) => replace::run(a, env),
+        Cmd::Convert(a) => convert::run(a, env),
         Cmd::Bundle(a) => bundle::run(a, env),
         Cmd::Unbundle(a) => unbundle::run(a, env),
         Cmd::List(a) => list::run(a, env),

@@ -49,7 +49,7 @@ pub fn plan_archive(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Re
             .is_ok_and(|k| matches!(k, object::FileKind::Elf32 | object::FileKind::Elf64));
         let p = if holds {
             let p = plan(bytes, &format!("{input}({name})"), edit, threads)?;
-            (!p.regions.is_empty()).then_some(p)
+            (!p.regions.is_empty() || p.changes_anything()).then_some(p)
         } else {
             None
         };

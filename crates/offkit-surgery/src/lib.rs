@@ -21,13 +21,19 @@
 //! container without moving anything, which the bundler never does.
 
 mod archive;
+mod convert;
+mod cuda;
 mod edit;
 mod error;
 mod plan;
+mod table;
 mod write;
 
 pub use archive::{plan_archive, write_archive, ArchivePlan};
+pub use convert::{convert_file, convert_object, Converted, Target};
+pub use cuda::FatbinPrune;
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use plan::{plan, BinarySection, Change, Plan, Region};
+pub use table::{ImageTables, Patch};
 pub use write::{rewrite_bytes, validate, write, Written};

@@ -88,12 +88,28 @@ pub struct Plan {
     pub resized: bool,
     /// The `.llvm.offloading` sections of a relocatable object a prune shrinks.
     pub binaries: Vec<BinarySection>,
+    /// The OpenMP image tables of a linked file a prune rewrites (patched in place).
+    pub tables: Option<crate::table::ImageTables>,
+    /// The CUDA fat binaries a prune rewrites (patched in place).
+    pub fatbins: Vec<crate::cuda::FatbinPrune>,
 }
 
 impl Plan {
     /// Whether anything changes.
     pub fn changes_anything(&self) -> bool {
-        self.changes.iter().any(|c| c.bytes.is_some()) || !self.binaries.is_empty()
+        self.changes.iter().any(|c| c.bytes.is_some())
+            || !self.binaries.is_empty()
+            || self.tables.is_some()
+            || !self.fatbins.is_empty()
+    }
+
+    /// The byte rewrites made after the bundles are written: image tables and fat binaries.
+    pub fn patches(&self) -> Vec<&crate::table::Patch> {
+        self.tables
+            .iter()
+            .flat_map(|t| &t.patches)
+            .chain(self.fatbins.iter().map(|f| &f.patch))
+            .collect()
     }
 
     /// The bytes freed (negative: taken) by the rewrite, summed over the bundles.
@@ -105,6 +121,16 @@ impl Plan {
                 self.binaries
                     .iter()
                     .map(|b| b.old_size as i64 - b.bytes.len() as i64),
+            )
+            .chain(
+                self.tables
+                    .iter()
+                    .map(|t| t.old_size as i64 - t.new_size as i64),
+            )
+            .chain(
+                self.fatbins
+                    .iter()
+                    .map(|f| f.old_size as i64 - f.new_size as i64),
             )
             .sum()
     }
@@ -172,6 +198,16 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         Edit::Prune { filter, .. } if relocatable => {
             prune_binaries(data, filter).map_err(format)?
         }
+        _ => Vec::new(),
+    };
+    let tables = match edit {
+        Edit::Prune { filter, .. } if !relocatable => {
+            crate::table::plan(data, filter).map_err(format)?
+        }
+        _ => None,
+    };
+    let fatbins = match edit {
+        Edit::Prune { filter, .. } => crate::cuda::plan(data, filter).map_err(format)?,
         _ => Vec::new(),
     };
     let regions = regions(data, input)?;
@@ -257,6 +293,8 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         whole,
         resized,
         binaries,
+        tables,
+        fatbins,
     })
 }
 

@@ -82,6 +82,10 @@ pub fn write(
                 size = plan.file_size;
             }
         }
+        for p in plan.patches() {
+            use std::os::unix::fs::FileExt;
+            f.write_all_at(&p.bytes, p.offset).map_err(werr)?;
+        }
         f.flush().map_err(werr)?;
     }
     if keep_owner {
@@ -126,6 +130,12 @@ pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
             }
         }
         out
+    };
+    let patches: Vec<crate::table::Patch> = plan.patches().into_iter().cloned().collect();
+    let out = if patches.is_empty() {
+        out
+    } else {
+        crate::table::patched(&out, 0, &patches)
     };
     validate(plan, data, &out)?;
     Ok(out)
@@ -374,8 +384,12 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
                 before.len()
             )));
         }
+        let patches: Vec<crate::table::Patch> = plan.patches().into_iter().cloned().collect();
         for (what, range) in header_ranges(before) {
-            if before.get(range.clone()) != after.get(range.clone()) {
+            let expected = before
+                .get(range.clone())
+                .map(|b| crate::table::patched(b, range.start as u64, &patches));
+            if expected.as_deref() != after.get(range.clone()) {
                 return Err(bad(format!("its {what} changed")));
             }
         }
@@ -409,6 +423,10 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             return Err(bad(format!("`{}` holds {ids:?}, not {:?}", b.name, b.kept)));
         }
     }
+    if let Some(t) = &plan.tables {
+        validate_tables(t, after).map_err(bad)?;
+    }
+    crate::cuda::validate(&plan.fatbins, after).map_err(bad)?;
     let mut found = Vec::new();
     if plan.whole || plan.resized {
         // Small files: every region walked again as a sequence.
@@ -508,6 +526,43 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
     );
     for r in results {
         r.map_err(bad)?;
+    }
+    Ok(())
+}
+
+/// Checks the image tables of a pruned linked file: `.llvm.offloading` holds exactly the
+/// binaries kept, every table registers only kept images, and as many as it should.
+fn validate_tables(t: &crate::table::ImageTables, after: &[u8]) -> std::result::Result<(), String> {
+    let bytes = usize::try_from(t.offset)
+        .ok()
+        .zip(usize::try_from(t.new_size).ok())
+        .and_then(|(o, n)| after.get(o..o.checked_add(n)?))
+        .ok_or("`.llvm.offloading` is cut short")?;
+    let mut ids = Vec::new();
+    for b in offkit_format::binary::parse_all(bytes, t.offset) {
+        let b = b.map_err(|e| e.to_string())?;
+        ids.extend(
+            b.entries
+                .iter()
+                .map(|e| format!("{}-{}", e.triple(), e.arch())),
+        );
+    }
+    if ids != t.kept {
+        return Err(format!(
+            "`.llvm.offloading` holds {ids:?}, not {:?}",
+            t.kept
+        ));
+    }
+    let tables = crate::table::registered(after).map_err(|e| e.to_string())?;
+    let registered: usize = tables.iter().map(Vec::len).sum();
+    let wanted = t.descriptors.len();
+    if tables.len() != wanted && registered > 0 {
+        return Err(format!("{} image tables found, not {wanted}", tables.len()));
+    }
+    for id in tables.iter().flatten() {
+        if !t.kept.contains(id) {
+            return Err(format!("an image table still registers {id}"));
+        }
     }
     Ok(())
 }

@@ -96,22 +96,62 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
                         b.bytes.len()
                     );
                 }
-                let images: usize = plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
-                    + plan.binaries.iter().map(|b| b.removed.len()).sum::<usize>();
+                if let Some(t) = &plan.tables {
+                    println!(
+                        "  .llvm.offloading at {:#x} and {}: {} {} ({} -> {} bytes)",
+                        t.offset,
+                        plural(t.descriptors.len(), "image table", "image tables"),
+                        if dry { "would drop" } else { "dropped" },
+                        t.removed.join(", "),
+                        t.old_size,
+                        t.new_size
+                    );
+                }
+                for f in &plan.fatbins {
+                    println!(
+                        "  {} fat binary at {:#x}: {} {} ({} -> {} bytes)",
+                        f.section,
+                        f.offset,
+                        if dry { "would drop" } else { "dropped" },
+                        f.removed.join(", "),
+                        f.old_size,
+                        f.new_size
+                    );
+                }
+                let images: usize = plan.fatbins.iter().map(|f| f.removed.len()).sum::<usize>()
+                    + plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
+                    + plan.binaries.iter().map(|b| b.removed.len()).sum::<usize>()
+                    + plan.tables.as_ref().map_or(0, |t| t.removed.len());
                 let bundles = plan
                     .changes
                     .iter()
                     .filter(|c| !c.removed.is_empty())
                     .count();
+                let from = if plan.changes.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " from {bundles} of {}",
+                        plural(plan.changes.len(), "bundle", "bundles")
+                    )
+                };
+                let how = match (&d.written, &plan.tables) {
+                    (Some(_), _) if !plan.fatbins.is_empty() && plan.changes.is_empty() => {
+                        " (fat binaries rewritten in place, freed bytes zeroed)".to_string()
+                    }
+                    (Some(_), Some(_)) => {
+                        " (image tables and .llvm.offloading rewritten in place, pruned images \
+                         zeroed)"
+                            .to_string()
+                    }
+                    _ => how(d, plan),
+                };
                 println!(
-                    "{}: {} {} from {} of {}, {}{}",
+                    "{}: {} {}{from}, {}{how}",
                     plan.input,
                     plural(images, "image", "images"),
                     if dry { "would be dropped" } else { "dropped" },
-                    bundles,
-                    plural(plan.changes.len(), "bundle", "bundles"),
                     freed(plan.freed(), dry),
-                    how(d, plan)
                 );
             }
         },
@@ -124,6 +164,14 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         + plans()
             .flat_map(|p| &p.binaries)
             .map(|b| b.removed.len())
+            .sum::<usize>()
+        + plans()
+            .flat_map(|p| &p.fatbins)
+            .map(|f| f.removed.len())
+            .sum::<usize>()
+        + plans()
+            .filter_map(|p| p.tables.as_ref())
+            .map(|t| t.removed.len())
             .sum::<usize>();
     let net: i64 = plans().map(Plan::freed).sum();
     println!(

@@ -112,3 +112,190 @@ fn in_place_refuses_a_file_mapped_for_writing() {
     child.wait().unwrap();
     run_ok(OFFKIT, ["compress", "libm.so"], dir);
 }
+
+/// `offkit convert`: an old-driver HIP `-fgpu-rdc` object (a fat object of
+/// `__CLANG_OFFLOAD_BUNDLE__` sections) converted to offload binaries reads as the new driver's
+/// object does (`llvm-objdump --offloading`, the binaries' kinds and strings), and LLVM 19's
+/// `clang-linker-wrapper` and offkit's drop-in plan the same device link for it as for the
+/// new-driver object (`--dry-run`: the device link needs ROCm); converted back, LLVM 19's
+/// bundler lists and unbundles the old entries with the old bytes; an archive is converted
+/// member by member.
+#[test]
+fn convert_old_driver_rdc_object_links_like_a_new_driver_one() {
+    use offkit_testutil::link::{llvm_wrapper, normalize_temps};
+    use offkit_testutil::packager::run_as;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("k.hip"),
+        "#define __global__ __attribute__((global))\ntypedef struct { unsigned x, y, z; } dim3;\n\
+         extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, void *);\n\
+         __global__ void kern(int *p) { p[0] = 1; }\n",
+    )
+    .unwrap();
+    let clang = offkit_testutil::llvm_tool("clang");
+    let hip = [
+        "-x",
+        "hip",
+        "--offload-arch=gfx90a",
+        "-fgpu-rdc",
+        "-nogpulib",
+        "-nogpuinc",
+        "-c",
+        "k.hip",
+    ];
+    let mut old = hip.to_vec();
+    old.extend(["--no-offload-new-driver", "-o", "old.o"]);
+    run_ok(&clang, &old, d);
+    let mut new = hip.to_vec();
+    new.extend(["--offload-new-driver", "-o", "new.o"]);
+    run_ok(&clang, &new, d);
+    let out = run_ok(
+        OFFKIT,
+        ["convert", "old.o", "--to", "offload-binary", "-o", "conv.o"],
+        d,
+    );
+    assert!(out
+        .stdout_str()
+        .contains("put in hip amdgcn-amd-amdhsa gfx90a"));
+
+    // What llvm-objdump reads: the same listing as the new driver's object.
+    let objdump = offkit_testutil::llvm_tool("llvm-objdump");
+    let listing = |f: &str| {
+        run_ok(&objdump, ["--offloading", f], d)
+            .stdout_str()
+            .replace(f, "X")
+    };
+    assert_eq!(listing("conv.o"), listing("new.o"));
+    assert!(listing("conv.o").contains("producer        hip"));
+
+    // The binaries: the same kinds, flags and strings in the same order; the image is the
+    // old bundle entry's bytes.
+    let section = |f: &str, name: &str| -> Vec<u8> {
+        use object::{Object, ObjectSection};
+        let data = std::fs::read(d.join(f)).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let s = file.section_by_name(name).unwrap();
+        s.data().unwrap().to_vec()
+    };
+    let old_image = section(
+        "old.o",
+        "__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx90a",
+    );
+    let conv = section("conv.o", ".llvm.offloading");
+    let newb = section("new.o", ".llvm.offloading");
+    let meta = |b: &[u8]| {
+        offkit_format::binary::parse_all(b, 0)
+            .map(|b| {
+                let b = b.unwrap();
+                let e = &b.entries[0];
+                let strings: Vec<(Vec<u8>, Vec<u8>)> = e
+                    .strings
+                    .iter()
+                    .map(|(k, v)| (k.to_vec(), v.to_vec()))
+                    .collect();
+                (b.version, e.image_kind, e.offload_kind, e.flags, strings)
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(meta(&conv), meta(&newb));
+    let converted = offkit_format::binary::parse_all(&conv, 0)
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(&converted.entries[0].image[..], &old_image[..]);
+
+    // The linker wrapper, LLVM 19's and offkit's: the same device link and host link as for
+    // the new-driver object; the unconverted object has no device code for it.
+    let plan = |tool: &std::path::Path, f: &str| {
+        let args = [
+            "--host-triple=x86_64-pc-linux-gnu",
+            "--dry-run",
+            "--wrapper-verbose",
+            "--linker-path=/usr/bin/ld",
+            "-o",
+            "p",
+            f,
+        ];
+        let out = run_as(tool, "clang-linker-wrapper", args, d, None);
+        assert_eq!(out.code, Some(0), "{}", out.stderr_str());
+        normalize_temps(&format!("{}{}", out.stdout_str(), out.stderr_str())).replace(f, "X")
+    };
+    let offkit = std::path::Path::new(OFFKIT);
+    for tool in [llvm_wrapper().as_path(), offkit] {
+        let conv = plan(tool, "conv.o");
+        assert_eq!(conv, plan(tool, "new.o"), "{}", tool.display());
+        assert!(
+            conv.contains("--target=amdgcn-amd-amdhsa -mcpu=gfx90a"),
+            "{conv}"
+        );
+        assert!(conv.contains("-targets=host-x86_64-unknown-linux,hip-amdgcn-amd-amdhsa--gfx90a"));
+        assert!(!plan(tool, "old.o").contains("amdgcn"));
+    }
+    assert_eq!(plan(&llvm_wrapper(), "conv.o"), plan(offkit, "conv.o"));
+
+    // Back to bundles: LLVM 19's bundler lists the old entries and unbundles the old bytes.
+    run_ok(
+        OFFKIT,
+        ["convert", "conv.o", "--to", "bundle", "-o", "back.o"],
+        d,
+    );
+    let bundler = offkit_testutil::llvm_tool("clang-offload-bundler");
+    let mut ids: Vec<String> = run_ok(&bundler, ["-list", "-type=o", "-input=back.o"], d)
+        .stdout_str()
+        .lines()
+        .map(String::from)
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["hip-amdgcn-amd-amdhsa--gfx90a", "host-x86_64-pc-linux-gnu-"]
+    );
+    run_ok(
+        &bundler,
+        [
+            "-unbundle",
+            "-type=o",
+            "-input=back.o",
+            "-targets=hip-amdgcn-amd-amdhsa--gfx90a",
+            "-output=dev.bc",
+        ],
+        d,
+    );
+    assert_eq!(std::fs::read(d.join("dev.bc")).unwrap(), old_image);
+    assert_eq!(
+        section(
+            "back.o",
+            "__CLANG_OFFLOAD_BUNDLE__hip-amdgcn-amd-amdhsa--gfx90a"
+        ),
+        old_image
+    );
+
+    // A static library: its member converted, the archive's symbol table kept.
+    run_ok(
+        offkit_testutil::llvm_tool("llvm-ar"),
+        ["rcs", "libold.a", "old.o"],
+        d,
+    );
+    run_ok(
+        OFFKIT,
+        [
+            "convert",
+            "libold.a",
+            "--to",
+            "offload-binary",
+            "-o",
+            "libnew.a",
+        ],
+        d,
+    );
+    let listing = run_ok(&objdump, ["--offloading", "libnew.a"], d).stdout_str();
+    assert!(listing.contains("arch            gfx90a"), "{listing}");
+    let nm = run_ok(
+        offkit_testutil::llvm_tool("llvm-nm"),
+        ["--print-armap", "libnew.a"],
+        d,
+    )
+    .stdout_str();
+    assert!(nm.contains("_Z4kernPi"), "{nm}");
+}

@@ -1,0 +1,92 @@
+//! `offkit convert`: the device code of objects and static libraries converted between the old
+//! driver's offload bundles and the new driver's offload binaries.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use offkit_surgery::Target;
+use offkit_tools::Env;
+
+use super::rewrite::Dest;
+use crate::output::plural;
+
+/// Convert objects and static libraries between the old driver's offload bundles and the new
+/// driver's offload binaries, so they link with the other driver.
+///
+/// `--to offload-binary`: a fat object's `__CLANG_OFFLOAD_BUNDLE__<id>` sections (what
+/// `clang --no-offload-new-driver -fgpu-rdc -c` writes) become one `.llvm.offloading` section
+/// holding an offload binary per device image (offload kind from the bundle kind, image kind
+/// bitcode or object from the contents, `triple` and `arch` strings in the order
+/// `clang-offload-packager` 19 writes them), which `clang-linker-wrapper` reads.
+/// `--to bundle`: the reverse (the host entry written as the old driver writes it, one zero
+/// byte). Archives: every member converted, the archive written again with its symbol table.
+/// Nothing the host code refers to moves; the result is written beside the target and renamed.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  offkit convert k.o --to offload-binary -o k-new.o\n  \
+                        offkit convert libk.a --to offload-binary --in-place"
+)]
+pub struct Args {
+    /// The files: relocatable objects and static archives.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// What to convert to.
+    #[arg(long, value_name = "FORMAT", value_parser = ["offload-binary", "bundle"])]
+    to: String,
+    /// Write the result here (one input only).
+    #[arg(short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Rewrite the inputs in place.
+    #[arg(long)]
+    in_place: bool,
+    /// Say what would be converted, write nothing.
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Runs `offkit convert`.
+pub fn run(a: Args, _env: &Env) -> Result<()> {
+    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), false)?;
+    let to = if a.to == "bundle" {
+        Target::Bundle
+    } else {
+        Target::OffloadBinary
+    };
+    let mut converted = 0;
+    for f in &a.files {
+        let name = f.display().to_string();
+        let data = std::fs::read(f).with_context(|| format!("cannot read {name}"))?;
+        let Some(c) = offkit_surgery::convert_file(&data, &name, to)? else {
+            println!("{name}: nothing to convert");
+            continue;
+        };
+        converted += 1;
+        for s in &c.from {
+            println!("  took out {s}");
+        }
+        for s in &c.to {
+            println!("  put in {s}");
+        }
+        let target = match &dest {
+            Dest::DryRun => {
+                println!("{name}: would be converted");
+                continue;
+            }
+            Dest::InPlace => f.clone(),
+            Dest::To(o) => o.clone(),
+        };
+        let mut out = offkit_tools::fs::AtomicFile::create(&target)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        std::io::Write::write_all(out.file(), &c.bytes)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        if matches!(dest, Dest::InPlace) {
+            out.keep_permissions_of_dest()
+                .with_context(|| format!("cannot write {}", target.display()))?;
+        }
+        out.commit()
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        println!("{name}: converted ({} bytes)", c.bytes.len());
+    }
+    println!("convert: {} converted", plural(converted, "file", "files"));
+    Ok(())
+}

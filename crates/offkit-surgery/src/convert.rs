@@ -1,0 +1,458 @@
+//! Converting the device code of relocatable objects between the old driver's offload bundles
+//! (a fat object: one `__CLANG_OFFLOAD_BUNDLE__<id>` section per bundle entry, holding its
+//! code object or bitcode, and a `host-…` one) and the new driver's `.llvm.offloading` section
+//! (offload binaries, one per image, as `clang-offload-packager` 19 writes them for clang), so
+//! objects and static libraries made by one driver link with the other.
+//!
+//! The object is edited without moving anything the host code refers to: the section header
+//! slots of the sections taken out are given to the sections put in (nothing refers to them:
+//! they have no symbols or relocations), further sections get new header slots at the end;
+//! their contents, the grown section-name table and the section header table are appended to
+//! the file (the ELF header's `e_shoff`/`e_shnum` patched), the old bytes zeroed. Slots left
+//! over are made empty, nameless `SHF_EXCLUDE` sections.
+
+use object::read::elf::{FileHeader, SectionHeader};
+use object::{elf, LittleEndian as LE};
+use offkit_format::binary::{write_v1, ImageSpec};
+use offkit_format::kind::{ImageKind, OffloadKind};
+use offkit_format::target_id::bundle::BundleEntryId;
+use offkit_format::triple::Triple;
+
+use crate::error::{Error, Result};
+
+/// What an object's device code is converted to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// The new driver's `.llvm.offloading` section of offload binaries.
+    OffloadBinary,
+    /// The old driver's `__CLANG_OFFLOAD_BUNDLE__<id>` sections.
+    Bundle,
+}
+
+/// A converted object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Converted {
+    /// The new object.
+    pub bytes: Vec<u8>,
+    /// The sections taken out.
+    pub from: Vec<String>,
+    /// The sections put in (`.llvm.offloading`: the images, `kind triple arch`).
+    pub to: Vec<String>,
+}
+
+const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
+const BUNDLE_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
+
+struct NewSection {
+    name: Vec<u8>,
+    sh_type: u32,
+    flags: u64,
+    align: u64,
+    bytes: Vec<u8>,
+}
+
+/// Converts the relocatable object `data` (named `input`) to `to`; `None` when it holds
+/// nothing to convert.
+pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Converted>> {
+    let unusable = |message: String| Error::Unusable {
+        input: input.to_string(),
+        message,
+    };
+    let h = elf::FileHeader64::<LE>::parse(data)
+        .ok()
+        .filter(|h| h.is_little_endian() && h.e_type(LE) == elf::ET_REL)
+        .ok_or_else(|| {
+            unusable("only little-endian 64-bit relocatable objects are converted".into())
+        })?;
+    // The check after the edit reads it back as the `object` crate does: so must the input.
+    object::File::parse(data)
+        .map_err(|e| unusable(format!("cannot read it as an ELF file: {e}")))?;
+    let sections = h
+        .sections(LE, data)
+        .map_err(|e| unusable(format!("cannot read its section headers: {e}")))?;
+    let machine = h.e_machine(LE);
+    // What is already there in the form converted to would be mixed with what is converted.
+    for s in sections.iter() {
+        let name = sections.section_name(LE, s).unwrap_or_default();
+        let there = match to {
+            Target::OffloadBinary => name == b".llvm.offloading",
+            Target::Bundle => name.starts_with(BUNDLE_PREFIX.as_bytes()),
+        };
+        if there {
+            return Err(unusable(format!(
+                "it already holds section `{}` (at {:#x}): convert an object holding one form only",
+                String::from_utf8_lossy(name),
+                s.sh_offset(LE)
+            )));
+        }
+    }
+    let mut take = Vec::new();
+    let mut from = Vec::new();
+    let mut add = Vec::new();
+    let mut to_names = Vec::new();
+    let section_bytes = |s: &elf::SectionHeader64<LE>, name: &str| -> Result<&[u8]> {
+        s.data(LE, data).map_err(|e| {
+            unusable(format!(
+                "section `{name}` at {:#x} lies outside the file: {e}",
+                s.sh_offset(LE)
+            ))
+        })
+    };
+    match to {
+        Target::OffloadBinary => {
+            let mut binaries = Vec::new();
+            for (i, s) in sections.iter().enumerate() {
+                let name =
+                    String::from_utf8_lossy(sections.section_name(LE, s).unwrap_or_default())
+                        .into_owned();
+                let Some(id) = name.strip_prefix(BUNDLE_PREFIX) else {
+                    continue;
+                };
+                let bytes = section_bytes(s, &name)?;
+                if offkit_format::bundle::sequence::starts_bundle(bytes) {
+                    return Err(unusable(format!(
+                        "section `{name}` at {:#x} holds an offload bundle, not a fat object's \
+                         code object (only fat objects, as `clang --no-offload-new-driver -c` \
+                         writes them, are converted)",
+                        s.sh_offset(LE)
+                    )));
+                }
+                take.push(i);
+                from.push(name.clone());
+                let id = BundleEntryId::parse(id.as_bytes());
+                let kind = match id.kind() {
+                    b"host" => continue,
+                    b"hip" | b"hipv4" => OffloadKind::Hip,
+                    b"openmp" => OffloadKind::OpenMp,
+                    b"cuda" => OffloadKind::Cuda,
+                    k => {
+                        return Err(unusable(format!(
+                            "section `{name}`: offload kind `{}` has no offload binary kind",
+                            String::from_utf8_lossy(k)
+                        )))
+                    }
+                };
+                let triple = String::from_utf8_lossy(id.triple().as_bytes())
+                    .trim_end_matches('-')
+                    .to_string();
+                // An ID ending in `-` (no target ID) gives the whole ID as its "target ID"
+                // (LLVM 19's parse); the image then has no arch.
+                let tid = match id.target_id() {
+                    t if t.len() == id.raw().len() => &[][..],
+                    t => t,
+                };
+                let arch = String::from_utf8_lossy(tid).into_owned();
+                let image_kind = image_kind(bytes);
+                // `clang-offload-packager`'s order: its `DenseMap` of `file`, `triple`,
+                // `arch`, `kind` (as clang passes them), the strings without `file` and `kind`.
+                let keys = ["file", "triple", "arch", "kind"];
+                let strings: Vec<(&[u8], &[u8])> =
+                    offkit_format::llvm::densemap::iteration_order(&keys)
+                        .into_iter()
+                        .filter_map(|(_, k)| match k {
+                            b"triple" => Some((&b"triple"[..], triple.as_bytes())),
+                            b"arch" => Some((&b"arch"[..], arch.as_bytes())),
+                            _ => None,
+                        })
+                        .collect();
+                let spec = ImageSpec {
+                    image_kind,
+                    offload_kind: kind,
+                    flags: 0,
+                    strings,
+                };
+                let b = write_v1(&spec, bytes).map_err(|source| Error::Format {
+                    input: input.to_string(),
+                    source,
+                })?;
+                binaries.extend_from_slice(&b);
+                binaries.resize(binaries.len().next_multiple_of(8), 0);
+                to_names.push(format!("{} {triple} {arch}", kind_name(kind)));
+            }
+            if take.is_empty() {
+                return Ok(None);
+            }
+            add.push(NewSection {
+                name: b".llvm.offloading".to_vec(),
+                sh_type: SHT_LLVM_OFFLOADING,
+                flags: elf::SHF_EXCLUDE.0,
+                align: 8,
+                bytes: binaries,
+            });
+        }
+        Target::Bundle => {
+            let mut device = Vec::new();
+            for (i, s) in sections.iter().enumerate() {
+                let name = sections.section_name(LE, s).unwrap_or_default();
+                if name != b".llvm.offloading" {
+                    continue;
+                }
+                take.push(i);
+                from.push(".llvm.offloading".to_string());
+                let bytes = section_bytes(s, ".llvm.offloading")?;
+                for b in offkit_format::binary::parse_all(bytes, s.sh_offset(LE)) {
+                    let b = b.map_err(|source| Error::Format {
+                        input: input.to_string(),
+                        source,
+                    })?;
+                    for e in &b.entries {
+                        let kind = kind_name(e.offload_kind);
+                        if kind.is_empty() {
+                            return Err(unusable(format!(
+                                "an offload binary at {:#x} is of offload kind {:?}, which has \
+                                 no bundle kind",
+                                b.offset, e.offload_kind
+                            )));
+                        }
+                        let triple = Triple::parse(e.triple().as_bytes()).four_components();
+                        let id = format!(
+                            "{kind}-{}-{}",
+                            String::from_utf8_lossy(triple.as_bytes()),
+                            e.arch()
+                        );
+                        to_names.push(id.clone());
+                        device.push((id, e.image.to_vec()));
+                    }
+                }
+            }
+            if take.is_empty() {
+                return Ok(None);
+            }
+            let host = match machine {
+                elf::EM_X86_64 => "x86_64-pc-linux-gnu-",
+                elf::EM_AARCH64 => "aarch64-unknown-linux-gnu-",
+                elf::EM_PPC64 => "powerpc64le-unknown-linux-gnu-",
+                _ => "unknown-unknown-unknown-",
+            };
+            let mut all = device;
+            // The old driver writes the host entry as one zero byte.
+            all.push((format!("host-{host}"), vec![0]));
+            to_names.push(format!("host-{host}"));
+            for (id, bytes) in all {
+                add.push(NewSection {
+                    name: format!("{BUNDLE_PREFIX}{id}").into_bytes(),
+                    sh_type: elf::SHT_PROGBITS.0,
+                    flags: elf::SHF_EXCLUDE.0,
+                    align: 1,
+                    bytes,
+                });
+            }
+        }
+    }
+    let bytes = edit_sections(data, h, &take, add).map_err(unusable)?;
+    check(&bytes, to, &to_names).map_err(|message| Error::Validation {
+        input: input.to_string(),
+        message,
+    })?;
+    Ok(Some(Converted {
+        bytes,
+        from,
+        to: to_names,
+    }))
+}
+
+/// Reads the converted object again: it parses as an ELF file, and holds what was put in (the
+/// images of `.llvm.offloading`, or the bundle sections), nothing of what was taken out.
+fn check(bytes: &[u8], to: Target, put: &[String]) -> std::result::Result<(), String> {
+    use object::{Object, ObjectSection};
+    let file = object::File::parse(bytes).map_err(|e| format!("it does not read back: {e}"))?;
+    let mut found = Vec::new();
+    let mut offloading = 0;
+    for s in file.sections() {
+        let name = s.name().unwrap_or_default();
+        if name == ".llvm.offloading" {
+            offloading += 1;
+            let data = s.data().map_err(|e| format!("section `{name}`: {e}"))?;
+            for b in offkit_format::binary::parse_all(data, 0) {
+                let b = b.map_err(|e| e.to_string())?;
+                for e in &b.entries {
+                    let kind = kind_name(e.offload_kind);
+                    found.push(format!("{kind} {} {}", e.triple(), e.arch()));
+                }
+            }
+        } else if let Some(id) = name.strip_prefix(BUNDLE_PREFIX) {
+            found.push(id.to_string());
+        }
+    }
+    let sections = usize::from(to == Target::OffloadBinary);
+    if offloading != sections || found != put {
+        return Err(format!("it holds {found:?}, not {put:?}"));
+    }
+    Ok(())
+}
+
+/// The bundle kind of an offload kind (empty: none).
+fn kind_name(k: OffloadKind) -> &'static str {
+    match k {
+        OffloadKind::Hip => "hip",
+        OffloadKind::OpenMp => "openmp",
+        OffloadKind::Cuda => "cuda",
+        _ => "",
+    }
+}
+
+/// The image kind of a bundle entry's contents: bitcode (plain or wrapped), an ELF object, or
+/// none known.
+fn image_kind(bytes: &[u8]) -> ImageKind {
+    if bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
+        ImageKind::Bitcode
+    } else if bytes.starts_with(b"\x7fELF") {
+        ImageKind::Object
+    } else {
+        ImageKind::None
+    }
+}
+
+/// `data` with the sections `take` taken out and `add` put in (see the module's notes).
+fn edit_sections(
+    data: &[u8],
+    h: &elf::FileHeader64<LE>,
+    take: &[usize],
+    add: Vec<NewSection>,
+) -> std::result::Result<Vec<u8>, String> {
+    const SHENT: usize = 64;
+    let shoff = usize::try_from(h.e_shoff(LE)).map_err(|e| e.to_string())?;
+    let shnum = usize::from(h.e_shnum(LE));
+    let strndx = usize::from(h.e_shstrndx(LE).0);
+    if shnum == 0 || strndx == 0 || strndx >= shnum || usize::from(h.e_shentsize(LE)) != SHENT {
+        return Err("its section header table is not one this edit handles".into());
+    }
+    let table = data
+        .get(shoff..shoff + shnum * SHENT)
+        .ok_or("its section header table lies outside the file")?;
+    let mut headers: Vec<[u8; SHENT]> = table
+        .chunks_exact(SHENT)
+        .map(|c| c.try_into().unwrap_or([0; SHENT]))
+        .collect();
+    let get = |hd: &[u8; SHENT], at: usize| {
+        u64::from_le_bytes(hd[at..at + 8].try_into().unwrap_or([0; 8]))
+    };
+    let mut out = data.to_vec();
+    // The old contents of the sections taken out, zeroed.
+    for &i in take {
+        let hd = &headers[i];
+        let (off, size) = (get(hd, 24) as usize, get(hd, 32) as usize);
+        if let Some(d) = out.get_mut(off..off.saturating_add(size)) {
+            d.fill(0);
+        }
+    }
+    let strtab = &headers[strndx];
+    let mut names = data
+        .get(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
+        .ok_or("its section-name table lies outside the file")?
+        .to_vec();
+    if let Some(d) =
+        out.get_mut(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
+    {
+        d.fill(0);
+    }
+    let mut free: std::collections::VecDeque<usize> = take.iter().copied().collect();
+    for s in add {
+        let pos = out.len().next_multiple_of(s.align.max(1) as usize);
+        out.resize(pos, 0);
+        out.extend_from_slice(&s.bytes);
+        let name = names.len() as u32;
+        names.extend_from_slice(&s.name);
+        names.push(0);
+        let mut hd = [0u8; SHENT];
+        hd[0..4].copy_from_slice(&name.to_le_bytes());
+        hd[4..8].copy_from_slice(&s.sh_type.to_le_bytes());
+        hd[8..16].copy_from_slice(&s.flags.to_le_bytes());
+        hd[24..32].copy_from_slice(&(pos as u64).to_le_bytes());
+        hd[32..40].copy_from_slice(&(s.bytes.len() as u64).to_le_bytes());
+        hd[48..56].copy_from_slice(&s.align.to_le_bytes());
+        match free.pop_front() {
+            Some(i) => headers[i] = hd,
+            None => headers.push(hd),
+        }
+    }
+    // Slots left over: empty, nameless, excluded.
+    for i in free {
+        let mut hd = [0u8; SHENT];
+        hd[4..8].copy_from_slice(&elf::SHT_PROGBITS.0.to_le_bytes());
+        hd[8..16].copy_from_slice(&elf::SHF_EXCLUDE.0.to_le_bytes());
+        hd[24..32].copy_from_slice(&get(&headers[i], 24).to_le_bytes());
+        hd[48..56].copy_from_slice(&1u64.to_le_bytes());
+        headers[i] = hd;
+    }
+    let names_at = out.len() as u64;
+    out.extend_from_slice(&names);
+    headers[strndx][24..32].copy_from_slice(&names_at.to_le_bytes());
+    headers[strndx][32..40].copy_from_slice(&(names.len() as u64).to_le_bytes());
+    // The old section header table, zeroed; the new one at the end.
+    if let Some(d) = out.get_mut(shoff..shoff + shnum * SHENT) {
+        d.fill(0);
+    }
+    let new_shoff = out.len().next_multiple_of(8);
+    out.resize(new_shoff, 0);
+    for hd in &headers {
+        out.extend_from_slice(hd);
+    }
+    let new_shnum = u16::try_from(headers.len()).map_err(|_| "too many sections".to_string())?;
+    out[0x28..0x30].copy_from_slice(&(new_shoff as u64).to_le_bytes());
+    out[0x3c..0x3e].copy_from_slice(&new_shnum.to_le_bytes());
+    Ok(out)
+}
+
+/// Converts the object or static archive `data` (named `input`): an archive's members are
+/// converted one by one and the archive written again by the project's archive writer (its
+/// symbol table rebuilt), then read back. `None` when nothing is converted.
+pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Converted>> {
+    if !matches!(object::FileKind::parse(data), Ok(object::FileKind::Archive)) {
+        return convert_object(data, input, to);
+    }
+    let unusable = |message: String| Error::Unusable {
+        input: input.to_string(),
+        message,
+    };
+    if data.starts_with(b"!<thin>\n") {
+        return Err(unusable(
+            "thin archives are not converted (their members are files of their own: convert those)"
+                .into(),
+        ));
+    }
+    let members = offkit_bundle::archive::read_members(data)
+        .map_err(|e| unusable(format!("cannot read it as an archive: {e}")))?;
+    let (mut new, mut from, mut to_names) = (Vec::new(), Vec::new(), Vec::new());
+    for (name, bytes) in members {
+        let name = String::from_utf8_lossy(&name).into_owned();
+        let elf = matches!(object::FileKind::parse(bytes), Ok(object::FileKind::Elf64));
+        let c = if elf {
+            convert_object(bytes, &format!("{input}({name})"), to)?
+        } else {
+            None
+        };
+        match c {
+            Some(c) => {
+                from.extend(c.from.iter().map(|s| format!("{name}: {s}")));
+                to_names.extend(c.to.iter().map(|s| format!("{name}: {s}")));
+                new.push((name, c.bytes));
+            }
+            None => new.push((name, bytes.to_vec())),
+        }
+    }
+    if from.is_empty() {
+        return Ok(None);
+    }
+    let refs: Vec<(String, &[u8])> = new.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
+    let bytes = offkit_bundle::archive::write(&refs)
+        .map_err(|e| unusable(format!("cannot write the archive: {e}")))?;
+    let back = offkit_bundle::archive::read_members(&bytes)
+        .map_err(|e| unusable(format!("the converted archive does not read back: {e}")))?;
+    let same = back.len() == new.len()
+        && back
+            .iter()
+            .zip(&new)
+            .all(|((n, b), (m, c))| n == m.as_bytes() && *b == &c[..]);
+    if !same {
+        return Err(Error::Validation {
+            input: input.to_string(),
+            message: "the converted archive does not hold the members written".into(),
+        });
+    }
+    Ok(Some(Converted {
+        bytes,
+        from,
+        to: to_names,
+    }))
+}

@@ -1,0 +1,434 @@
+//! The OpenMP image table of a linked executable or shared library made by the linker wrapper:
+//! `__tgt_bin_desc { i32 NumDeviceImages; __tgt_device_image *DeviceImages; entries begin,
+//! end }` and its `__tgt_device_image { ImageStart, ImageEnd, EntriesBegin, EntriesEnd }`
+//! array (in `.data.rel.ro`, each pointer an `R_X86_64_RELATIVE` dynamic relocation in a PIE,
+//! a plain word otherwise), whose images lie in `.llvm.offloading`, one offload binary each.
+//!
+//! A prune keeps the offload binaries of the images that stay, one after another from the
+//! section's start as the wrapper lays them out (the section header's size shrinks to them,
+//! the rest is zeroed: the section does not move), moves the kept records of each array down,
+//! fixes `NumDeviceImages` and the relocations of the records (the ones left after the kept
+//! records get addend 0 and zero words: nothing points at a pruned image any more). The
+//! descriptors are found without symbols (shipped files are stripped): a word pair whose
+//! second word points at `NumDeviceImages` records whose image pointers all lie in
+//! `.llvm.offloading`.
+
+use std::collections::BTreeMap;
+
+use object::elf;
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
+use object::LittleEndian as LE;
+
+use crate::edit::Filter;
+
+/// One rewrite of bytes at a file offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Patch {
+    /// The absolute file offset.
+    pub offset: u64,
+    /// The new bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The image tables of a linked file pruned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageTables {
+    /// The file offset of `.llvm.offloading`.
+    pub offset: u64,
+    /// Its size now.
+    pub old_size: u64,
+    /// Its size once pruned.
+    pub new_size: u64,
+    /// The virtual addresses of the descriptors (`__tgt_bin_desc`) found.
+    pub descriptors: Vec<u64>,
+    /// The images kept (`triple-arch`), in section order.
+    pub kept: Vec<String>,
+    /// The images removed.
+    pub removed: Vec<String>,
+    /// The byte rewrites (section contents, records, counts, relocation addends, the section
+    /// header's size), in file order.
+    pub patches: Vec<Patch>,
+}
+
+/// A found table, as read.
+#[derive(Debug, Clone)]
+pub(crate) struct Table {
+    /// The descriptor's address.
+    pub descriptor: u64,
+    /// The array's address.
+    pub array: u64,
+    /// Each record's four words.
+    pub records: Vec<[u64; 4]>,
+}
+
+/// The parts of a linked little-endian ELF64 file the tables are read through.
+pub(crate) struct Linked<'d> {
+    data: &'d [u8],
+    /// `(vaddr, file offset, file size)` of each `PT_LOAD`.
+    loads: Vec<(u64, u64, u64)>,
+    /// Relative dynamic relocations: address → (file offset of the addend, addend).
+    relocs: BTreeMap<u64, (u64, u64)>,
+    /// `(vaddr, size)` of the allocated, non-executable data sections (not `.llvm.offloading`).
+    data_sections: Vec<(u64, u64)>,
+    /// `.llvm.offloading`: (index, vaddr, file offset, size).
+    pub offloading: Option<(usize, u64, u64, u64)>,
+    /// Where the section header table is, and its entry size.
+    shoff: u64,
+    shentsize: u64,
+}
+
+const MAX_IMAGES: u32 = 4096;
+
+impl<'d> Linked<'d> {
+    /// Reads `data` when it is a linked (not relocatable) little-endian ELF64 file.
+    pub(crate) fn parse(data: &'d [u8]) -> Option<Linked<'d>> {
+        let h = elf::FileHeader64::<LE>::parse(data).ok()?;
+        let e = LE;
+        if !h.is_little_endian() || h.e_type(e) == elf::ET_REL {
+            return None;
+        }
+        let relative = match h.e_machine(e) {
+            elf::EM_X86_64 => Some(elf::R_X86_64_RELATIVE.0),
+            elf::EM_AARCH64 => Some(elf::R_AARCH64_RELATIVE.0),
+            _ => None,
+        };
+        let loads = h
+            .program_headers(e, data)
+            .ok()?
+            .iter()
+            .filter(|p| p.p_type(e) == elf::PT_LOAD)
+            .map(|p| (p.p_vaddr(e), p.p_offset(e), p.p_filesz(e)))
+            .collect();
+        let sections = h.sections(e, data).ok()?;
+        let mut out = Linked {
+            data,
+            loads,
+            relocs: BTreeMap::new(),
+            data_sections: Vec::new(),
+            offloading: None,
+            shoff: h.e_shoff(e),
+            shentsize: u64::from(h.e_shentsize(e)),
+        };
+        for (i, s) in sections.iter().enumerate() {
+            let name = sections.section_name(e, s).unwrap_or_default();
+            let flags = s.sh_flags(e).0;
+            if flags & elf::SHF_ALLOC.0 == 0 {
+                continue;
+            }
+            if name == b".llvm.offloading" {
+                out.offloading = Some((i, s.sh_addr(e), s.sh_offset(e), s.sh_size(e)));
+            } else if s.sh_type(e) == elf::SHT_PROGBITS && flags & elf::SHF_EXECINSTR.0 == 0 {
+                out.data_sections.push((s.sh_addr(e), s.sh_size(e)));
+            } else if s.sh_type(e) == elf::SHT_RELA {
+                let Some(relative) = relative else { continue };
+                let (off, size) = (s.sh_offset(e), s.sh_size(e));
+                let mut at = off;
+                while at.checked_add(24).is_some_and(|end| end <= off + size) {
+                    let (Some(r_offset), Some(info), Some(addend)) =
+                        (out.u64_at(at), out.u64_at(at + 8), out.u64_at(at + 16))
+                    else {
+                        break;
+                    };
+                    if (info & 0xffff_ffff) as u32 == relative {
+                        out.relocs.insert(r_offset, (at + 16, addend));
+                    }
+                    at += 24;
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn u64_at(&self, off: u64) -> Option<u64> {
+        let o = usize::try_from(off).ok()?;
+        let b = self.data.get(o..o.checked_add(8)?)?;
+        Some(u64::from_le_bytes(b.try_into().ok()?))
+    }
+
+    /// The file offset of the byte at `va`.
+    pub(crate) fn offset_of(&self, va: u64) -> Option<u64> {
+        self.loads
+            .iter()
+            .find(|(v, _, n)| va >= *v && va - v < *n)
+            .map(|(v, o, _)| o + (va - v))
+    }
+
+    /// The pointer-sized word at `va` as the loader leaves it.
+    fn word(&self, va: u64) -> Option<u64> {
+        match self.relocs.get(&va) {
+            Some((_, addend)) => Some(*addend),
+            None => self.u64_at(self.offset_of(va)?),
+        }
+    }
+
+    fn in_offloading(&self, p: u64, end: bool) -> bool {
+        self.offloading.is_some_and(|(_, va, _, size)| {
+            if end {
+                p > va && p <= va + size
+            } else {
+                p >= va && p < va + size
+            }
+        })
+    }
+
+    fn record(&self, at: u64) -> Option<[u64; 4]> {
+        let r = [
+            self.word(at)?,
+            self.word(at + 8)?,
+            self.word(at + 16)?,
+            self.word(at + 24)?,
+        ];
+        (self.in_offloading(r[0], false) && self.in_offloading(r[1], true) && r[0] < r[1])
+            .then_some(r)
+    }
+
+    /// Every descriptor whose array's images all lie in `.llvm.offloading`.
+    pub(crate) fn tables(&self) -> Vec<Table> {
+        let mut out = Vec::new();
+        if self.offloading.is_none() {
+            return out;
+        }
+        for &(start, size) in &self.data_sections {
+            let mut d = start.next_multiple_of(8);
+            while d + 32 <= start + size {
+                let found = (|| {
+                    let off = self.offset_of(d)?;
+                    let count = u32::from_le_bytes(
+                        self.data
+                            .get(usize::try_from(off).ok()?..)?
+                            .get(..4)?
+                            .try_into()
+                            .ok()?,
+                    );
+                    if count == 0 || count > MAX_IMAGES {
+                        return None;
+                    }
+                    let array = self.word(d + 8)?;
+                    let records = (0..u64::from(count))
+                        .map(|i| self.record(array + 32 * i))
+                        .collect::<Option<Vec<_>>>()?;
+                    Some(Table {
+                        descriptor: d,
+                        array,
+                        records,
+                    })
+                })();
+                if let Some(t) = found {
+                    out.push(t);
+                }
+                d += 8;
+            }
+        }
+        out
+    }
+}
+
+/// Plans the prune of the image tables of the linked file `data` by `filter`; `None` when it
+/// has no table or nothing goes.
+pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option<ImageTables>> {
+    let Some(linked) = Linked::parse(data) else {
+        return Ok(None);
+    };
+    let tables = linked.tables();
+    let Some((index, sec_va, sec_off, sec_size)) = linked.offloading else {
+        return Ok(None);
+    };
+    if tables.is_empty() {
+        return Ok(None);
+    }
+    let bytes = usize::try_from(sec_off)
+        .ok()
+        .zip(usize::try_from(sec_size).ok())
+        .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+        .unwrap_or_default();
+    // Each binary: its range in the section, whether it stays, where it goes.
+    struct Bin {
+        start: u64,
+        end: u64,
+        keep: bool,
+        new_start: u64,
+    }
+    let (mut bins, mut kept, mut removed, mut section) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for b in offkit_format::binary::parse_all(bytes, sec_off) {
+        let b = b?;
+        let names: Vec<String> = b
+            .entries
+            .iter()
+            .map(|e| format!("{}-{}", e.triple(), e.arch()))
+            .collect();
+        let keep = b
+            .entries
+            .iter()
+            .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
+        let start = b.offset - sec_off;
+        let mut end = start + b.size;
+        if b.version != 1 {
+            end = end.next_multiple_of(8).min(sec_size);
+        }
+        let new_start = section.len() as u64;
+        if keep {
+            section.extend_from_slice(bytes.get(start as usize..end as usize).unwrap_or_default());
+            kept.extend(names);
+        } else {
+            removed.extend(names);
+        }
+        bins.push(Bin {
+            start,
+            end,
+            keep,
+            new_start,
+        });
+    }
+    if removed.is_empty() {
+        return Ok(None);
+    }
+    let invalid = |at: u64, reason: String| offkit_format::Error::Invalid {
+        what: "OpenMP image table",
+        offset: linked.offset_of(at).unwrap_or(0),
+        reason,
+    };
+    let mut patches = Vec::new();
+    let new_size = section.len() as u64;
+    section.resize(sec_size as usize, 0);
+    patches.push(Patch {
+        offset: sec_off,
+        bytes: section,
+    });
+    // The section header's `sh_size` (ELF64: at 0x20 of the entry).
+    patches.push(Patch {
+        offset: linked.shoff + linked.shentsize * index as u64 + 0x20,
+        bytes: new_size.to_le_bytes().to_vec(),
+    });
+    let set_word = |patches: &mut Vec<Patch>, va: u64, v: u64| -> offkit_format::Result<()> {
+        let off = linked
+            .offset_of(va)
+            .ok_or_else(|| invalid(va, format!("{va:#x} is not in the file")))?;
+        match linked.relocs.get(&va) {
+            Some((addend_at, _)) => {
+                patches.push(Patch {
+                    offset: *addend_at,
+                    bytes: v.to_le_bytes().to_vec(),
+                });
+                // With `--apply-dynamic-relocs` the word holds the value too.
+                if linked.u64_at(off).unwrap_or(0) != 0 {
+                    patches.push(Patch {
+                        offset: off,
+                        bytes: v.to_le_bytes().to_vec(),
+                    });
+                }
+            }
+            None => patches.push(Patch {
+                offset: off,
+                bytes: v.to_le_bytes().to_vec(),
+            }),
+        }
+        Ok(())
+    };
+    let mut descriptors = Vec::new();
+    for t in &tables {
+        let mut new_records = Vec::new();
+        for (i, r) in t.records.iter().enumerate() {
+            let rel = r[0] - sec_va;
+            let b = bins
+                .iter()
+                .find(|b| rel >= b.start && rel < b.end)
+                .ok_or_else(|| {
+                    invalid(
+                        t.array + 32 * i as u64,
+                        format!(
+                            "image {i} at {:#x} lies in no offload binary of `.llvm.offloading`",
+                            r[0]
+                        ),
+                    )
+                })?;
+            if b.keep {
+                let delta = b.start - b.new_start;
+                new_records.push([r[0] - delta, r[1] - delta, r[2], r[3]]);
+            }
+        }
+        for i in 0..t.records.len() {
+            let rec = new_records.get(i).copied().unwrap_or([0; 4]);
+            for (w, v) in rec.iter().enumerate() {
+                set_word(&mut patches, t.array + 32 * i as u64 + 8 * w as u64, *v)?;
+            }
+        }
+        let count_at = linked
+            .offset_of(t.descriptor)
+            .ok_or_else(|| invalid(t.descriptor, "the descriptor is not in the file".into()))?;
+        patches.push(Patch {
+            offset: count_at,
+            bytes: (new_records.len() as u32).to_le_bytes().to_vec(),
+        });
+        descriptors.push(t.descriptor);
+    }
+    patches.sort_by_key(|p| p.offset);
+    Ok(Some(ImageTables {
+        offset: sec_off,
+        old_size: sec_size,
+        new_size,
+        descriptors,
+        kept,
+        removed,
+        patches,
+    }))
+}
+
+/// The `triple-arch` of every image the tables of `data` register, table by table.
+pub(crate) fn registered(data: &[u8]) -> offkit_format::Result<Vec<Vec<String>>> {
+    let Some(linked) = Linked::parse(data) else {
+        return Ok(Vec::new());
+    };
+    let Some((_, sec_va, sec_off, sec_size)) = linked.offloading else {
+        return Ok(Vec::new());
+    };
+    let binaries = usize::try_from(sec_off)
+        .ok()
+        .zip(usize::try_from(sec_size).ok())
+        .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+        .unwrap_or_default();
+    let mut out = Vec::new();
+    for t in linked.tables() {
+        let mut ids = Vec::new();
+        for r in &t.records {
+            // The binary around the image: the image lies inside it, after its header.
+            let start = r[0] - sec_va;
+            let mut found = None;
+            for b in offkit_format::binary::parse_all(binaries, sec_off) {
+                let b = b?;
+                let rel = b.offset - sec_off;
+                if start >= rel && start < rel + b.size {
+                    found = Some(
+                        b.entries
+                            .iter()
+                            .map(|e| format!("{}-{}", e.triple(), e.arch()))
+                            .collect::<Vec<_>>(),
+                    );
+                    break;
+                }
+            }
+            ids.extend(found.unwrap_or_else(|| vec![format!("(nothing at {:#x})", r[0])]));
+        }
+        out.push(ids);
+    }
+    Ok(out)
+}
+
+/// `bytes` (read from offset `at`) with the patches that fall in it applied.
+pub(crate) fn patched(bytes: &[u8], at: u64, patches: &[Patch]) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    let end = at + bytes.len() as u64;
+    for p in patches {
+        let (ps, pe) = (p.offset, p.offset + p.bytes.len() as u64);
+        if pe <= at || ps >= end {
+            continue;
+        }
+        for (i, b) in p.bytes.iter().enumerate() {
+            let o = ps + i as u64;
+            if o >= at && o < end {
+                out[(o - at) as usize] = *b;
+            }
+        }
+    }
+    out
+}
