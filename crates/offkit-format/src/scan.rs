@@ -39,6 +39,7 @@
 //! ```
 
 mod archive;
+mod binaries;
 mod bundle;
 mod cuda;
 mod elf;
@@ -55,6 +56,9 @@ use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
 use crate::limits;
 
+pub use binaries::{
+    holder, offload_binaries, read_binaries, Binaries, Found, Holder, ReadBinaries,
+};
 pub use location::{Location, Step};
 pub use report::{
     Address, BundleRef, Compression, Container, EntryInfo, Event, Format, Image, ImageInfo, Report,
