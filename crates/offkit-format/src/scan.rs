@@ -406,7 +406,7 @@ impl<E> Walker<'_, '_, E> {
         }
         match FileKind::parse(data) {
             Ok(FileKind::Elf32 | FileKind::Elf64) => self.elf(data, base, loc, depth, pos),
-            Ok(FileKind::Coff) => {
+            Ok(FileKind::Coff | FileKind::Pe32 | FileKind::Pe64) => {
                 self.emit(Event::Container(&container(Format::Coff)))?;
                 self.coff(data, base, loc, depth)
             }

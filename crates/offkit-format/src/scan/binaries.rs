@@ -31,7 +31,7 @@ pub enum Holder {
     },
     /// A COFF object or PE image (by its machine field, as LLVM reads it).
     Coff,
-    /// A PE image (`MZ`): LLVM 19's `extractOffloadBinaries` reads none, nor does offkit yet.
+    /// A PE image (`MZ`): LLVM 19's `extractOffloadBinaries` reads none (the walk does).
     Pe,
     /// Anything else.
     Other,

@@ -77,14 +77,12 @@ pub fn elf_format(data: &[u8]) -> Option<Format> {
 pub fn coff_sections(data: &[u8], base: u64) -> crate::error::Result<Vec<Section<'_>>> {
     use object::{Object, ObjectSection};
     const NAME: &[u8] = b".llvm.offloading";
-    let file =
-        object::read::coff::CoffFile::<&[u8]>::parse(data).map_err(|source| Error::Object {
-            what: "COFF file",
-            offset: base,
-            source,
-        })?;
-    // PE images are not parsed yet (the `object` crate's `pe` feature is off).
-    let pe = false;
+    let file = object::File::parse(data).map_err(|source| Error::Object {
+        what: "COFF file",
+        offset: base,
+        source,
+    })?;
+    let pe = file.format() == object::BinaryFormat::Pe;
     let mut out = Vec::new();
     for (index, s) in file.sections().enumerate() {
         let Ok(name) = s.name_bytes() else { continue };

@@ -985,3 +985,56 @@ fn coff_objects_and_archives_as_llvm_19() {
         assert_eq!(bins[0].entries[0].image.as_ref(), &theirs[..], "{name}");
     }
 }
+
+/// A PE image linked by lld (MinGW) keeps the wrapped device image in a section whose name lld
+/// cuts to `.llvm` (the object's own `.llvm.offloading` is dropped: `IMAGE_SCN_LNK_REMOVE`).
+/// The walk finds it there, with the bytes the wrapper linked (`--save-temps`'s `.img`); LLVM
+/// 19's `extractOffloadBinaries` reads no PE image, and neither does the flat list (its rules).
+#[test]
+fn pe_images_linked_by_lld() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    compile_openmp(
+        d,
+        "k",
+        OPENMP_KERNEL,
+        &["x86_64-pc-linux-gnu"],
+        &["--target=x86_64-w64-windows-gnu"],
+    );
+    // Stand-ins for the runtime libraries: the program is looked into, never run.
+    for lib in ["libomp.a", "libomptarget.a"] {
+        std::fs::write(d.join(lib), b"!<arch>\n").unwrap();
+    }
+    clang_in(
+        d,
+        &[
+            "--target=x86_64-w64-windows-gnu",
+            "-fopenmp",
+            "-fopenmp-targets=x86_64-pc-linux-gnu",
+            "-fuse-ld=lld",
+            "-save-temps",
+            "k.o",
+            "-L.",
+            "-Wl,-Xlink=/force:unresolved",
+            "-o",
+            "k.exe",
+        ],
+    );
+    let data = std::fs::read(d.join("k.exe")).unwrap();
+    let linked = std::fs::read(d.join("k.exe.x86_64.native.img")).unwrap();
+    let r = scan::scan(&data, "k.exe", &mut Options::default()).unwrap();
+    assert_eq!(r.containers[0].format, scan::Format::Coff);
+    let top: Vec<&scan::ImageInfo> = r.images.iter().filter(|i| binary_depth(i) == 1).collect();
+    assert_eq!(top.len(), 1);
+    assert_eq!(top[0].location.to_string(), "k.exe:.llvm[0]");
+    assert_eq!(top[0].triple, "x86_64-pc-linux-gnu");
+    let at = usize::try_from(top[0].offset).unwrap();
+    assert_eq!(data.get(at..at + linked.len()), Some(&linked[..]));
+    assert_eq!(top[0].size as usize, linked.len());
+    // LLVM 19's tools find nothing in it; the flat list (LLVM 19's rules) neither.
+    let objdump = run_ok(llvm_tool("llvm-objdump"), ["--offloading", "k.exe"], d);
+    assert!(!String::from_utf8_lossy(&objdump.stdout).contains("OFFLOADING IMAGE"));
+    assert!(offkit_format::container::offload_binaries(&data, 0)
+        .unwrap()
+        .is_empty());
+}
