@@ -57,7 +57,7 @@ use crate::kind::{ImageKind, OffloadKind};
 use crate::limits;
 
 pub use binaries::{
-    holder, offload_binaries, read_binaries, Binaries, Found, Holder, ReadBinaries,
+    holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder, ReadBinaries,
 };
 pub use location::{Location, Step};
 pub use report::{

@@ -233,6 +233,38 @@ mod tests {
         assert_eq!(magic(&elf), Magic::ElfRelocatable);
     }
 
+    /// A bad offload binary in an archive member is an error that names the member.
+    #[test]
+    fn bad_member_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let member = b"\x10\xff\x10\xad\x01\0\0\0\x99\0\0\0\0\0\0\0";
+        let mut ar = b"!<arch>\n".to_vec();
+        ar.extend(
+            format!(
+                "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                "bad.o/", 0, 0, 0, 644, 16
+            )
+            .bytes(),
+        );
+        ar.extend_from_slice(member);
+        let path = dir.path().join("libbad.a");
+        std::fs::write(&path, &ar).unwrap();
+        let located = [Located {
+            path: path.clone(),
+            whole_archive: true,
+        }];
+        let files = [MappedFile::open_llvm(&path).unwrap()];
+        let e = device_inputs(&located, &files).unwrap_err();
+        let mut chain = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            chain.push_str(&format!(": {s}"));
+            src = s.source();
+        }
+        assert!(chain.contains("libbad.a(bad.o)"), "{chain}");
+        assert!(chain.contains("0x4c"), "{chain}");
+    }
+
     #[test]
     fn library_search() {
         let dir = tempfile::tempdir().unwrap();

@@ -71,6 +71,19 @@ pub fn holder(d: &[u8]) -> Holder {
     }
 }
 
+/// The error type of [`offload_binaries`]: offkit's errors convert into it, and an error inside
+/// an archive member can say which.
+pub trait BinariesError: From<Error> {
+    /// The error `self`, which happened inside the container at `loc`.
+    fn within(self, loc: &Location) -> Self;
+}
+
+impl BinariesError for Error {
+    fn within(self, loc: &Location) -> Self {
+        loc.wrap(self)
+    }
+}
+
 /// One offload binary found by [`offload_binaries`].
 #[derive(Debug, Clone)]
 pub struct Found<'d> {
@@ -130,7 +143,7 @@ pub fn read_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
 /// none.
 ///
 /// `name` names the input for a thin archive's [`Resolver`].
-pub fn offload_binaries<'d, E: From<Error>>(
+pub fn offload_binaries<'d, E: BinariesError>(
     data: &'d [u8],
     base: u64,
     name: &str,
@@ -141,7 +154,7 @@ pub fn offload_binaries<'d, E: From<Error>>(
     Ok(out)
 }
 
-fn push<'d, E: From<Error>>(
+fn push<'d, E: BinariesError>(
     out: &mut Vec<Found<'d>>,
     members: &[String],
     binaries: Vec<Binary<'d>>,
@@ -166,7 +179,7 @@ fn push<'d, E: From<Error>>(
     Ok(())
 }
 
-fn collect<'d, E: From<Error>>(
+fn collect<'d, E: BinariesError>(
     data: &'d [u8],
     base: u64,
     loc: &Location,
@@ -232,7 +245,8 @@ fn collect<'d, E: From<Error>>(
                     let mut inner = Vec::new();
                     let mloc = loc.with(Step::ThinMember(name));
                     let bytes = (*bytes).as_ref();
-                    collect(bytes, 0, &mloc, &inner_members, depth + 1, opts, &mut inner)?;
+                    collect(bytes, 0, &mloc, &inner_members, depth + 1, opts, &mut inner)
+                        .map_err(|e| e.within(&mloc))?;
                     out.extend(inner.into_iter().map(|f| Found {
                         members: f.members,
                         binary: owned(f.binary),
@@ -251,7 +265,8 @@ fn collect<'d, E: From<Error>>(
                     depth + 1,
                     opts,
                     out,
-                )?;
+                )
+                .map_err(|e| e.within(&mloc))?;
             }
             Ok(())
         }

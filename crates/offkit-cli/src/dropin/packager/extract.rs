@@ -131,6 +131,13 @@ impl From<offkit_format::Error> for Msg {
     }
 }
 
+impl offkit_format::scan::BinariesError for Msg {
+    /// LLVM's messages do not say where.
+    fn within(self, _: &offkit_format::scan::Location) -> Msg {
+        self
+    }
+}
+
 /// Where LLVM cannot load a bitcode module it says "Failed to create module"; where offkit does
 /// not do what LLVM would, its own message.
 fn bitcode_error(e: offkit_format::Error) -> Msg {
