@@ -227,23 +227,23 @@ fn collect<'d, E: BinariesError>(
                 }
             };
             let archive = ArchiveFile::parse(data).map_err(err("archive", base))?;
-            for member in archive.members() {
-                let member = member.map_err(err("archive member", base))?;
-                let name = String::from_utf8_lossy(member.name()).into_owned();
+            for m in super::archive::members(&archive, data, base) {
+                let m = m?;
                 let mut inner_members = members.to_vec();
-                inner_members.push(name.clone());
-                let (off, _) = member.file_range();
-                if member.is_thin() {
+                inner_members.push(m.name.clone());
+                if m.thin {
                     let Some(r) = opts.resolver.as_deref_mut() else {
                         continue;
                     };
-                    let bytes = r.thin_member(loc, &name).map_err(|reason| Error::Invalid {
-                        what: "thin archive member",
-                        offset: base.saturating_add(off),
-                        reason,
-                    })?;
+                    let bytes = r
+                        .thin_member(loc, &m.name)
+                        .map_err(|reason| Error::Invalid {
+                            what: "thin archive member",
+                            offset: m.header,
+                            reason,
+                        })?;
                     let mut inner = Vec::new();
-                    let mloc = loc.with(Step::ThinMember(name));
+                    let mloc = loc.with(Step::ThinMember(m.name));
                     let bytes = (*bytes).as_ref();
                     collect(bytes, 0, &mloc, &inner_members, depth + 1, opts, &mut inner)
                         .map_err(|e| e.within(&mloc))?;
@@ -253,20 +253,10 @@ fn collect<'d, E: BinariesError>(
                     }));
                     continue;
                 }
-                let bytes = member
-                    .data(data)
-                    .map_err(err("archive member", base.saturating_add(off)))?;
-                let mloc = loc.with(Step::Member(name));
-                collect(
-                    bytes,
-                    base + off,
-                    &mloc,
-                    &inner_members,
-                    depth + 1,
-                    opts,
-                    out,
-                )
-                .map_err(|e| e.within(&mloc))?;
+                let mloc = loc.with(Step::Member(m.name));
+                let bytes = m.data?;
+                collect(bytes, m.offset, &mloc, &inner_members, depth + 1, opts, out)
+                    .map_err(|e| e.within(&mloc))?;
             }
             Ok(())
         }
