@@ -1,17 +1,12 @@
-//! Finding offload binaries in containers, as LLVM 19's `extractOffloadBinaries` does: a raw
-//! offload binary, ELF objects (every section of type `SHT_LLVM_OFFLOADING`, whatever its
-//! name), COFF objects (sections named `.llvm.offloading*`), and static archives (every member,
-//! recursively).
-//!
-//! This is the flat list the packager and the linker wrapper work from; the full tree that
-//! `offkit inspect` shows (bundles, entry tables, nesting) is built by the scanner.
+//! Object-file helpers the scanner reads containers with (ELF sections, the bitcode magic), and
+//! [`offload_binaries`], a shorthand for the scanner's flat list of offload binaries
+//! ([`crate::scan::offload_binaries`]).
 
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness, FileKind};
 
-use crate::binary::{self, Binary};
+use crate::binary::Binary;
 use crate::error::{Error, Result};
-use crate::limits;
 
 /// `SHT_LLVM_OFFLOADING`, the ELF section type of `.llvm.offloading`.
 pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
@@ -89,107 +84,17 @@ fn elf_sections_of<'d, Elf: FileHeader<Endian = Endianness>>(
     Ok(out)
 }
 
-/// Every offload binary in `data` (raw, ELF, COFF, or an archive of those), in file order.
-/// Bitcode files yield nothing here (see the bitcode scanner).
+/// Every offload binary in `data` (raw, ELF, COFF, an archive of those, bitcode), in file
+/// order, read by offkit's rules: [`crate::scan::offload_binaries`] with
+/// [`crate::scan::read_binaries`].
 pub fn offload_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
-    let mut out = Vec::new();
-    collect(data, base, 0, &mut out)?;
-    Ok(out)
-}
-
-fn collect<'d>(data: &'d [u8], base: u64, depth: usize, out: &mut Vec<Binary<'d>>) -> Result<()> {
-    if depth > limits::MAX_NESTING_DEPTH {
-        return Err(Error::LimitExceeded {
-            what: "container nesting",
-            offset: base,
-            value: depth as u64,
-            limit: limits::MAX_NESTING_DEPTH as u64,
-            name: "MAX_NESTING_DEPTH",
-        });
-    }
-    if binary::has_magic(data) {
-        for b in binary::parse_all(data, base) {
-            push(out, b?, base)?;
-        }
-        return Ok(());
-    }
-    match FileKind::parse(data) {
-        Ok(FileKind::Elf32 | FileKind::Elf64) => {
-            for s in elf_sections(data, base, |_, t| t == SHT_LLVM_OFFLOADING)? {
-                for b in binary::parse_all(s.data, s.offset) {
-                    push(out, b?, base)?;
-                }
-            }
-        }
-        Ok(FileKind::Coff) => {
-            let file = object::read::coff::CoffFile::<&[u8]>::parse(data).map_err(|source| {
-                Error::Object {
-                    what: "COFF file",
-                    offset: base,
-                    source,
-                }
-            })?;
-            use object::{Object, ObjectSection};
-            for s in file.sections() {
-                if !s
-                    .name_bytes()
-                    .is_ok_and(|n| n.starts_with(b".llvm.offloading"))
-                {
-                    continue;
-                }
-                let (off, _) = s.file_range().unwrap_or((0, 0));
-                let contents = s.data().map_err(|source| Error::Object {
-                    what: "COFF section",
-                    offset: base.saturating_add(off),
-                    source,
-                })?;
-                for b in binary::parse_all(contents, base.saturating_add(off)) {
-                    push(out, b?, base)?;
-                }
-            }
-        }
-        Ok(FileKind::Archive) => {
-            let archive = object::read::archive::ArchiveFile::parse(data).map_err(|source| {
-                Error::Object {
-                    what: "archive",
-                    offset: base,
-                    source,
-                }
-            })?;
-            for member in archive.members() {
-                let member = member.map_err(|source| Error::Object {
-                    what: "archive member",
-                    offset: base,
-                    source,
-                })?;
-                if member.is_thin() {
-                    // Thin members live in other files; the caller reads them.
-                    continue;
-                }
-                let (off, _) = member.file_range();
-                let bytes = member.data(data).map_err(|source| Error::Object {
-                    what: "archive member",
-                    offset: base.saturating_add(off),
-                    source,
-                })?;
-                collect(bytes, base + off, depth + 1, out)?;
-            }
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-fn push<'d>(out: &mut Vec<Binary<'d>>, b: Binary<'d>, base: u64) -> Result<()> {
-    if out.len() >= limits::MAX_ROWS {
-        return Err(Error::LimitExceeded {
-            what: "offload binaries",
-            offset: base,
-            value: out.len() as u64 + 1,
-            limit: limits::MAX_ROWS as u64,
-            name: "MAX_ROWS",
-        });
-    }
-    out.push(b);
-    Ok(())
+    let mut read = crate::scan::read_binaries;
+    let mut opts = crate::scan::Binaries {
+        read: &mut read,
+        resolver: None,
+        skip_shared_input: false,
+        bitcode_error: |e| e,
+    };
+    let found = crate::scan::offload_binaries(data, base, "", &mut opts)?;
+    Ok(found.into_iter().map(|f| f.binary).collect())
 }

@@ -39,6 +39,7 @@
 //! ```
 
 mod archive;
+mod binaries;
 mod bundle;
 mod cuda;
 mod elf;
@@ -55,6 +56,9 @@ use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
 use crate::limits;
 
+pub use binaries::{
+    holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder, ReadBinaries,
+};
 pub use location::{Location, Step};
 pub use report::{
     Address, BundleRef, Compression, Container, EntryInfo, Event, Format, Image, ImageInfo, Report,
@@ -402,7 +406,7 @@ impl<E> Walker<'_, '_, E> {
         }
         match FileKind::parse(data) {
             Ok(FileKind::Elf32 | FileKind::Elf64) => self.elf(data, base, loc, depth, pos),
-            Ok(FileKind::Coff) => {
+            Ok(FileKind::Coff | FileKind::Pe32 | FileKind::Pe64) => {
                 self.emit(Event::Container(&container(Format::Coff)))?;
                 self.coff(data, base, loc, depth)
             }

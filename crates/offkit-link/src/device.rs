@@ -123,19 +123,10 @@ pub fn host_libraries(args: &Args) -> Result<Vec<String>> {
     Ok(out)
 }
 
+/// The first bytes of `p`, opened as LLVM 19 opens inputs (a FIFO is refused, not waited on).
 fn read_head(p: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut f = std::fs::File::open(p)?;
-    let mut buf = vec![0u8; 20];
-    let mut n = 0;
-    while n < buf.len() {
-        match f.read(&mut buf[n..])? {
-            0 => break,
-            k => n += k,
-        }
-    }
-    buf.truncate(n);
-    Ok(buf)
+    let data = offkit_tools::MappedFile::open_llvm(p)?;
+    Ok(data.get(..20).unwrap_or(&data).to_vec())
 }
 
 /// Options of the whole link that shape every device link.

@@ -229,7 +229,7 @@ pub fn run(s: Session<'_>) -> Result<()> {
             .collect()
     };
     for (_, _, _, p) in &libs {
-        files.push(MappedFile::open(p).map_err(|source| Error::Read {
+        files.push(MappedFile::open_llvm(p).map_err(|source| Error::Read {
             path: p.clone(),
             source,
         })?);

@@ -11,7 +11,6 @@
 use std::path::{Path, PathBuf};
 
 use offkit_format::binary::Entry;
-use offkit_format::container;
 use offkit_tools::MappedFile;
 
 use crate::error::{Error, InputName, Result};
@@ -89,9 +88,10 @@ pub fn locate(args: &Args) -> Result<Vec<Located>> {
     Ok(out)
 }
 
-/// Reads a located input.
+/// Reads a located input as LLVM 19 would accept it (a device such as `/dev/null` is read; a
+/// FIFO is refused rather than waited on).
 pub fn load(l: &Located) -> Result<MappedFile> {
-    MappedFile::open(&l.path).map_err(|source| Error::Read {
+    MappedFile::open_llvm(&l.path).map_err(|source| Error::Read {
         path: l.path.clone(),
         source,
     })
@@ -114,28 +114,17 @@ pub enum Magic {
     Other,
 }
 
-/// Classifies `data`.
+/// Classifies `data` (the scanner's [`offkit_format::scan::holder`]).
 pub fn magic(data: &[u8]) -> Magic {
-    if data.starts_with(b"!<arch>\n") || data.starts_with(b"!<thin>\n") {
-        return Magic::Archive;
+    use offkit_format::scan::Holder;
+    match offkit_format::scan::holder(data) {
+        Holder::Archive => Magic::Archive,
+        Holder::Bitcode => Magic::Bitcode,
+        Holder::Elf { e_type: 1 } => Magic::ElfRelocatable,
+        Holder::Elf { e_type: 3 } => Magic::ElfShared,
+        Holder::Elf { .. } => Magic::ElfOther,
+        _ => Magic::Other,
     }
-    if container::is_bitcode(data) {
-        return Magic::Bitcode;
-    }
-    if data.starts_with(b"\x7fELF") {
-        let big = data.get(5) == Some(&2);
-        let t = match data.get(16..18) {
-            Some(&[a, b]) if big => u16::from_be_bytes([a, b]),
-            Some(&[a, b]) => u16::from_le_bytes([a, b]),
-            _ => return Magic::ElfOther,
-        };
-        return match t {
-            1 => Magic::ElfRelocatable,
-            3 => Magic::ElfShared,
-            _ => Magic::ElfOther,
-        };
-    }
-    Magic::Other
 }
 
 /// One device image found in an input.
@@ -174,7 +163,11 @@ fn stem(name: &str) -> String {
     }
 }
 
-/// Collects the device images of every loaded input, in order.
+/// Collects the device images of every loaded input, in order: what the scanner's flat list
+/// ([`offkit_format::scan::offload_binaries`], LLVM 19's `extractOffloadBinaries`) finds in
+/// each; a shared object given as an input is left to the host linker. An image in an archive
+/// member comes from that member (the outermost one, which the host linker extracts) and is
+/// lazy unless whole-archive was on.
 pub fn device_inputs<'d>(
     located: &[Located],
     files: &'d [MappedFile],
@@ -182,119 +175,43 @@ pub fn device_inputs<'d>(
     let mut out = Vec::new();
     for (l, data) in located.iter().zip(files) {
         let data: &'d [u8] = data;
-        match magic(data) {
-            Magic::ElfShared => continue,
-            Magic::Archive => {
-                let archive = object::read::archive::ArchiveFile::parse(data).map_err(|e| {
-                    Error::BadInput {
-                        input: InputName::file(&l.path),
-                        source: Box::new(offkit_format::Error::Object {
-                            what: "archive",
-                            offset: 0,
-                            source: e,
-                        }),
-                    }
+        let mut read = offkit_format::scan::read_binaries;
+        let mut opts = offkit_format::scan::Binaries {
+            read: &mut read,
+            resolver: None,
+            skip_shared_input: true,
+            bitcode_error: |e| e,
+        };
+        let found =
+            offkit_format::scan::offload_binaries(data, 0, &l.path.to_string_lossy(), &mut opts)
+                .map_err(|e| Error::BadInput {
+                    input: InputName::file(&l.path),
+                    source: Box::new(e),
                 })?;
-                for member in archive.members() {
-                    let member = member.map_err(|e| Error::BadInput {
-                        input: InputName::file(&l.path),
-                        source: Box::new(offkit_format::Error::Object {
-                            what: "archive member",
-                            offset: 0,
-                            source: e,
-                        }),
-                    })?;
-                    let name = String::from_utf8_lossy(member.name()).into_owned();
-                    let origin = InputName {
-                        file: l.path.clone(),
-                        member: Some(name.clone()),
-                    };
-                    if member.is_thin() {
-                        continue;
-                    }
-                    let (off, _) = member.file_range();
-                    let bytes = member.data(data).map_err(|e| Error::BadInput {
-                        input: origin.clone(),
-                        source: Box::new(offkit_format::Error::Object {
-                            what: "archive member",
-                            offset: off,
-                            source: e,
-                        }),
-                    })?;
-                    push_binaries(&mut out, bytes, off, origin, stem(&name), !l.whole_archive)?;
-                }
-            }
-            _ => {
-                let origin = InputName::file(&l.path);
-                let s = stem(&l.path.to_string_lossy());
-                push_binaries(&mut out, data, 0, origin, s, false)?;
+        let file_stem = stem(&l.path.to_string_lossy());
+        for f in found {
+            let member = f.members.into_iter().next();
+            let (stem, lazy) = match &member {
+                Some(m) => (stem(m), !l.whole_archive),
+                None => (file_stem.clone(), false),
+            };
+            let origin = InputName {
+                file: l.path.clone(),
+                member,
+            };
+            for entry in f.binary.entries {
+                out.push(DeviceInput {
+                    id: out.len(),
+                    origin: origin.clone(),
+                    stem: stem.clone(),
+                    lazy,
+                    offset: entry.image_offset,
+                    entry,
+                });
             }
         }
     }
     Ok(out)
-}
-
-fn push_entry<'d>(
-    out: &mut Vec<DeviceInput<'d>>,
-    origin: &InputName,
-    stem: &str,
-    lazy: bool,
-    entry: Entry<'d>,
-) {
-    out.push(DeviceInput {
-        id: out.len(),
-        origin: origin.clone(),
-        stem: stem.to_string(),
-        lazy,
-        offset: entry.image_offset,
-        entry,
-    });
-}
-
-fn push_binaries<'d>(
-    out: &mut Vec<DeviceInput<'d>>,
-    bytes: &'d [u8],
-    base: u64,
-    origin: InputName,
-    stem: String,
-    lazy: bool,
-) -> Result<()> {
-    let bad = |source| Error::BadInput {
-        input: origin.clone(),
-        source: Box::new(source),
-    };
-    if magic(bytes) == Magic::Bitcode {
-        // A host bitcode object (`-flto`): the offload objects are globals listed in
-        // `!llvm.embedded.objects`.
-        for e in offkit_format::bitcode::embedded_objects(bytes, base).map_err(bad)? {
-            let owned: Vec<Entry<'static>> = match e.data {
-                std::borrow::Cow::Borrowed(d) => {
-                    for b in container::offload_binaries(d, e.offset).map_err(bad)? {
-                        for entry in b.entries {
-                            push_entry(out, &origin, &stem, lazy, entry);
-                        }
-                    }
-                    continue;
-                }
-                std::borrow::Cow::Owned(d) => container::offload_binaries(&d, e.offset)
-                    .map_err(bad)?
-                    .into_iter()
-                    .flat_map(|b| b.entries)
-                    .map(Entry::into_owned)
-                    .collect(),
-            };
-            for entry in owned {
-                push_entry(out, &origin, &stem, lazy, entry);
-            }
-        }
-        return Ok(());
-    }
-    for b in container::offload_binaries(bytes, base).map_err(bad)? {
-        for entry in b.entries {
-            push_entry(out, &origin, &stem, lazy, entry);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -314,6 +231,38 @@ mod tests {
         assert_eq!(magic(&elf), Magic::ElfShared);
         elf[16] = 1;
         assert_eq!(magic(&elf), Magic::ElfRelocatable);
+    }
+
+    /// A bad offload binary in an archive member is an error that names the member.
+    #[test]
+    fn bad_member_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let member = b"\x10\xff\x10\xad\x01\0\0\0\x99\0\0\0\0\0\0\0";
+        let mut ar = b"!<arch>\n".to_vec();
+        ar.extend(
+            format!(
+                "{:<16}{:<12}{:<6}{:<6}{:<8}{:<10}`\n",
+                "bad.o/", 0, 0, 0, 644, 16
+            )
+            .bytes(),
+        );
+        ar.extend_from_slice(member);
+        let path = dir.path().join("libbad.a");
+        std::fs::write(&path, &ar).unwrap();
+        let located = [Located {
+            path: path.clone(),
+            whole_archive: true,
+        }];
+        let files = [MappedFile::open_llvm(&path).unwrap()];
+        let e = device_inputs(&located, &files).unwrap_err();
+        let mut chain = e.to_string();
+        let mut src = std::error::Error::source(&e);
+        while let Some(s) = src {
+            chain.push_str(&format!(": {s}"));
+            src = s.source();
+        }
+        assert!(chain.contains("libbad.a(bad.o)"), "{chain}");
+        assert!(chain.contains("0x4c"), "{chain}");
     }
 
     #[test]

@@ -600,3 +600,83 @@ mod e2e {
         assert_eq!(e.run("one"), tl::TARGET_REGION.expected);
     }
 }
+
+/// `/dev/null` as an input (or found by `-l:`) is read, empty, as LLVM 19 reads it. A FIFO, on
+/// which LLVM 19 waits for a writer forever, is refused at once: exit 1, a message naming it.
+#[test]
+fn device_and_fifo_inputs() {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    same(
+        &[
+            "--dry-run",
+            "--linker-path=/usr/bin/ld",
+            "/dev/null",
+            "-o",
+            "a.out",
+        ],
+        dir.path(),
+    );
+    same(
+        &[
+            "--dry-run",
+            "--linker-path=/usr/bin/ld",
+            "-L/dev",
+            "-l:null",
+            "-o",
+            "a.out",
+        ],
+        dir.path(),
+    );
+    let made = Command::new("mkfifo")
+        .arg(dir.path().join("ff"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for args in [
+        &[
+            "--dry-run",
+            "--linker-path=/usr/bin/ld",
+            "ff",
+            "-o",
+            "a.out",
+        ][..],
+        &[
+            "--dry-run",
+            "--linker-path=/usr/bin/ld",
+            "-L.",
+            "-l:ff",
+            "-o",
+            "a.out",
+        ],
+        &["--linker-path=/usr/bin/ld", "ff", "-o", "a.out"],
+    ] {
+        let mut child = Command::new(offkit())
+            .arg0(ARGV0)
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed() > Duration::from_secs(30) {
+                child.kill().unwrap();
+                panic!("{args:?}: still waiting on the FIFO after 30 s");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("ff") && stderr.contains("not a regular file"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!dir.path().join("a.out").exists());
+    }
+}

@@ -405,6 +405,34 @@ fn build_fixtures() -> Built {
         &["x86_64-pc-linux-gnu"],
         &["--target=x86_64-pc-windows-msvc"],
     );
+    // A PE image linked by lld (MinGW): the wrapped image is in a section lld cuts to `.llvm`;
+    // LLVM 19's packager reads no PE image. Stand-in runtime libraries: it is never run.
+    compile_openmp(
+        d,
+        "mingw",
+        "int main(void) {\n  int x = 0;\n#pragma omp target map(tofrom : x)\n  x = 42;\n  \
+         return x;\n}\n",
+        &["x86_64-pc-linux-gnu"],
+        &["--target=x86_64-w64-windows-gnu"],
+    );
+    for lib in ["libomp.a", "libomptarget.a"] {
+        std::fs::write(d.join(lib), b"!<arch>\n").unwrap();
+    }
+    run_ok(
+        clang(),
+        [
+            "--target=x86_64-w64-windows-gnu",
+            "-fopenmp",
+            "-fopenmp-targets=x86_64-pc-linux-gnu",
+            "-fuse-ld=lld",
+            "mingw.o",
+            "-L.",
+            "-Wl,-Xlink=/force:unresolved",
+            "-o",
+            "app.exe",
+        ],
+        d,
+    );
     std::fs::write(
         d.join("main.c"),
         "int saxpy(int, float *, float *);\nint main(void) { float x[4] = {1}, y[4] = {2}; \
@@ -478,6 +506,7 @@ fn extraction_from_clang_objects_executables_and_archives() {
         "two.o",
         "lto.o",
         "coff.o",
+        "app.exe",
         "app",
         "libone.so",
         "libk.a",
@@ -514,8 +543,14 @@ fn extraction_from_clang_objects_executables_and_archives() {
             let mut args = vec![input.to_string()];
             args.extend(strings(f));
             t.assert_same(&args, None, &format!("{input} {f:?}"));
+            let wrote = Twin::snapshot(&t.llvm_dir).len() > inputs.len();
+            if input == "app.exe" {
+                // LLVM 19 reads no PE image (nor does offkit under its name).
+                assert!(!wrote, "{input} {f:?}");
+                continue;
+            }
             cases += 1;
-            if Twin::snapshot(&t.llvm_dir).len() > inputs.len() {
+            if wrote {
                 extracted += 1;
             }
         }
@@ -538,7 +573,7 @@ fn extraction_from_clang_objects_executables_and_archives() {
         Some(&data),
         "stdin archive --archive",
     );
-    assert_eq!(cases, inputs.len() * filters.len());
+    assert_eq!(cases, (inputs.len() - 1) * filters.len());
 }
 
 #[test]

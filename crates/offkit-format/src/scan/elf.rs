@@ -68,6 +68,48 @@ pub fn elf_format(data: &[u8]) -> Option<Format> {
     }
 }
 
+/// The sections of a COFF object or PE image that hold offload binaries (as sections of type
+/// `SHT_LLVM_OFFLOADING`). In a COFF object they are named `.llvm.offloading*` (long names live
+/// in the string table), as LLVM reads them. In a PE image a section name has at most 8 bytes
+/// and lld cuts longer ones: there a section also counts when its name is a cut
+/// `.llvm.offloading` (`.llvm`, `.llvm.of`) and its contents start with the offload binary
+/// magic.
+pub fn coff_sections(data: &[u8], base: u64) -> crate::error::Result<Vec<Section<'_>>> {
+    use object::{Object, ObjectSection};
+    const NAME: &[u8] = b".llvm.offloading";
+    let file = object::File::parse(data).map_err(|source| Error::Object {
+        what: "COFF file",
+        offset: base,
+        source,
+    })?;
+    let pe = file.format() == object::BinaryFormat::Pe;
+    let mut out = Vec::new();
+    for (index, s) in file.sections().enumerate() {
+        let Ok(name) = s.name_bytes() else { continue };
+        let cut = pe && name.len() >= 5 && NAME.starts_with(name);
+        if !name.starts_with(NAME) && !cut {
+            continue;
+        }
+        let (off, _) = s.file_range().unwrap_or((0, 0));
+        let contents = s.data().map_err(|source| Error::Object {
+            what: "COFF section",
+            offset: base.saturating_add(off),
+            source,
+        })?;
+        if cut && !crate::binary::has_magic(contents) {
+            continue;
+        }
+        out.push(Section {
+            name,
+            index,
+            sh_type: SHT_LLVM_OFFLOADING,
+            offset: base.saturating_add(off),
+            data: contents,
+        });
+    }
+    Ok(out)
+}
+
 /// Whether an ELF section may hold device code or a bundle.
 fn interesting(name: &[u8], sh_type: u32) -> bool {
     sh_type == SHT_LLVM_OFFLOADING
@@ -232,31 +274,7 @@ impl<E> Walker<'_, '_, E> {
         loc: &Location,
         depth: usize,
     ) -> Step_<E> {
-        use object::{Object, ObjectSection};
-        let file =
-            object::read::coff::CoffFile::<&[u8]>::parse(data).map_err(|source| Error::Object {
-                what: "COFF file",
-                offset: base,
-                source,
-            })?;
-        for (index, s) in file.sections().enumerate() {
-            let Ok(name) = s.name_bytes() else { continue };
-            if !name.starts_with(b".llvm.offloading") {
-                continue;
-            }
-            let (off, _) = s.file_range().unwrap_or((0, 0));
-            let contents = s.data().map_err(|source| Error::Object {
-                what: "COFF section",
-                offset: base.saturating_add(off),
-                source,
-            })?;
-            let section = Section {
-                name,
-                index,
-                sh_type: SHT_LLVM_OFFLOADING,
-                offset: base.saturating_add(off),
-                data: contents,
-            };
+        for section in coff_sections(data, base)? {
             self.section(&section, loc, depth)?;
         }
         Ok(())

@@ -144,6 +144,15 @@ fn build() -> Fx {
         &["-flto"],
     );
     archive(d, "liblto.a", &[&dir.join("lto.o")], "gnu");
+    // A COFF object (a MinGW host offloading to x86_64 Linux), alone and in an archive.
+    compile_openmp(
+        d,
+        "kcoff",
+        OPENMP_KERNEL,
+        &["x86_64-pc-linux-gnu"],
+        &["--target=x86_64-w64-windows-gnu"],
+    );
+    archive(d, "libcoff.a", &[&dir.join("kcoff.o")], "gnu");
     Fx { _dir: tmp, dir }
 }
 
@@ -286,7 +295,6 @@ fn linked_files_apply_dynamic_relocations() {
         "exe.nopie",
         "libk.so",
         "k32.so",
-        "kppc.so",
     ] {
         let t = tables(name);
         assert_eq!(t.len(), 1, "{name}");
@@ -845,4 +853,188 @@ fn bundle_sequences_whole_and_by_headers() {
     let locs: Vec<String> = heads.iter().map(|r| r.0.location.to_string()).collect();
     assert_eq!(locs[2], "seq.bundle[1]:host-x86_64-unknown-linux--");
     assert_eq!(locs[9], "seq.bundle[4]:hipv4-amdgcn-amd-amdhsa--gfx90a");
+}
+
+/// How many offload binaries deep an image is.
+fn binary_depth(i: &scan::ImageInfo) -> usize {
+    i.location
+        .steps
+        .iter()
+        .filter(|s| matches!(s, Step::Binary(_)))
+        .count()
+}
+
+/// The flat list of offload binaries that the packager's extraction and the linker wrapper's
+/// scan work from finds, in every kind of container, the images the walk finds, in the same
+/// order, borrowed from the input (owned only for thin members and decoded bitcode).
+#[test]
+fn flat_list_agrees_with_the_walk() {
+    for name in [
+        "full.o",
+        "k32.o",
+        "kppc.o",
+        "exe.lld",
+        "exe.bfd",
+        "libk.so",
+        "libgnu.a",
+        "libbsd.a",
+        "libthin.a",
+        "liblto.a",
+        "kcoff.o",
+        "libcoff.a",
+    ] {
+        let data = read(name);
+        let mut files = Files;
+        let mut read = scan::read_binaries;
+        let mut opts = scan::Binaries {
+            read: &mut read,
+            resolver: Some(&mut files),
+            skip_shared_input: false,
+            bitcode_error: |e| e,
+        };
+        let found = scan::offload_binaries(&data, 0, &s(&p(name)), &mut opts)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let flat: Vec<(String, String, u64, usize)> = found
+            .iter()
+            .flat_map(|f| {
+                f.binary.entries.iter().map(|e| {
+                    (
+                        f.members.join("/"),
+                        e.triple().into_owned(),
+                        e.image_offset,
+                        e.image.len(),
+                    )
+                })
+            })
+            .collect();
+        let walked: Vec<(String, String, u64, usize)> = scan_file(name)
+            .images
+            .iter()
+            .filter(|i| matches!(i.source, Source::OffloadBinary { .. }))
+            // Only the images of the input's own binaries, not those nested in images.
+            .filter(|i| binary_depth(i) == 1)
+            .map(|i| {
+                let member = i
+                    .location
+                    .steps
+                    .iter()
+                    .filter_map(|s| match s {
+                        Step::Member(m) | Step::ThinMember(m) => Some(m.clone()),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+                    .join("/");
+                (member, i.triple.clone(), i.offset, i.size as usize)
+            })
+            .collect();
+        assert!(!flat.is_empty(), "{name}");
+        assert_eq!(flat, walked, "{name}");
+        for f in &found {
+            for e in &f.binary.entries {
+                let owned_ok = name == "libthin.a" || name == "liblto.a";
+                match &e.image {
+                    std::borrow::Cow::Borrowed(b) => assert!(
+                        data.as_ptr_range().contains(&b.as_ptr()),
+                        "{name}: borrowed from the input"
+                    ),
+                    std::borrow::Cow::Owned(_) => assert!(owned_ok, "{name}: copied"),
+                }
+            }
+        }
+    }
+}
+
+/// COFF objects (and archives of them) hold their offload binaries in `.llvm.offloading`
+/// sections named through the string table: the walk and the flat list find the image, and its
+/// bytes are those LLVM 19's `clang-offload-packager` extracts.
+#[test]
+fn coff_objects_and_archives_as_llvm_19() {
+    let packager = llvm_tool("clang-offload-packager");
+    for name in ["kcoff.o", "libcoff.a"] {
+        let out = fx().dir.join(format!("{name}.llvm.img"));
+        run_ok(
+            &packager,
+            [
+                s(&p(name)),
+                format!("--image=triple=x86_64-pc-linux-gnu,file={}", s(&out)),
+            ],
+            &fx().dir,
+        );
+        let theirs = std::fs::read(&out).expect("LLVM 19 extracted the image");
+        let r = scan_file(name);
+        let member = if name.ends_with(".a") {
+            "(kcoff.o)"
+        } else {
+            ""
+        };
+        let dir = format!("{}/", fx().dir.display());
+        let top: Vec<String> = r
+            .images
+            .iter()
+            .filter(|i| binary_depth(i) == 1)
+            .map(|i| i.location.to_string().replace(&dir, ""))
+            .collect();
+        assert_eq!(top, [format!("{name}{member}:.llvm.offloading[0]")]);
+        assert_eq!(
+            r.containers[usize::from(!member.is_empty())].format,
+            scan::Format::Coff
+        );
+        let data = read(name);
+        let bins = offkit_format::container::offload_binaries(&data, 0).unwrap();
+        assert_eq!(bins.len(), 1, "{name}");
+        assert_eq!(bins[0].entries[0].image.as_ref(), &theirs[..], "{name}");
+    }
+}
+
+/// A PE image linked by lld (MinGW) keeps the wrapped device image in a section whose name lld
+/// cuts to `.llvm` (the object's own `.llvm.offloading` is dropped: `IMAGE_SCN_LNK_REMOVE`).
+/// The walk finds it there, with the bytes the wrapper linked (`--save-temps`'s `.img`); LLVM
+/// 19's `extractOffloadBinaries` reads no PE image, and neither does the flat list (its rules).
+#[test]
+fn pe_images_linked_by_lld() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    compile_openmp(
+        d,
+        "k",
+        OPENMP_KERNEL,
+        &["x86_64-pc-linux-gnu"],
+        &["--target=x86_64-w64-windows-gnu"],
+    );
+    // Stand-ins for the runtime libraries: the program is looked into, never run.
+    for lib in ["libomp.a", "libomptarget.a"] {
+        std::fs::write(d.join(lib), b"!<arch>\n").unwrap();
+    }
+    clang_in(
+        d,
+        &[
+            "--target=x86_64-w64-windows-gnu",
+            "-fopenmp",
+            "-fopenmp-targets=x86_64-pc-linux-gnu",
+            "-fuse-ld=lld",
+            "-save-temps",
+            "k.o",
+            "-L.",
+            "-Wl,-Xlink=/force:unresolved",
+            "-o",
+            "k.exe",
+        ],
+    );
+    let data = std::fs::read(d.join("k.exe")).unwrap();
+    let linked = std::fs::read(d.join("k.exe.x86_64.native.img")).unwrap();
+    let r = scan::scan(&data, "k.exe", &mut Options::default()).unwrap();
+    assert_eq!(r.containers[0].format, scan::Format::Coff);
+    let top: Vec<&scan::ImageInfo> = r.images.iter().filter(|i| binary_depth(i) == 1).collect();
+    assert_eq!(top.len(), 1);
+    assert_eq!(top[0].location.to_string(), "k.exe:.llvm[0]");
+    assert_eq!(top[0].triple, "x86_64-pc-linux-gnu");
+    let at = usize::try_from(top[0].offset).unwrap();
+    assert_eq!(data.get(at..at + linked.len()), Some(&linked[..]));
+    assert_eq!(top[0].size as usize, linked.len());
+    // LLVM 19's tools find nothing in it; the flat list (LLVM 19's rules) neither.
+    let objdump = run_ok(llvm_tool("llvm-objdump"), ["--offloading", "k.exe"], d);
+    assert!(!String::from_utf8_lossy(&objdump.stdout).contains("OFFLOADING IMAGE"));
+    assert!(offkit_format::container::offload_binaries(&data, 0)
+        .unwrap()
+        .is_empty());
 }

@@ -7,17 +7,14 @@
 //! bitcode file (the `llvm.embedded.object` globals); anything else holds no images. Each
 //! `--image` is a filter; its matches are written under LLVM's names.
 
-use std::borrow::Cow;
 use std::io::Cursor;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use ar_archive_writer::{ArchiveKind, NewArchiveMember, ObjectReader, DEFAULT_OBJECT_READER};
-use object::read::archive::ArchiveFile;
-use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
-use offkit_format::binary::{self, Entry};
-use offkit_format::container::{elf_sections, SHT_LLVM_OFFLOADING};
+use object::{Object, ObjectSymbol, SymbolKind};
+use offkit_format::binary::{self, Binary, Entry};
 use offkit_format::kind::OffloadKind;
-use offkit_format::limits;
+use offkit_format::scan::{holder, offload_binaries, Binaries, Holder, Resolver};
 use offkit_tools::mmap::MappedFile;
 
 use super::files::{commit, message, stage_file, stem, Outputs};
@@ -57,8 +54,7 @@ pub fn run(
             .map(Path::to_path_buf)
             .unwrap_or_default()
     });
-    let mut found = Vec::new();
-    collect(&data, 0, &name, dir.as_deref(), 0, &mut found)?;
+    let found = collect(&data, &name, dir)?;
     let mut outs = Outputs::default();
     for filter in images {
         let args = ImageArgs::parse(filter);
@@ -103,144 +99,112 @@ fn matches(args: &ImageArgs, entry: &Entry<'_>) -> bool {
     })
 }
 
-/// What LLVM's `identify_magic` says, for the kinds the packager reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Magic {
-    OffloadBinary,
-    Bitcode,
-    Archive,
-    Elf,
-    Coff,
-    Other,
-}
+/// An error on the way, as the message LLVM prints (or offkit's own where LLVM has none).
+struct Msg(String);
 
-fn identify(d: &[u8]) -> Magic {
-    if d.len() < 4 {
-        return Magic::Other;
-    }
-    if d.starts_with(&binary::MAGIC) {
-        return Magic::OffloadBinary;
-    }
-    if d.starts_with(b"BC\xC0\xDE") || d.starts_with(&[0xDE, 0xC0, 0x17, 0x0B]) {
-        return Magic::Bitcode;
-    }
-    if d.starts_with(b"!<arch>\n") || d.starts_with(b"!<thin>\n") || d.starts_with(b"<bigaf>\n") {
-        return Magic::Archive;
-    }
-    if d.starts_with(b"\x7fELF") && d.len() >= 18 {
-        // e_type, in the file's byte order: relocatable, executable or shared object (LLVM's
-        // packager skips core files and anything else).
-        let msb = d[5] == 2;
-        let (high, low) = if msb { (d[16], d[17]) } else { (d[17], d[16]) };
-        return if high == 0 && (1..=3).contains(&low) {
-            Magic::Elf
-        } else {
-            Magic::Other
-        };
-    }
-    match (d[0], d[1]) {
-        (0x4c | 0xc4, 0x01)
-        | (0x4c | 0xc4 | 0x90 | 0x68, 0x02)
-        | (0x64, 0x86 | 0xaa)
-        | (0x41, 0xa6) => Magic::Coff,
-        _ => Magic::Other,
+impl From<offkit_format::Error> for Msg {
+    fn from(e: offkit_format::Error) -> Msg {
+        use offkit_format::Error as E;
+        Msg(match e {
+            E::Object {
+                what: "archive" | "archive member",
+                source,
+                ..
+            } => format!("malformed archive: {source}"),
+            E::Object {
+                what: "COFF file",
+                source,
+                ..
+            } => format!("malformed COFF object: {source}"),
+            E::Object {
+                what: "COFF section",
+                source,
+                ..
+            } => format!("malformed COFF section: {source}"),
+            E::Invalid {
+                what: "thin archive member",
+                reason,
+                ..
+            } => reason,
+            e => e.to_string(),
+        })
     }
 }
 
-fn collect<'d>(
-    data: &'d [u8],
-    base: u64,
-    name: &str,
-    dir: Option<&Path>,
-    depth: usize,
-    out: &mut Vec<Found<'d>>,
-) -> Result<(), String> {
-    if depth > limits::MAX_NESTING_DEPTH {
-        return Err(format!(
-            "'{name}': archives nest deeper than {} levels (MAX_NESTING_DEPTH)",
-            limits::MAX_NESTING_DEPTH
-        ));
-    }
-    match identify(data) {
-        Magic::OffloadBinary => binaries(data, base, name, out),
-        Magic::Elf => {
-            let sections = elf_sections(data, base, |_, t| t == SHT_LLVM_OFFLOADING)
-                .map_err(|e| e.to_string())?;
-            for s in sections {
-                binaries(s.data, s.offset, name, out)?;
-            }
-            Ok(())
-        }
-        Magic::Coff => {
-            let file = object::read::coff::CoffFile::<&[u8]>::parse(data)
-                .map_err(|e| format!("malformed COFF object: {e}"))?;
-            for s in file.sections() {
-                if !s
-                    .name_bytes()
-                    .is_ok_and(|n| n.starts_with(b".llvm.offloading"))
-                {
-                    continue;
-                }
-                let (off, _) = s.file_range().unwrap_or((0, 0));
-                let contents = s
-                    .data()
-                    .map_err(|e| format!("malformed COFF section: {e}"))?;
-                binaries(contents, base + off, name, out)?;
-            }
-            Ok(())
-        }
-        Magic::Archive => {
-            let archive =
-                ArchiveFile::parse(data).map_err(|e| format!("malformed archive: {e}"))?;
-            for member in archive.members() {
-                let member = member.map_err(|e| format!("malformed archive: {e}"))?;
-                let member_name = String::from_utf8_lossy(member.name()).into_owned();
-                if member.is_thin() {
-                    // A thin archive's member lives in its own file, next to the archive.
-                    let path = dir.unwrap_or(Path::new("")).join(&member_name);
-                    let file = MappedFile::open_llvm(&path)
-                        .map_err(|e| format!("'{}': {}", path.display(), message(&e)))?;
-                    let mut inner = Vec::new();
-                    collect(&file, 0, &member_name, None, depth + 1, &mut inner)?;
-                    out.extend(inner.into_iter().map(|f| Found {
-                        name: f.name,
-                        entry: f.entry.into_owned(),
-                    }));
-                    continue;
-                }
-                let (off, _) = member.file_range();
-                let bytes = member
-                    .data(data)
-                    .map_err(|e| format!("malformed archive: {e}"))?;
-                collect(bytes, base + off, &member_name, None, depth + 1, out)?;
-            }
-            Ok(())
-        }
-        Magic::Bitcode => {
-            for bytes in bitcode_embedded_objects(data, base)? {
-                let mut inner = Vec::new();
-                binaries(&bytes, 0, name, &mut inner)?;
-                out.extend(inner.into_iter().map(|f| Found {
-                    name: f.name,
-                    entry: f.entry.into_owned(),
-                }));
-            }
-            Ok(())
-        }
-        Magic::Other => Ok(()),
+impl offkit_format::scan::BinariesError for Msg {
+    /// LLVM's messages do not say where.
+    fn within(self, _: &offkit_format::scan::Location) -> Msg {
+        self
     }
 }
 
-/// The offload objects embedded in an LLVM bitcode file (`-flto` host objects): the
-/// initializers of the globals listed in `!llvm.embedded.objects` with section
-/// `.llvm.offloading` (offkit's bitcode reader). Where LLVM cannot load the module it says
-/// "Failed to create module"; where offkit does not do what LLVM would, its own message.
-fn bitcode_embedded_objects(data: &[u8], base: u64) -> Result<Vec<Cow<'_, [u8]>>, String> {
-    match offkit_format::bitcode::embedded_objects(data, base) {
-        Ok(objects) => Ok(objects.into_iter().map(|o| o.data).collect()),
-        Err(e @ offkit_format::Error::Unsupported { .. }) => Err(e.to_string()),
-        Err(_) => Err("Failed to create module".into()),
+/// Where LLVM cannot load a bitcode module it says "Failed to create module"; where offkit does
+/// not do what LLVM would, its own message.
+fn bitcode_error(e: offkit_format::Error) -> Msg {
+    match e {
+        e @ offkit_format::Error::Unsupported { .. } => Msg(e.to_string()),
+        _ => Msg("Failed to create module".into()),
     }
+}
+
+/// A mapped thin archive member.
+struct Mapped(MappedFile);
+
+impl AsRef<[u8]> for Mapped {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// [`binaries`], for the scanner.
+fn read_llvm19(d: &[u8], base: u64) -> Result<Vec<Binary<'_>>, Msg> {
+    binaries(d, base).map_err(Msg)
+}
+
+/// A thin archive's members: files next to the archive, opened as LLVM opens inputs.
+struct ThinMembers {
+    dir: PathBuf,
+}
+
+impl Resolver for ThinMembers {
+    fn thin_member(
+        &mut self,
+        _archive: &offkit_format::scan::Location,
+        member: &str,
+    ) -> Result<Box<dyn AsRef<[u8]>>, String> {
+        let path = self.dir.join(member);
+        let file = MappedFile::open_llvm(&path)
+            .map_err(|e| format!("'{}': {}", path.display(), message(&e)))?;
+        Ok(Box::new(Mapped(file)))
+    }
+}
+
+/// The images of the input `name`, found as LLVM 19's `extractOffloadBinaries` finds them (the
+/// scanner's flat list, [`offkit_format::scan::offload_binaries`]), each section read with
+/// LLVM 19's checks and messages; each named after its buffer (the innermost archive member,
+/// or the input).
+fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<Found<'d>>, String> {
+    let mut thin = ThinMembers {
+        dir: dir.unwrap_or_default(),
+    };
+    let mut read = read_llvm19;
+    let mut opts = Binaries {
+        read: &mut read,
+        resolver: Some(&mut thin),
+        skip_shared_input: false,
+        bitcode_error,
+    };
+    let found = offload_binaries(data, 0, name, &mut opts).map_err(|m| m.0)?;
+    Ok(found
+        .into_iter()
+        .flat_map(|f| {
+            let name = f.members.last().map_or(name, String::as_str).to_string();
+            f.binary.entries.into_iter().map(move |entry| Found {
+                name: name.clone(),
+                entry,
+            })
+        })
+        .collect())
 }
 
 /// The names LLVM's archive writer lists in the symbol table for a bitcode member (its
@@ -253,32 +217,17 @@ fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, String> {
 /// Reads the offload binaries of one section (or raw file) as LLVM 19 does: version 1 only,
 /// each at the end of the previous one, with LLVM's checks and messages; where LLVM would read
 /// out of bounds, offkit's own message.
-fn binaries<'d>(
-    data: &'d [u8],
-    base: u64,
-    name: &str,
-    out: &mut Vec<Found<'d>>,
-) -> Result<(), String> {
+fn binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>, String> {
     let mut pos = 0usize;
+    let mut out = Vec::new();
     while pos < data.len() {
         let rest = data.get(pos..).unwrap_or_default();
         llvm19_checks(rest)?;
         let b = binary::parse_one(rest, base + pos as u64).map_err(|e| e.to_string())?;
         pos += b.size as usize;
-        for entry in b.entries {
-            if out.len() >= limits::MAX_ROWS {
-                return Err(format!(
-                    "more than {} offload images (MAX_ROWS)",
-                    limits::MAX_ROWS
-                ));
-            }
-            out.push(Found {
-                name: name.to_string(),
-                entry,
-            });
-        }
+        out.push(b);
     }
-    Ok(())
+    Ok(out)
 }
 
 fn u64_at(d: &[u8], at: u64) -> Option<u64> {
@@ -326,7 +275,7 @@ fn archive_symbols(
     buf: &[u8],
     f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
 ) -> std::io::Result<bool> {
-    if identify(buf) == Magic::Bitcode {
+    if holder(buf) == Holder::Bitcode {
         // `write_archive` checked that the table can be read.
         for n in bitcode_archive_symbols(buf).unwrap_or_default() {
             f(n)?;
@@ -359,7 +308,7 @@ static READER: ObjectReader = ObjectReader {
 /// objects of the formats LLVM knows, and bitcode.
 fn is_symbolic(data: &[u8]) -> bool {
     use object::FileKind;
-    identify(data) == Magic::Bitcode
+    holder(data) == Holder::Bitcode
         || matches!(
             FileKind::parse(data),
             Ok(FileKind::Elf32
@@ -377,7 +326,7 @@ fn is_symbolic(data: &[u8]) -> bool {
 /// member named after the buffer the image came from.
 fn write_archive(outs: &mut Outputs, file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
     for f in matched {
-        if identify(&f.entry.image) == Magic::Bitcode {
+        if holder(&f.entry.image) == Holder::Bitcode {
             // Where offkit cannot list a bitcode member's symbols as LLVM would, refuse rather
             // than write a different archive.
             bitcode_archive_symbols(&f.entry.image).map_err(|e| format!("'{}': {e}", f.name))?;
@@ -417,24 +366,5 @@ fn drop_symbol_table(archive: &mut Vec<u8>) {
         if end <= archive.len() {
             archive.drain(MAGIC..end);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn magic_like_llvm() {
-        assert_eq!(identify(b"\x10\xff\x10\xad"), Magic::OffloadBinary);
-        assert_eq!(identify(b"BC\xc0\xde"), Magic::Bitcode);
-        assert_eq!(identify(b"!<arch>\n"), Magic::Archive);
-        assert_eq!(identify(b"!<arch>"), Magic::Other);
-        let mut elf = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0".to_vec();
-        assert_eq!(identify(&elf), Magic::Elf);
-        elf[16] = 4;
-        assert_eq!(identify(&elf), Magic::Other, "core files are skipped");
-        assert_eq!(identify(b"\x64\x86\0\0"), Magic::Coff);
-        assert_eq!(identify(b"abc"), Magic::Other);
     }
 }
