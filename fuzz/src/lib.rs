@@ -15,6 +15,7 @@ pub mod compressed;
 pub mod elf_scan;
 pub mod entry;
 pub mod fatbin;
+pub mod relocate;
 pub mod surgery;
 pub mod target_id;
 

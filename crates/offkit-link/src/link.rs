@@ -361,10 +361,7 @@ pub fn finish_relocatable(file: &Path) -> Result<()> {
         source,
     })?;
     let suffix = relocate::suffix(&contents);
-    let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
-        path: file.to_path_buf(),
-        source,
-    })?;
+    let out = relocate::rewrite(file, &contents, &suffix)?;
     temp::write_atomic(file, &out)
 }
 
@@ -694,10 +691,7 @@ impl Ctx<'_, '_> {
         if self.runner.dry_run {
             return Ok(());
         }
-        let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
-            path: PathBuf::from(exe),
-            source,
-        })?;
+        let out = relocate::rewrite(Path::new(exe), &contents, &suffix)?;
         temp::write_atomic(Path::new(exe), &out)
     }
 }

@@ -631,7 +631,7 @@ fn relocatable_output_renamed_in_place() {
     .unwrap();
     let bytes = o.write().unwrap();
     let suffix = offkit_link::relocate::suffix(&bytes);
-    let out = offkit_link::relocate::rewrite(&bytes, &suffix).unwrap();
+    let out = offkit_link::relocate::rewrite(std::path::Path::new("t.o"), &bytes, &suffix).unwrap();
     let file = object::File::parse(&*out).unwrap();
     let names: Vec<String> = file
         .sections()
