@@ -22,10 +22,12 @@ pub const LLVM_BIN: &str = "/usr/lib/llvm-19/bin";
 /// [`DEFAULT_LLVM_ROOT`].
 pub fn llvm_root() -> &'static Path {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
-    ROOT.get_or_init(|| match offkit_tools::Env::capture().get_os(LLVM_ROOT_VAR) {
-        Some(v) if !v.is_empty() => PathBuf::from(v),
-        _ => PathBuf::from(DEFAULT_LLVM_ROOT),
-    })
+    ROOT.get_or_init(
+        || match offkit_tools::Env::capture().get_os(LLVM_ROOT_VAR) {
+            Some(v) if !v.is_empty() => PathBuf::from(v),
+            _ => PathBuf::from(DEFAULT_LLVM_ROOT),
+        },
+    )
 }
 
 /// LLVM 19's `bin/` (clang, lld, llvm-objcopy, the offload tools).
