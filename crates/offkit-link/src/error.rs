@@ -133,7 +133,7 @@ pub enum Error {
         kind: String,
         /// Why.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: Box<offkit_wrap::Error>,
     },
     /// A relocatable output cannot be rewritten: it is not a well-formed ELF object.
     #[error("cannot rename the offloading sections of '{}': {what} at offset {offset:#x}", path.display())]

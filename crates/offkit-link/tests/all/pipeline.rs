@@ -86,10 +86,7 @@ struct Recorder {
 }
 
 impl Wrap for Recorder {
-    fn wrap(
-        &self,
-        req: &WrapRequest<'_>,
-    ) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    fn wrap(&self, req: &WrapRequest<'_>) -> Result<Vec<u8>, offkit_wrap::Error> {
         let images = req
             .images
             .iter()
