@@ -449,7 +449,7 @@ fn c_string<'d>(bin: &Reader<'d>, pos: u64, what: &'static str) -> Result<&'d [u
 mod tests {
     use super::*;
 
-    /// The worked example of linking.md §1.9 (real packager output).
+    /// An offload binary as LLVM 19's `clang-offload-packager` writes it (its real output).
     #[test]
     fn spec_worked_example() {
         let spec = ImageSpec {
