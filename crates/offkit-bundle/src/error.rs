@@ -41,6 +41,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// Several entries of a bundle are compatible with a requested target and none is it
+    /// exactly.
+    #[error("several entries are compatible with `{target}`: {}; name one exactly", .entries.join(", "))]
+    AmbiguousTarget {
+        /// The requested target.
+        target: String,
+        /// The IDs of the compatible entries.
+        entries: Vec<String>,
+    },
     /// An object file could not be read or rewritten.
     #[error("cannot rewrite the object file {input}")]
     Object {

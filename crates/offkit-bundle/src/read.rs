@@ -266,7 +266,7 @@ impl Bundle {
     /// `hip-amdgcn-amd-amdhsa--gfx90a`); else the one entry that LLVM 19's compatibility rule
     /// accepts for it (a `gfx90a` entry for a `gfx90a:xnack+` target). Several compatible
     /// entries and no exact one is an error naming them.
-    pub fn find_target(&self, target: &[u8]) -> std::result::Result<Option<&Entry>, String> {
+    pub fn find_target(&self, target: &[u8]) -> Result<Option<&Entry>> {
         use offkit_format::target_id::bundle::{is_compatible, standardise, BundleEntryId};
         if let Some(e) = self.find(target) {
             return Ok(Some(e));
@@ -284,14 +284,10 @@ impl Bundle {
         match compatible.as_slice() {
             [] => Ok(None),
             [one] => Ok(Some(one)),
-            many => Err(format!(
-                "several entries are compatible with `{}`: {}; name one exactly",
-                String::from_utf8_lossy(target),
-                many.iter()
-                    .map(|e| e.id_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            many => Err(Error::AmbiguousTarget {
+                target: String::from_utf8_lossy(target).into_owned(),
+                entries: many.iter().map(|e| e.id_str()).collect(),
+            }),
         }
     }
 

@@ -6,7 +6,6 @@
 //! partial output.
 
 pub mod bundler;
-#[allow(dead_code)] // the option machinery the drop-ins share; used as they land
 pub mod cl;
 pub mod linker_wrapper;
 pub mod packager;

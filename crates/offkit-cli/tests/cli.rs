@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! # SH: <bash command>          run `bash -c` (fixtures: clang-19, printf, head, dd …); must exit 0.
-//!                               PATH starts with /usr/lib/llvm-19/bin, so `clang` is clang 19.
+//!                               PATH starts with LLVM 19's bin/, so `clang` is clang 19.
 //! # RUN: <offkit args>          run offkit; must exit 0; output not compared
 //! # RUN[label]: <offkit args>   must exit 0; stdout compared with `<name>.test.label.stdout`
 //! # FAIL: <offkit args>         must exit 1 or 2
@@ -17,7 +17,8 @@
 //!
 //! offkit arguments are split at whitespace (no quoting). Substitutions, in commands and in
 //! arguments: `%tmp` the temporary directory, `%dir` the `tests/cli` directory, `%offkit` the
-//! offkit binary, `%llvm` `/usr/lib/llvm-19/bin`. In compared output the temporary directory and
+//! offkit binary, `%llvm` LLVM 19's `bin/` (`$OFFKIT_LLVM_ROOT/bin`,
+//! by default `/usr/lib/llvm-19/bin`). In compared output the temporary directory and
 //! `tests/cli` directory are written back as `%tmp` and `%dir`. A panic (exit 101) always fails.
 //!
 //! `BLESS=1 cargo test -p offkit-cli --test cli` rewrites the expected files from the actual
@@ -30,7 +31,10 @@ use std::process::Command;
 use libtest_mimic::{Arguments, Failed, Trial};
 use offkit_tools::Env;
 
-const LLVM_BIN: &str = "/usr/lib/llvm-19/bin";
+/// LLVM 19's `bin/` (`$OFFKIT_LLVM_ROOT/bin`, by default `/usr/lib/llvm-19/bin`).
+fn llvm_bin() -> String {
+    offkit_testutil::llvm_bin().display().to_string()
+}
 
 fn cli_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -88,7 +92,7 @@ impl Ctx {
         s.replace("%tmp", &self.tmp.display().to_string())
             .replace("%dir", &cli_dir().display().to_string())
             .replace("%offkit", env!("CARGO_BIN_EXE_offkit"))
-            .replace("%llvm", LLVM_BIN)
+            .replace("%llvm", &llvm_bin())
     }
 
     fn normalize(&self, s: &[u8]) -> String {
@@ -154,9 +158,10 @@ fn run_test(path: &Path, bless: bool) -> Result<(), Failed> {
         test: path.to_path_buf(),
     };
     let env = Env::capture();
+    let llvm_bin = llvm_bin();
     let path_var = match env.get_os("PATH") {
-        Some(p) => format!("{LLVM_BIN}:{}", p.to_string_lossy()),
-        None => LLVM_BIN.to_string(),
+        Some(p) => format!("{llvm_bin}:{}", p.to_string_lossy()),
+        None => llvm_bin.clone(),
     };
     for d in &directives {
         match d {

@@ -357,13 +357,12 @@ fn parse_entries_v2<'d>(bin: &Reader<'d>, version: Version) -> Result<Vec<Entry<
     let count_at = r.offset();
     let count = r.u64_le("offload binary header")?;
     if count > limits::MAX_BINARY_ENTRIES {
-        return Err(Error::LimitExceeded {
-            what: "offload binary entry count",
-            offset: count_at,
-            value: count,
-            limit: limits::MAX_BINARY_ENTRIES,
-            name: "MAX_BINARY_ENTRIES",
-        });
+        return Err(Error::limit(
+            limits::Limit::BinaryEntries,
+            "offload binary entry count",
+            count_at,
+            count,
+        ));
     }
     // The table must lie within the binary before anything is allocated for it.
     let table = bin.sub(entries_offset, count * ENTRY_SIZE, "offload binary entries")?;
@@ -389,13 +388,12 @@ fn parse_entry<'d>(bin: &Reader<'d>, er: &mut Reader<'d>, version: Version) -> R
         Version::V2 | Version::V3 => STRING_ENTRY_V2,
     };
     if num_strings > limits::MAX_STRINGS {
-        return Err(Error::LimitExceeded {
-            what: "string count",
-            offset: num_strings_at,
-            value: num_strings,
-            limit: limits::MAX_STRINGS,
-            name: "MAX_STRINGS",
-        });
+        return Err(Error::limit(
+            limits::Limit::Strings,
+            "string count",
+            num_strings_at,
+            num_strings,
+        ));
     }
     // The string entries must lie within the binary before anything is allocated for them.
     let mut sr = bin.sub(
@@ -451,7 +449,7 @@ fn c_string<'d>(bin: &Reader<'d>, pos: u64, what: &'static str) -> Result<&'d [u
 mod tests {
     use super::*;
 
-    /// The worked example of linking.md §1.9 (real packager output).
+    /// An offload binary as LLVM 19's `clang-offload-packager` writes it (its real output).
     #[test]
     fn spec_worked_example() {
         let spec = ImageSpec {

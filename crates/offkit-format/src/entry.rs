@@ -249,13 +249,12 @@ pub fn parse_raw(
     }
     let count = len / layout.stride;
     if count > limits::MAX_ROWS as u64 {
-        return Err(Error::LimitExceeded {
-            what: "offload entry count",
-            offset: base,
-            value: count,
-            limit: limits::MAX_ROWS as u64,
-            name: "MAX_ROWS",
-        });
+        return Err(Error::limit(
+            limits::Limit::Rows,
+            "offload entry count",
+            base,
+            count,
+        ));
     }
     let p = layout.pointer_size;
     let mut out = Vec::with_capacity(count as usize);

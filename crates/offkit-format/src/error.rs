@@ -118,3 +118,16 @@ pub enum Error {
 
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// [`Error::LimitExceeded`] for `limit`: its value and name come from the constant.
+    pub fn limit(limit: crate::limits::Limit, what: &'static str, offset: u64, value: u64) -> Self {
+        Error::LimitExceeded {
+            what,
+            offset,
+            value,
+            limit: limit.value(),
+            name: limit.name(),
+        }
+    }
+}

@@ -344,13 +344,12 @@ pub fn parse_all(data: &[u8], base: u64) -> Result<Vec<Fatbin<'_>>> {
         let fb = parse(data.get(start as usize..).unwrap_or_default(), base + start)?;
         entries = entries.saturating_add(fb.entries.len());
         if entries > limits::MAX_FATBIN_ENTRIES {
-            return Err(Error::LimitExceeded {
-                what: "fat binary entries in one section",
-                offset: base + start,
-                value: entries as u64,
-                limit: limits::MAX_FATBIN_ENTRIES as u64,
-                name: "MAX_FATBIN_ENTRIES",
-            });
+            return Err(Error::limit(
+                limits::Limit::FatbinEntries,
+                "fat binary entries in one section",
+                base + start,
+                entries as u64,
+            ));
         }
         let end = start.saturating_add(fb.size());
         out.push(fb);
@@ -405,13 +404,12 @@ pub fn parse(data: &[u8], base: u64) -> Result<Fatbin<'_>> {
     let mut pos = 0u64;
     while pos < header.fat_size {
         if entries.len() >= limits::MAX_FATBIN_ENTRIES {
-            return Err(Error::LimitExceeded {
-                what: "fat binary entries",
-                offset: body.base() + pos,
-                value: entries.len() as u64 + 1,
-                limit: limits::MAX_FATBIN_ENTRIES as u64,
-                name: "MAX_FATBIN_ENTRIES",
-            });
+            return Err(Error::limit(
+                limits::Limit::FatbinEntries,
+                "fat binary entries",
+                body.base() + pos,
+                entries.len() as u64 + 1,
+            ));
         }
         let e = entry(&body, pos)?;
         pos = pos
@@ -441,13 +439,12 @@ fn entry<'d>(body: &Reader<'d>, pos: u64) -> Result<Entry<'d>> {
         });
     }
     if header_size > limits::MAX_FATBIN_ENTRY_HEADER {
-        return Err(Error::LimitExceeded {
-            what: "fat binary entry header size",
-            offset: offset + 4,
-            value: header_size,
-            limit: limits::MAX_FATBIN_ENTRY_HEADER,
-            name: "MAX_FATBIN_ENTRY_HEADER",
-        });
+        return Err(Error::limit(
+            limits::Limit::FatbinEntryHeader,
+            "fat binary entry header size",
+            offset + 4,
+            header_size,
+        ));
     }
     let whole = body.sub(
         pos,

@@ -15,39 +15,83 @@
 //! compressed bundle *file* still hold the whole decompressed bundle — `offkit-bundle`'s strict
 //! reader — and fail cleanly where memory cannot hold it.)
 
-/// The most bytes one decompression may produce (a compressed bundle or a compressed offload
-/// binary). A larger `uncompressed size` field is refused before any memory is reserved.
-pub const MAX_INFLATED_SIZE: u64 = 16 << 30;
+/// Defines each limit as a `pub const` and as a variant of [`Limit`], whose name is generated
+/// from the constant's (so that no error spells a limit's name by hand).
+macro_rules! limits {
+    ($($(#[doc = $doc:literal])* $variant:ident = $name:ident: $ty:ty = $value:expr;)*) => {
+        $($(#[doc = $doc])* pub const $name: $ty = $value;)*
 
-/// The most of a compressed bundle that listing it (`offkit inspect`, `list`, selecting
-/// images) decompresses: the prefix that holds its header and entry table (a few KiB in
-/// practice). A header longer than this is an error, not a reason to decompress more.
-pub const MAX_INFLATED_PREFIX: u64 = 16 << 20;
+        /// One of the named limits, for errors: its value and its name.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum Limit {
+            $($(#[doc = $doc])* $variant,)*
+        }
 
-/// How deep containers may nest (archive → object → section → bundle → compressed bundle → …).
-pub const MAX_NESTING_DEPTH: usize = 16;
+        impl Limit {
+            /// The limit's value.
+            pub const fn value(self) -> u64 {
+                match self {
+                    $(Limit::$variant => $name as u64,)*
+                }
+            }
 
-/// The most rows (device images, bundle entries, entry-table entries) one scan reports.
-pub const MAX_ROWS: usize = 1 << 20;
+            /// The name of the limit's constant (`MAX_ROWS`).
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Limit::$variant => stringify!($name),)*
+                }
+            }
+        }
+    };
+}
 
-/// The most string entries one offload-binary entry may have.
-pub const MAX_STRINGS: u64 = 1 << 16;
+limits! {
+    /// The most bytes one decompression may produce (a compressed bundle or a compressed offload
+    /// binary). A larger `uncompressed size` field is refused before any memory is reserved.
+    InflatedSize = MAX_INFLATED_SIZE: u64 = 16 << 30;
 
-/// The most entries one offload binary (version 2 and later) may have.
-pub const MAX_BINARY_ENTRIES: u64 = 1 << 16;
+    /// The most of a compressed bundle that listing it (`offkit inspect`, `list`, selecting
+    /// images) decompresses: the prefix that holds its header and entry table (a few KiB in
+    /// practice). A header longer than this is an error, not a reason to decompress more.
+    InflatedPrefix = MAX_INFLATED_PREFIX: u64 = 16 << 20;
 
-/// The most entries one offload bundle may have.
-pub const MAX_BUNDLE_ENTRIES: u64 = 1 << 16;
+    /// How deep containers may nest (archive → object → section → bundle → compressed bundle → …).
+    NestingDepth = MAX_NESTING_DEPTH: usize = 16;
 
-/// The longest bundle entry ID.
-pub const MAX_BUNDLE_ID_LEN: u64 = 1 << 16;
+    /// The most rows (device images, bundle entries, entry-table entries) one scan reports.
+    Rows = MAX_ROWS: usize = 1 << 20;
 
-/// How deep bitcode blocks may nest (LLVM 19 writes at most 3 levels: module → function →
-/// constants/metadata).
-pub const MAX_BITCODE_BLOCK_DEPTH: usize = 32;
+    /// The most string entries one offload-binary entry may have.
+    Strings = MAX_STRINGS: u64 = 1 << 16;
 
-/// The most abbreviations one bitcode block (or one block ID in `BLOCKINFO`) may define.
-pub const MAX_BITCODE_ABBREVS: usize = 1 << 12;
+    /// The most entries one offload binary (version 2 and later) may have.
+    BinaryEntries = MAX_BINARY_ENTRIES: u64 = 1 << 16;
+
+    /// The most entries one offload bundle may have.
+    BundleEntries = MAX_BUNDLE_ENTRIES: u64 = 1 << 16;
+
+    /// The longest bundle entry ID.
+    BundleIdLen = MAX_BUNDLE_ID_LEN: u64 = 1 << 16;
+
+    /// How deep bitcode blocks may nest (LLVM 19 writes at most 3 levels: module → function →
+    /// constants/metadata).
+    BitcodeBlockDepth = MAX_BITCODE_BLOCK_DEPTH: usize = 32;
+
+    /// The most abbreviations one bitcode block (or one block ID in `BLOCKINFO`) may define.
+    BitcodeAbbrevs = MAX_BITCODE_ABBREVS: usize = 1 << 12;
+
+    /// The most entries the fat binaries of one section (`.nv_fatbin`, `__nv_relfatbin`) may have
+    /// together (real libraries have a few thousand).
+    FatbinEntries = MAX_FATBIN_ENTRIES: usize = 1 << 16;
+
+    /// The largest fat binary entry header (real ones are 64 to 112 bytes).
+    FatbinEntryHeader = MAX_FATBIN_ENTRY_HEADER: u64 = 1 << 12;
+
+    /// The most kernel names (and OpenMP offload entries) one code object's description lists;
+    /// the rest are left out with a warning.
+    Kernels = MAX_KERNELS: usize = 1 << 16;
+}
 
 /// The most a compressed stream of `n` bytes can inflate to, so that a header claiming more can
 /// be refused before anything is reserved: deflate expands at most 1032:1, zstd at most
@@ -57,13 +101,16 @@ pub fn max_inflated(zstd: bool, n: u64) -> u64 {
         .saturating_add(1 << 10)
 }
 
-/// The most entries the fat binaries of one section (`.nv_fatbin`, `__nv_relfatbin`) may have
-/// together (real libraries have a few thousand).
-pub const MAX_FATBIN_ENTRIES: usize = 1 << 16;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// The largest fat binary entry header (real ones are 64 to 112 bytes).
-pub const MAX_FATBIN_ENTRY_HEADER: u64 = 1 << 12;
-
-/// The most kernel names (and OpenMP offload entries) one code object's description lists;
-/// the rest are left out with a warning.
-pub const MAX_KERNELS: usize = 1 << 16;
+    #[test]
+    fn names_and_values_come_from_the_constants() {
+        assert_eq!(Limit::Rows.name(), "MAX_ROWS");
+        assert_eq!(Limit::Rows.value(), MAX_ROWS as u64);
+        assert_eq!(Limit::InflatedSize.name(), "MAX_INFLATED_SIZE");
+        assert_eq!(Limit::InflatedSize.value(), MAX_INFLATED_SIZE);
+        assert_eq!(Limit::FatbinEntryHeader.name(), "MAX_FATBIN_ENTRY_HEADER");
+    }
+}

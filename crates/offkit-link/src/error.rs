@@ -133,16 +133,26 @@ pub enum Error {
         kind: String,
         /// Why.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: Box<offkit_wrap::Error>,
     },
-    /// A relocatable output could not be rewritten.
+    /// A relocatable output cannot be rewritten: it is not a well-formed ELF object.
+    #[error("cannot rename the offloading sections of '{}': {what} at offset {offset:#x}", path.display())]
+    BadObject {
+        /// The output.
+        path: PathBuf,
+        /// The absolute file offset of what is wrong.
+        offset: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// A relocatable output could not be rebuilt by `object`'s ELF builder.
     #[error("cannot rename the offloading sections of '{}'", path.display())]
-    Relocate {
+    Rebuild {
         /// The output.
         path: PathBuf,
         /// Why.
         #[source]
-        source: crate::relocate::RelocateError,
+        source: object::build::Error,
     },
 }
 

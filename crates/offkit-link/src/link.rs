@@ -1,7 +1,6 @@
 //! The whole link: scan → resolve → device link (per group, in parallel) → bundle → wrap →
 //! host link → (`-r`) rename the entry sections.
 
-use std::error::Error as StdError;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -58,18 +57,17 @@ pub struct WrapRequest<'a> {
     pub dry_run: bool,
 }
 
-/// A boxed error of the wrap step.
-pub type BoxError = Box<dyn StdError + Send + Sync>;
-
 /// Makes registration objects (offkit-wrap's work); a trait so that the pipeline can be tested
 /// without it.
 pub trait Wrap: Sync {
     /// The relocatable host object that embeds and registers `req.images`.
-    fn wrap(&self, req: &WrapRequest<'_>) -> std::result::Result<Vec<u8>, BoxError>;
+    fn wrap(&self, req: &WrapRequest<'_>) -> std::result::Result<Vec<u8>, offkit_wrap::Error>;
 
     /// The same object as LLVM IR text (`--print-wrapped-module`).
-    fn llvm_ir(&self, _req: &WrapRequest<'_>) -> std::result::Result<String, BoxError> {
-        Err("printing the wrapped module is not available".into())
+    fn llvm_ir(&self, _req: &WrapRequest<'_>) -> std::result::Result<String, offkit_wrap::Error> {
+        Err(offkit_wrap::Error::BadOptions(
+            "printing the wrapped module is not available".into(),
+        ))
     }
 }
 
@@ -361,10 +359,7 @@ pub fn finish_relocatable(file: &Path) -> Result<()> {
         source,
     })?;
     let suffix = relocate::suffix(&contents);
-    let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
-        path: file.to_path_buf(),
-        source,
-    })?;
+    let out = relocate::rewrite(file, &contents, &suffix)?;
     temp::write_atomic(file, &out)
 }
 
@@ -636,10 +631,7 @@ impl Ctx<'_, '_> {
                 source,
             })?;
             let (triple, arch) =
-                crate::elf_target::target(&bytes).map_err(|why| Error::Unsupported {
-                    option: format!("--override-image={v}"),
-                    why,
-                })?;
+                crate::elf_target::target(&bytes, &format!("--override-image={v}"))?;
             let l = Linked {
                 kind,
                 triple,
@@ -694,10 +686,7 @@ impl Ctx<'_, '_> {
         if self.runner.dry_run {
             return Ok(());
         }
-        let out = relocate::rewrite(&contents, &suffix).map_err(|source| Error::Relocate {
-            path: PathBuf::from(exe),
-            source,
-        })?;
+        let out = relocate::rewrite(Path::new(exe), &contents, &suffix)?;
         temp::write_atomic(Path::new(exe), &out)
     }
 }

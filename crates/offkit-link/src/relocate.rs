@@ -11,17 +11,50 @@
 //! little-endian, lower-case, no leading zeros), so that the object registers its own entries
 //! and cannot be device-linked again.
 //!
-//! offkit patches the ELF file in place instead of rewriting its layout: the section and symbol
-//! names are changed by appending new string tables at the end of the file (the old ones stay as
-//! unreferenced bytes), relocation sections of a renamed section are renamed with it (as
-//! llvm-objcopy does), and `.llvm.offloading` is emptied and turned into `SHT_PROGBITS` rather
-//! than deleted, so no section or symbol index moves (COMDAT groups and relocations keep
-//! pointing where they did). The result links the same way.
+//! The linker wrapper runs `llvm-objcopy` itself when it finds one (the output is then LLVM's,
+//! byte for byte); [`rewrite`] is the fallback when it does not, and
+//! [`crate::link::finish_relocatable`] (`offkit link --finish-relocatable`) always uses it. It rebuilds the object with `object`'s ELF builder: sections and symbols are
+//! renamed (relocation sections of a renamed section with it, as llvm-objcopy does) and
+//! `.llvm.offloading` is emptied and turned into `SHT_PROGBITS` rather than deleted, so that no
+//! section or symbol index moves. The layout is the builder's, not llvm-objcopy's; the result
+//! links the same way.
+//!
+//! When `.strtab` holds the section names too (as in clang's objects), a `.shstrtab` is added
+//! as the last section. The builder refuses section types it does not parse; clang's objects carry some
+//! (`SHT_LLVM_ADDRSIG` always, `SHT_GROUP` for COMDATs, `SHT_LLVM_OFFLOADING`). Their contents
+//! are section or symbol indices, or no indices at all, so they are carried through as bytes:
+//! the builder reads them as `SHT_PROGBITS` and gets their type back before writing. That is
+//! sound because no index moves: the builder keeps section order, and keeps symbol order when
+//! the local symbols come first, which [`rewrite`] checks.
+
+use std::path::Path;
 
 use md5::{Digest, Md5};
+use object::build::elf::{Builder, SectionData};
+use object::build::Id;
+use object::elf;
+use object::read::elf::{FileHeader, SectionHeader, Sym};
+use object::{Endianness, FileKind};
+use offkit_format::container::SHT_LLVM_OFFLOADING;
+
+use crate::error::{Error, Result};
 
 /// The prefixes of the entry sections LLVM 19 renames.
 pub const PREFIXES: [&str; 3] = ["omp", "cuda", "hip"];
+
+/// Section types the builder does not parse, carried through as bytes (see the module
+/// documentation): `SHT_GROUP`, and LLVM's `SHT_LLVM_ODRTAB`, `SHT_LLVM_LINKER_OPTIONS`,
+/// `SHT_LLVM_ADDRSIG`, `SHT_LLVM_CALL_GRAPH_PROFILE`, `SHT_LLVM_BB_ADDR_MAP` and
+/// `SHT_LLVM_OFFLOADING`.
+const OPAQUE: [u32; 7] = [
+    17,
+    0x6fff_4c00,
+    0x6fff_4c01,
+    0x6fff_4c03,
+    0x6fff_4c09,
+    0x6fff_4c0a,
+    SHT_LLVM_OFFLOADING,
+];
 
 /// LLVM's `getHash`: `"_"` + the low 64 bits of the MD5 of `contents` in lower-case hex.
 pub fn suffix(contents: &[u8]) -> String {
@@ -50,271 +83,155 @@ pub fn objcopy_args(file: &str, suffix: &str) -> Vec<String> {
     v
 }
 
-/// Why an object could not be rewritten.
-#[derive(Debug, thiserror::Error)]
-#[error("malformed ELF file: {0}")]
-pub struct RelocateError(pub &'static str);
-
-type R<T> = Result<T, RelocateError>;
-
-struct Elf<'a> {
-    data: &'a [u8],
-    is64: bool,
-    le: bool,
+/// The new name of an entry section, if `name` is one.
+fn renamed_section(name: &[u8], suffix: &str) -> Option<Vec<u8>> {
+    PREFIXES.iter().find_map(|p| {
+        let s = format!("{p}_offloading_entries");
+        (name == s.as_bytes()).then(|| format!("{s}{suffix}").into_bytes())
+    })
 }
 
-impl Elf<'_> {
-    fn get(&self, off: u64, n: usize) -> R<&[u8]> {
-        usize::try_from(off)
-            .ok()
-            .and_then(|o| self.data.get(o..o.checked_add(n)?))
-            .ok_or(RelocateError("truncated"))
+/// The new name of an entry section's `__start_`/`__stop_` symbol, if `name` is one.
+fn renamed_symbol(name: &[u8], suffix: &str) -> Option<Vec<u8>> {
+    ["__start_", "__stop_"].iter().find_map(|b| {
+        let rest = name.strip_prefix(b.as_bytes())?;
+        renamed_section(rest, suffix).map(|n| [b.as_bytes(), &n].concat())
+    })
+}
+
+/// Rewrites the relocatable object `data` (read from `path`, named in errors) as LLVM 19's
+/// objcopy step does (see the module documentation).
+pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
+    let bad = |offset: u64, what: &str| Error::BadObject {
+        path: path.to_path_buf(),
+        offset,
+        what: what.to_string(),
+    };
+    let mut copy = data.to_vec();
+    let opaque = match FileKind::parse(data) {
+        Ok(FileKind::Elf32) => mark_opaque::<elf::FileHeader32<Endianness>>(data, &mut copy),
+        Ok(FileKind::Elf64) => mark_opaque::<elf::FileHeader64<Endianness>>(data, &mut copy),
+        _ => Err((0, "not an ELF file".to_string())),
     }
-    fn u16(&self, off: u64) -> R<u64> {
-        let b: [u8; 2] = self
-            .get(off, 2)?
-            .try_into()
-            .map_err(|_| RelocateError("x"))?;
-        Ok(u64::from(if self.le {
-            u16::from_le_bytes(b)
-        } else {
-            u16::from_be_bytes(b)
-        }))
-    }
-    fn u32(&self, off: u64) -> R<u64> {
-        let b: [u8; 4] = self
-            .get(off, 4)?
-            .try_into()
-            .map_err(|_| RelocateError("x"))?;
-        Ok(u64::from(if self.le {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        }))
-    }
-    fn u64(&self, off: u64) -> R<u64> {
-        let b: [u8; 8] = self
-            .get(off, 8)?
-            .try_into()
-            .map_err(|_| RelocateError("x"))?;
-        Ok(if self.le {
-            u64::from_le_bytes(b)
-        } else {
-            u64::from_be_bytes(b)
-        })
-    }
-    fn word(&self, off: u64) -> R<u64> {
-        if self.is64 {
-            self.u64(off)
-        } else {
-            self.u32(off)
+    .map_err(|(offset, what)| bad(offset, &what))?;
+    let rebuild = |source| Error::Rebuild {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut b = Builder::read(copy.as_slice()).map_err(rebuild)?;
+    for (i, s) in b.sections.iter_mut().enumerate() {
+        if let Some(&(_, ty)) = opaque.iter().find(|(at, _)| *at == i + 1) {
+            s.sh_type = elf::SectionType(ty);
         }
     }
-    fn cstr(&self, off: u64) -> R<&[u8]> {
-        let start = usize::try_from(off).map_err(|_| RelocateError("bad string offset"))?;
-        let rest = self
-            .data
-            .get(start..)
-            .ok_or(RelocateError("bad string offset"))?;
-        let end = rest
-            .iter()
-            .position(|&b| b == 0)
-            .ok_or(RelocateError("unterminated string"))?;
-        Ok(&rest[..end])
-    }
-}
-
-fn put(out: &mut [u8], off: u64, v: u64, size: usize, le: bool) -> R<()> {
-    let o = usize::try_from(off).map_err(|_| RelocateError("offset"))?;
-    let dst = out.get_mut(o..o + size).ok_or(RelocateError("truncated"))?;
-    let bytes = if le { v.to_le_bytes() } else { v.to_be_bytes() };
-    if le {
-        dst.copy_from_slice(&bytes[..size]);
-    } else {
-        dst.copy_from_slice(&bytes[8 - size..]);
-    }
-    Ok(())
-}
-
-struct Shdr {
-    off: u64,
-    name: u64,
-    ty: u64,
-    offset: u64,
-    size: u64,
-    link: u64,
-    info: u64,
-}
-
-/// Rewrites the object `data` as LLVM 19's objcopy step does (see the module documentation).
-pub fn rewrite(data: &[u8], suffix: &str) -> R<Vec<u8>> {
-    if !data.starts_with(b"\x7fELF") {
-        return Err(RelocateError("not an ELF file"));
-    }
-    let e = Elf {
-        data,
-        is64: data.get(4) == Some(&2),
-        le: data.get(5) != Some(&2),
-    };
-    let (shoff, shentsize, shnum_at, shstrndx_at) = if e.is64 {
-        (e.u64(0x28)?, e.u16(0x3a)?, 0x3c, 0x3e)
-    } else {
-        (e.u32(0x20)?, e.u16(0x2e)?, 0x30, 0x32)
-    };
-    let read_shdr = |i: u64| -> R<Shdr> {
-        let off = shoff + i * shentsize;
-        let w = if e.is64 { 8 } else { 4 };
-        Ok(Shdr {
-            off,
-            name: e.u32(off)?,
-            ty: e.u32(off + 4)?,
-            offset: e.word(off + 8 + 2 * w)?,
-            size: e.word(off + 8 + 3 * w)?,
-            link: e.u32(off + 8 + 4 * w)?,
-            info: e.u32(off + 12 + 4 * w)?,
-        })
-    };
-    let mut shnum = e.u16(shnum_at)?;
-    let mut shstrndx = e.u16(shstrndx_at)?;
-    if shoff == 0 {
-        return Err(RelocateError("no section headers"));
-    }
-    let s0 = read_shdr(0)?;
-    if shnum == 0 {
-        shnum = s0.size;
-    }
-    if shstrndx == 0xffff {
-        shstrndx = s0.link;
-    }
-    if shnum > 1 << 24 {
-        return Err(RelocateError("too many sections"));
-    }
-    let sections: Vec<Shdr> = (0..shnum).map(read_shdr).collect::<R<_>>()?;
-    let shstr = sections
-        .get(shstrndx as usize)
-        .ok_or(RelocateError("bad e_shstrndx"))?;
-    let names: Vec<Vec<u8>> = sections
+    // clang names sections from the symbol string table (`.strtab` serves both); the builder
+    // writes them to a table of their own, added last so that no index moves.
+    if !b
+        .sections
         .iter()
-        .map(|s| e.cstr(shstr.offset + s.name).map(<[u8]>::to_vec))
-        .collect::<R<_>>()?;
-
-    let renamed = |n: &[u8]| -> Option<Vec<u8>> {
-        PREFIXES.iter().find_map(|p| {
-            let s = format!("{p}_offloading_entries");
-            (n == s.as_bytes()).then(|| format!("{s}{suffix}").into_bytes())
-        })
-    };
-    // New section names: renamed entry sections, and relocation sections that target them.
-    let mut new_names = names.clone();
-    for (i, s) in sections.iter().enumerate() {
-        if let Some(n) = renamed(&names[i]) {
-            new_names[i] = n;
-        }
-        let is_rel = s.ty == 4 || s.ty == 9; // SHT_RELA, SHT_REL
-        if is_rel {
-            if let Some(t) = names.get(s.info as usize).and_then(|n| renamed(n)) {
-                let prefix: &[u8] = if s.ty == 4 { b".rela" } else { b".rel" };
-                new_names[i] = [prefix, &t].concat();
+        .any(|s| matches!(s.data, SectionData::SectionString))
+    {
+        let s = b.sections.add();
+        s.name = b".shstrtab"[..].into();
+        s.sh_type = elf::SHT_STRTAB;
+        s.sh_addralign = 1;
+        s.data = SectionData::SectionString;
+    }
+    let renamed: Vec<Option<Vec<u8>>> = b
+        .sections
+        .iter()
+        .map(|s| renamed_section(&s.name, suffix))
+        .collect();
+    for (i, s) in b.sections.iter_mut().enumerate() {
+        if let Some(Some(n)) = renamed.get(i) {
+            s.name = n.clone().into();
+        } else if let SectionData::Relocation(_) = s.data {
+            let target = s
+                .sh_info_section
+                .and_then(|t| renamed.get(t.index()).cloned().flatten());
+            if let Some(t) = target {
+                let prefix: &[u8] = if s.sh_type == elf::SHT_RELA {
+                    b".rela"
+                } else {
+                    b".rel"
+                };
+                s.name = [prefix, &t].concat().into();
             }
         }
-    }
-    let mut out = data.to_vec();
-    // Append the new section name table.
-    let mut shstrtab = vec![0u8];
-    let mut name_offsets = Vec::with_capacity(sections.len());
-    for n in &new_names {
-        name_offsets.push(shstrtab.len() as u64);
-        shstrtab.extend_from_slice(n);
-        shstrtab.push(0);
-    }
-    let shstr_off = out.len() as u64;
-    out.extend_from_slice(&shstrtab);
-    let w = if e.is64 { 8 } else { 4 };
-    for (s, name_off) in sections.iter().zip(&name_offsets) {
-        put(&mut out, s.off, *name_off, 4, e.le)?;
-    }
-    let sh = &sections[shstrndx as usize];
-    put(&mut out, sh.off + 8 + 2 * w, shstr_off, w as usize, e.le)?;
-    put(
-        &mut out,
-        sh.off + 8 + 3 * w,
-        shstrtab.len() as u64,
-        w as usize,
-        e.le,
-    )?;
-    // Empty `.llvm.offloading` (SHT_LLVM_OFFLOADING or by name), making it plain PROGBITS.
-    for (s, n) in sections.iter().zip(&names) {
-        if n == b".llvm.offloading" {
-            put(&mut out, s.off + 4, 1, 4, e.le)?;
-            put(&mut out, s.off + 8 + 3 * w, 0, w as usize, e.le)?;
+        if s.name.as_slice() == b".llvm.offloading" {
+            s.sh_type = elf::SHT_PROGBITS;
+            s.data = SectionData::Data(Vec::new().into());
         }
     }
-    // Rename the `__start_`/`__stop_` symbols in every symbol table.
-    for s in sections.iter().filter(|s| s.ty == 2) {
-        let strtab = sections
-            .get(s.link as usize)
-            .ok_or(RelocateError("bad sh_link"))?;
-        let entsize = if e.is64 { 24 } else { 16 };
-        let count = s.size / entsize;
-        let mut extra = Vec::new();
-        let base = out.len() as u64;
-        let mut strtab_bytes = e
-            .get(
-                strtab.offset,
-                usize::try_from(strtab.size).map_err(|_| RelocateError("size"))?,
-            )?
-            .to_vec();
-        let mut changed = false;
-        for k in 0..count {
-            let at = s.offset + k * entsize;
-            let name = e.cstr(strtab.offset + e.u32(at)?)?;
-            let new = PREFIXES.iter().find_map(|p| {
-                ["__start_", "__stop_"].iter().find_map(|b| {
-                    let old = format!("{b}{p}_offloading_entries");
-                    (name == old.as_bytes()).then(|| format!("{old}{suffix}"))
-                })
-            });
-            if let Some(new) = new {
-                let off = strtab_bytes.len() as u64;
-                strtab_bytes.extend_from_slice(new.as_bytes());
-                strtab_bytes.push(0);
-                put(&mut out, at, off, 4, e.le)?;
-                changed = true;
-            }
-        }
-        if changed {
-            extra.extend_from_slice(&strtab_bytes);
-            out.extend_from_slice(&extra);
-            put(&mut out, strtab.off + 8 + 2 * w, base, w as usize, e.le)?;
-            put(
-                &mut out,
-                strtab.off + 8 + 3 * w,
-                strtab_bytes.len() as u64,
-                w as usize,
-                e.le,
-            )?;
+    for sym in b.symbols.iter_mut() {
+        if let Some(n) = renamed_symbol(&sym.name, suffix) {
+            sym.name = n.into();
         }
     }
-    // Move the section header table after the appended data (8-aligned), as the file's last
-    // part, so that nothing appended overlaps it.
-    while out.len() % 8 != 0 {
-        out.push(0);
-    }
-    let new_shoff = out.len() as u64;
-    let table_len = usize::try_from(shnum * shentsize).map_err(|_| RelocateError("size"))?;
-    let table = out
-        .get(shoff as usize..shoff as usize + table_len)
-        .ok_or(RelocateError("truncated section headers"))?
-        .to_vec();
-    out.extend_from_slice(&table);
-    put(
-        &mut out,
-        if e.is64 { 0x28 } else { 0x20 },
-        new_shoff,
-        w as usize,
-        e.le,
-    )?;
+    let mut out = Vec::new();
+    b.write(&mut out).map_err(rebuild)?;
     Ok(out)
+}
+
+/// Marks the sections of the types in [`OPAQUE`] as `SHT_PROGBITS` in `copy` (a copy of
+/// `data`) and returns their indices and types; checks that the local symbols come first.
+/// Errors carry the absolute offset of what is wrong.
+fn mark_opaque<Elf: FileHeader<Endian = Endianness>>(
+    data: &[u8],
+    copy: &mut [u8],
+) -> std::result::Result<Vec<(usize, u32)>, (u64, String)> {
+    let header = Elf::parse(data).map_err(|e| (0, e.to_string()))?;
+    let endian = header.endian().map_err(|e| (0, e.to_string()))?;
+    let shoff: u64 = header.e_shoff(endian).into();
+    let sections = header
+        .sections(endian, data)
+        .map_err(|e| (shoff, e.to_string()))?;
+    let entsize = u64::from(header.e_shentsize(endian));
+    let mut opaque = Vec::new();
+    for (i, s) in sections.iter().enumerate() {
+        let ty = s.sh_type(endian).0;
+        if !OPAQUE.contains(&ty) {
+            continue;
+        }
+        let at = (i as u64)
+            .checked_mul(entsize)
+            .and_then(|o| o.checked_add(shoff))
+            .and_then(|o| o.checked_add(4))
+            .ok_or((shoff, "section header table out of range".to_string()))?;
+        let field = usize::try_from(at)
+            .ok()
+            .and_then(|a| copy.get_mut(a..a.checked_add(4)?))
+            .ok_or((
+                at,
+                "section header runs past the end of the file".to_string(),
+            ))?;
+        let progbits = elf::SHT_PROGBITS.0;
+        field.copy_from_slice(&if endian == Endianness::Little {
+            progbits.to_le_bytes()
+        } else {
+            progbits.to_be_bytes()
+        });
+        opaque.push((i, ty));
+    }
+    let symbols = sections
+        .symbols(endian, data, elf::SHT_SYMTAB)
+        .map_err(|e| (shoff, e.to_string()))?;
+    if !opaque.is_empty() {
+        let table: u64 = sections
+            .section(symbols.section())
+            .map(|s| s.sh_offset(endian).into())
+            .unwrap_or(0);
+        let mut seen_global = false;
+        for (i, sym) in symbols.symbols().iter().enumerate() {
+            let local = sym.st_bind() == elf::STB_LOCAL;
+            if local && seen_global {
+                let at = table.saturating_add((i * std::mem::size_of::<Elf::Sym>()) as u64);
+                return Err((at, format!("local symbol {i} after a global one")));
+            }
+            seen_global |= !local;
+        }
+    }
+    Ok(opaque)
 }
 
 #[cfg(test)]
@@ -325,5 +242,26 @@ mod tests {
     fn md5_suffix_as_llvm_19() {
         // Seen from the real tool in --dry-run mode, where the buffer is empty.
         assert_eq!(suffix(b""), "_4b2008fd98c1dd4");
+    }
+
+    #[test]
+    fn entry_names() {
+        assert_eq!(
+            renamed_section(b"omp_offloading_entries", "_1f").as_deref(),
+            Some(&b"omp_offloading_entries_1f"[..])
+        );
+        assert_eq!(
+            renamed_symbol(b"__stop_hip_offloading_entries", "_1f").as_deref(),
+            Some(&b"__stop_hip_offloading_entries_1f"[..])
+        );
+        assert_eq!(renamed_symbol(b"__start_omp", "_1f"), None);
+        assert_eq!(renamed_section(b".text", "_1f"), None);
+    }
+
+    #[test]
+    fn not_elf_names_offset() {
+        let e = rewrite(Path::new("x.o"), b"!<arch>\n", "_1").unwrap_err();
+        assert!(e.to_string().contains("x.o"), "{e}");
+        assert!(e.to_string().contains("0x0"), "{e}");
     }
 }

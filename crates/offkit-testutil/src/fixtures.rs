@@ -5,6 +5,23 @@ use std::path::{Path, PathBuf};
 use crate::llvm::clang;
 use crate::run::run_ok;
 
+/// The directory `<base>/<name>`, emptied: for fixtures that the tests of one binary share
+/// through a `static` (`OnceLock`). A `tempfile::TempDir` in a static is never dropped, so it
+/// would stay in `/tmp` after every run; this one lives under `base` — the test binary's
+/// `env!("CARGO_TARGET_TMPDIR")` — and each run clears what the previous one left, so at most
+/// one copy exists and `cargo clean` removes it.
+#[track_caller]
+pub fn shared_dir(base: &str, name: &str) -> PathBuf {
+    let dir = Path::new(base).join(name);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => panic!("cannot clear {}: {e}", dir.display()),
+    }
+    std::fs::create_dir_all(&dir).expect("create the fixture directory");
+    dir
+}
+
 /// Compiles C source `src` (written to `dir/<name>.c`) to `dir/<name>.o` with OpenMP offloading
 /// to `targets` (e.g. `["x86_64-pc-linux-gnu"]`), plus `extra` flags. Returns the object's path.
 #[track_caller]

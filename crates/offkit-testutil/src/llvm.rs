@@ -1,15 +1,50 @@
-//! The LLVM 19 tools the conformance tests compare against.
+//! The LLVM 19 tools the conformance tests compare against, and where they are: under
+//! `$OFFKIT_LLVM_ROOT` (read here and nowhere else), by default Debian's `/usr/lib/llvm-19`.
+//!
+//! This is the tests' oracle only: offkit itself finds its tools by the order documented in
+//! `offkit_tools::lookup`.
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
-/// Where Debian's LLVM 19 installs its tools.
+/// The environment variable that names LLVM 19's installation root (holding `bin/` and `lib/`).
+pub const LLVM_ROOT_VAR: &str = "OFFKIT_LLVM_ROOT";
+
+/// The root when [`LLVM_ROOT_VAR`] is not set: where Debian's LLVM 19 is installed.
+pub const DEFAULT_LLVM_ROOT: &str = "/usr/lib/llvm-19";
+
+/// Where Debian's LLVM 19 installs its tools: [`DEFAULT_LLVM_ROOT`]`/bin`, whatever
+/// [`LLVM_ROOT_VAR`] says. Use [`llvm_bin`]; this stays for the tests of crates that have not
+/// moved to it yet.
 pub const LLVM_BIN: &str = "/usr/lib/llvm-19/bin";
+
+/// LLVM 19's installation root: `$OFFKIT_LLVM_ROOT` if set and not empty, else
+/// [`DEFAULT_LLVM_ROOT`].
+pub fn llvm_root() -> &'static Path {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(
+        || match offkit_tools::Env::capture().get_os(LLVM_ROOT_VAR) {
+            Some(v) if !v.is_empty() => PathBuf::from(v),
+            _ => PathBuf::from(DEFAULT_LLVM_ROOT),
+        },
+    )
+}
+
+/// LLVM 19's `bin/` (clang, lld, llvm-objcopy, the offload tools).
+pub fn llvm_bin() -> PathBuf {
+    llvm_root().join("bin")
+}
+
+/// LLVM 19's `lib/` (libomptarget, its device runtimes and plug-ins).
+pub fn llvm_lib() -> PathBuf {
+    llvm_root().join("lib")
+}
 
 /// The path of LLVM 19 tool `name` (e.g. `clang-offload-bundler`). Panics with a set-up hint
 /// when it is missing: conformance tests never skip silently.
 #[track_caller]
 pub fn llvm_tool(name: &str) -> PathBuf {
-    let p = Path::new(LLVM_BIN).join(name);
+    let p = llvm_bin().join(name);
     assert!(
         p.exists(),
         "{} is missing: the LLVM 19 oracle is not installed; run scripts/test.sh, which installs \

@@ -10,7 +10,7 @@ use object::elf;
 use object::read::elf::{ElfFile64, FileHeader as _, SectionHeader as _};
 use object::{Endianness, Object, ObjectSection, ObjectSymbol, RelocationTarget};
 
-use crate::llvm::{clang, llvm_tool};
+use crate::llvm::{clang, llvm_lib, llvm_tool};
 use crate::run::{run, run_ok};
 
 /// One section as compared: everything but its place in the file.
@@ -511,8 +511,6 @@ int main() {
 /// What the program prints when its target region ran on the offload device.
 pub const EXPECTED: &str = "initial=0 g=42 sum=10 counter=7 after=8\n";
 
-pub const LLVM_LIB: &str = "/usr/lib/llvm-19/lib";
-
 /// Compiles [`PROGRAM`] to `host.o` and links its device object to `device.so` the way
 /// `clang-linker-wrapper` 19 does for a CPU target (`-Wl,-Bsymbolic -shared` plus the host
 /// libraries). Returns `(host.o, device.so)`.
@@ -560,7 +558,7 @@ pub fn build_offload_program(dir: &Path) -> (PathBuf, PathBuf) {
             "-Wl,-Bsymbolic",
             "-shared",
             "-L",
-            LLVM_LIB,
+            &llvm_lib().display().to_string(),
             "-lomp",
             "-lomptarget",
             // clang++ links the host with libstdc++; the linker wrapper passes the host
@@ -585,7 +583,7 @@ pub fn link_and_run(dir: &Path, host: &Path, wrapper: &Path, name: &str, linker:
             &host.display().to_string(),
             &wrapper.display().to_string(),
             "-L",
-            LLVM_LIB,
+            &llvm_lib().display().to_string(),
             "-lomptarget",
             "-o",
             &exe.display().to_string(),
@@ -593,7 +591,7 @@ pub fn link_and_run(dir: &Path, host: &Path, wrapper: &Path, name: &str, linker:
         dir,
     );
     let out = std::process::Command::new(&exe)
-        .env("LD_LIBRARY_PATH", LLVM_LIB)
+        .env("LD_LIBRARY_PATH", llvm_lib())
         .current_dir(dir)
         .output()
         .unwrap();

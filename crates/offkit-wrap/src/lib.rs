@@ -16,7 +16,7 @@
 //! ```
 //!
 //! Forms:
-//! - [`Kind::OpenMp`]: LLVM 19's module (§4.1 of `linking.md`): every image in an offload
+//! - [`Kind::OpenMp`]: LLVM 19's module (`OffloadWrapper.cpp`'s `wrapOpenMPBinaries`): every image in an offload
 //!   binary in an allocatable `.llvm.offloading` section (`.llvm.offloading.relocatable` with
 //!   [`WrapOptions::relocatable`]), a priority-101 constructor calling `__tgt_register_lib` and
 //!   registering the destructor with `atexit`.
@@ -93,7 +93,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// The name used in messages and on the command line: `openmp`, `cuda`, `hip`.
+    /// The name used in messages (`cannot carry OpenMP code`): `OpenMP`, `CUDA`, `HIP`.
     pub fn name(self) -> &'static str {
         match self {
             Kind::OpenMp => "OpenMP",

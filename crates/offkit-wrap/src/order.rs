@@ -233,7 +233,8 @@ mod tests {
         llvm19_order(keys).into_iter().map(|i| keys[i]).collect()
     }
 
-    /// The two orders linking.md §4.1 verified against the real tool.
+    /// Two image orders of LLVM 19's OpenMP registration module, as `clang-linker-wrapper` 19 writes
+    /// them (checked with the real tool).
     #[test]
     fn verified_orders() {
         assert_eq!(

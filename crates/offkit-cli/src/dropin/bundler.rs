@@ -1,12 +1,12 @@
 //! The drop-in `clang-offload-bundler` (LLVM 19.1.7): the same options, environment variables,
-//! output bytes, `-list` order, messages and exit codes (`../shared/spec/bundler.md`).
+//! output bytes, `-list` order, messages and exit codes.
 //!
 //! Departures, all where LLVM 19 crashes, hangs or writes garbage: a clear error instead, and
 //! never a partial output (outputs are written to a temporary file and renamed into place).
 //! Binary payloads are copied between files by the kernel instead of through memory.
 //!
 //! ```text
-//! argv ─cl─► Config (env, then options) ─checks §1.3─► list | bundle | unbundle | archive
+//! argv ─cl─► Config (env, then options) ─checks─► list | bundle | unbundle | archive
 //! ```
 
 mod archive;
@@ -250,7 +250,8 @@ fn decimal_i32(s: &str) -> Option<i32> {
     s.parse().ok()
 }
 
-/// The checks of bundler.md §1.3 (steps 2–11), then the mode.
+/// LLVM 19's checks of the options, in its order (`ClangOffloadBundler.cpp`'s `main`: the first
+/// failing check wins), then the mode.
 fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
     let mut cfg = config(p, env);
     // Step 2: llvm-objcopy is looked up in every mode, beside argv[0] first.

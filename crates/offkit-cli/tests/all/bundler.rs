@@ -18,7 +18,6 @@ use offkit_testutil::{llvm_tool, run, run_ok};
 
 /// The shared inputs and the two tool directories.
 struct Fixture {
-    _root: tempfile::TempDir,
     inputs: PathBuf,
     llvm: ToolDir,
     ours: ToolDir,
@@ -37,18 +36,12 @@ fn fixture() -> &'static Fixture {
 }
 
 fn build_fixture() -> Fixture {
-    let root = tempfile::tempdir().unwrap();
-    let inputs = root.path().join("in");
+    let root = offkit_testutil::fixtures::shared_dir(env!("CARGO_TARGET_TMPDIR"), "bundler");
+    let inputs = root.join("in");
     std::fs::create_dir_all(&inputs).unwrap();
     let d = &inputs;
-    let llvm = ToolDir::new(
-        &root.path().join("llvm"),
-        &llvm_tool("clang-offload-bundler"),
-    );
-    let ours = ToolDir::new(
-        &root.path().join("ours"),
-        Path::new(env!("CARGO_BIN_EXE_offkit")),
-    );
+    let llvm = ToolDir::new(&root.join("llvm"), &llvm_tool("clang-offload-bundler"));
+    let ours = ToolDir::new(&root.join("ours"), Path::new(env!("CARGO_BIN_EXE_offkit")));
     // Payloads.
     std::fs::write(d.join("p0"), bytes(1, 3000)).unwrap();
     std::fs::write(d.join("p1"), bytes(2, 777)).unwrap();
@@ -236,14 +229,13 @@ fn build_fixture() -> Fixture {
         format!("-type=bc -targets={HOST},{G906}\n-input=p0 '-input=p1'\n"),
     )
     .unwrap();
-    let work = root.path().join("work");
+    let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     Fixture {
         inputs,
         llvm,
         ours,
         work,
-        _root: root,
     }
 }
 

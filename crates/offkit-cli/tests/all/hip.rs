@@ -21,7 +21,6 @@ const OFFKIT: &str = env!("CARGO_BIN_EXE_offkit");
 const COMPRESS: [bool; 4] = [false, true, false, true];
 
 struct Fx {
-    _tmp: tempfile::TempDir,
     dir: PathBuf,
     bfd: PathBuf,
     lld: PathBuf,
@@ -31,12 +30,10 @@ struct Fx {
 fn fx() -> &'static Fx {
     static FX: OnceLock<Fx> = OnceLock::new();
     FX.get_or_init(|| {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let dir = tmp.path().to_path_buf();
+        let dir = offkit_testutil::fixtures::shared_dir(env!("CARGO_TARGET_TMPDIR"), "hip");
         let (bfd, objs) = hip::library(&dir, "libk_bfd.so", &COMPRESS, Linker::Bfd);
         let (lld, _) = hip::library(&dir, "libk_lld.so", &COMPRESS, Linker::Lld);
         Fx {
-            _tmp: tmp,
             dir,
             bfd,
             lld,

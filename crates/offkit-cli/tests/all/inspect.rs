@@ -15,7 +15,6 @@ use offkit_testutil::{llvm_tool, run, run_ok};
 use serde_json::Value;
 
 struct Fx {
-    _dir: tempfile::TempDir,
     dir: PathBuf,
 }
 
@@ -30,8 +29,7 @@ const ONE: [&str; 2] = ["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"];
 fn fx() -> &'static Fx {
     static FX: OnceLock<Fx> = OnceLock::new();
     FX.get_or_init(|| {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let dir = tmp.path().to_path_buf();
+        let dir = offkit_testutil::fixtures::shared_dir(env!("CARGO_TARGET_TMPDIR"), "inspect");
         let d = dir.as_path();
         for (name, src) in [
             ("kernel.c", OPENMP_KERNEL),
@@ -82,7 +80,7 @@ fn fx() -> &'static Fx {
         let members = [dir.join("one.o"), dir.join("two.o"), dir.join("main2.o")];
         let members: Vec<&Path> = members.iter().map(PathBuf::as_path).collect();
         archive(d, "libmix.a", &members, "gnu");
-        Fx { _dir: tmp, dir }
+        Fx { dir }
     })
 }
 

@@ -188,7 +188,7 @@ fn device_link_command_as_llvm_19() {
         "-L/usr/lib/x86_64-linux-gnu",
         o,
         "-lomp",
-        "-L/usr/lib/llvm-19/lib",
+        &format!("-L{}", offkit_testutil::llvm_lib().display()),
         "-lc",
     ];
     let (theirs, ours) = both(&args, dir.path());
@@ -209,7 +209,11 @@ mod e2e {
 
     const X86: &str = "x86_64-pc-linux-gnu";
     const AMD: &str = "amdgcn-amd-amdhsa";
-    const LIBDIR: &str = "/usr/lib/llvm-19/lib";
+
+    /// LLVM 19's `lib/`, where libomptarget is.
+    fn libdir() -> String {
+        offkit_testutil::llvm_lib().display().to_string()
+    }
 
     struct Env {
         dir: tempfile::TempDir,
@@ -270,7 +274,7 @@ mod e2e {
         /// Runs a program on LLVM 19's libomptarget.
         fn run(&self, name: &str) -> String {
             let out = std::process::Command::new(self.exe(name))
-                .env("LD_LIBRARY_PATH", LIBDIR)
+                .env("LD_LIBRARY_PATH", libdir())
                 .current_dir(self.path())
                 .output()
                 .unwrap();
@@ -444,7 +448,7 @@ mod e2e {
                     "main.c",
                     merged,
                     "-L",
-                    LIBDIR,
+                    &libdir(),
                     "-lomptarget",
                     "-o",
                     exe,
@@ -534,6 +538,7 @@ mod e2e {
             &[amd[0], amd[1], "-nogpulib"],
         );
         let o = o.display().to_string();
+        let lib = format!("-L{}", libdir());
         for (out, args) in [
             (
                 "prog",
@@ -544,7 +549,7 @@ mod e2e {
                 vec![
                     "--offload-link",
                     "-r",
-                    "-L/usr/lib/llvm-19/lib",
+                    lib.as_str(),
                     "-lomptarget.devicertl",
                     o.as_str(),
                     amd[0],

@@ -160,13 +160,12 @@ pub(super) fn parse_compressed<'d>(bin: &Reader<'d>, inflated: u64) -> Result<Bi
         });
     }
     if inflated > limits::MAX_INFLATED_SIZE {
-        return Err(Error::LimitExceeded {
-            what: "inflated offload binary size",
-            offset: base + 32,
-            value: inflated,
-            limit: limits::MAX_INFLATED_SIZE,
-            name: "MAX_INFLATED_SIZE",
-        });
+        return Err(Error::limit(
+            limits::Limit::InflatedSize,
+            "inflated offload binary size",
+            base + 32,
+            inflated,
+        ));
     }
     let packed = bin
         .sub(HEADER_V3, size - HEADER_V3, "compressed offload binary")?

@@ -301,13 +301,12 @@ impl<'d> Cursor<'d> {
     pub fn enter_block(&mut self, id: u32) -> Result<()> {
         let at = self.bits.offset();
         if self.scopes.len() > limits::MAX_BITCODE_BLOCK_DEPTH {
-            return Err(Error::LimitExceeded {
-                what: "bitcode block nesting",
-                offset: at,
-                value: self.scopes.len() as u64,
-                limit: limits::MAX_BITCODE_BLOCK_DEPTH as u64,
-                name: "MAX_BITCODE_BLOCK_DEPTH",
-            });
+            return Err(Error::limit(
+                limits::Limit::BitcodeBlockDepth,
+                "bitcode block nesting",
+                at,
+                self.scopes.len() as u64,
+            ));
         }
         let (width, _) = self.block_header("bitcode block")?;
         if width == 0 {
@@ -389,13 +388,12 @@ impl<'d> Cursor<'d> {
 }
 
 fn abbrev_limit(offset: u64, n: usize) -> Error {
-    Error::LimitExceeded {
-        what: "bitcode abbreviations",
+    Error::limit(
+        limits::Limit::BitcodeAbbrevs,
+        "bitcode abbreviations",
         offset,
-        value: n as u64,
-        limit: limits::MAX_BITCODE_ABBREVS as u64,
-        name: "MAX_BITCODE_ABBREVS",
-    }
+        n as u64,
+    )
 }
 
 #[cfg(test)]

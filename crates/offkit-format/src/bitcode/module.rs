@@ -555,13 +555,12 @@ impl<'d> Reader<'d> {
             // Elements can be narrower in the stream than in memory (an i64 from a 1-bit
             // field), so the output is bounded by the limit on decoded sizes.
             if out.len() as u64 >= limits::MAX_INFLATED_SIZE {
-                return Err(Error::LimitExceeded {
-                    what: "bitcode DATA constant",
-                    offset: r.offset,
-                    value: out.len() as u64,
-                    limit: limits::MAX_INFLATED_SIZE,
-                    name: "MAX_INFLATED_SIZE",
-                });
+                return Err(Error::limit(
+                    limits::Limit::InflatedSize,
+                    "bitcode DATA constant",
+                    r.offset,
+                    out.len() as u64,
+                ));
             }
             out.extend_from_slice(op?.to_le_bytes().get(..width).unwrap_or_default());
         }

@@ -99,13 +99,12 @@ pub fn parse(data: &[u8], file_size: u64, base: u64) -> Result<Header<'_>> {
         });
     }
     if count > limits::MAX_BUNDLE_ENTRIES {
-        return Err(Error::LimitExceeded {
-            what: "bundle entry count",
-            offset: count_at,
-            value: count,
-            limit: limits::MAX_BUNDLE_ENTRIES,
-            name: "MAX_BUNDLE_ENTRIES",
-        });
+        return Err(Error::limit(
+            limits::Limit::BundleEntries,
+            "bundle entry count",
+            count_at,
+            count,
+        ));
     }
     let room = file_size.saturating_sub(FIXED_HEADER);
     if count.saturating_mul(RECORD_FIXED) > room {
@@ -126,13 +125,12 @@ pub fn parse(data: &[u8], file_size: u64, base: u64) -> Result<Header<'_>> {
         let len_at = r.offset();
         let len = r.u64_le("bundle entry")?;
         if len > limits::MAX_BUNDLE_ID_LEN {
-            return Err(Error::LimitExceeded {
-                what: "bundle entry ID length",
-                offset: len_at,
-                value: len,
-                limit: limits::MAX_BUNDLE_ID_LEN,
-                name: "MAX_BUNDLE_ID_LEN",
-            });
+            return Err(Error::limit(
+                limits::Limit::BundleIdLen,
+                "bundle entry ID length",
+                len_at,
+                len,
+            ));
         }
         let id = r.take(len, "bundle entry ID")?;
         if id.is_empty() {

@@ -218,13 +218,12 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
             data: stream,
         });
         if out.len() > limits::MAX_ROWS {
-            return Err(Error::LimitExceeded {
-                what: "compressed bundle count",
-                offset: at,
-                value: out.len() as u64,
-                limit: limits::MAX_ROWS as u64,
-                name: "MAX_ROWS",
-            });
+            return Err(Error::limit(
+                limits::Limit::Rows,
+                "compressed bundle count",
+                at,
+                out.len() as u64,
+            ));
         }
         pos += end;
     }
@@ -243,7 +242,7 @@ pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
             offset: size_field(h),
             value: h.uncompressed_size,
             limit: max,
-            name: "MAX_INFLATED_SIZE",
+            name: limits::Limit::InflatedSize.name(),
         });
     }
     // The output grows with what the stream yields; the stream is stopped the moment it yields
@@ -283,13 +282,12 @@ pub fn check_claim(blob: &Blob<'_>) -> Result<()> {
     let h = &blob.header;
     let size_at = size_field(h);
     if h.uncompressed_size > limits::MAX_INFLATED_SIZE {
-        return Err(Error::LimitExceeded {
-            what: "compressed bundle uncompressed size",
-            offset: size_at,
-            value: h.uncompressed_size,
-            limit: limits::MAX_INFLATED_SIZE,
-            name: "MAX_INFLATED_SIZE",
-        });
+        return Err(Error::limit(
+            limits::Limit::InflatedSize,
+            "compressed bundle uncompressed size",
+            size_at,
+            h.uncompressed_size,
+        ));
     }
     let stream_len = blob.data.len() as u64;
     let most = limits::max_inflated(h.method == Method::Zstd, stream_len);

@@ -78,13 +78,12 @@ impl<'d> Sequence<'d> {
         let rest = self.data.get(start..).unwrap_or_default();
         let at = self.base + start as u64;
         if self.index >= limits::MAX_ROWS {
-            return Err(Error::LimitExceeded {
-                what: "bundles in a sequence",
-                offset: at,
-                value: self.index as u64 + 1,
-                limit: limits::MAX_ROWS as u64,
-                name: "MAX_ROWS",
-            });
+            return Err(Error::limit(
+                limits::Limit::Rows,
+                "bundles in a sequence",
+                at,
+                self.index as u64 + 1,
+            ));
         }
         let (len, kind) = if rest.starts_with(&compressed::MAGIC) {
             let header = compressed::parse_header(rest, at)?;

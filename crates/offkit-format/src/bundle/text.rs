@@ -154,13 +154,12 @@ pub fn parse(data: &[u8], comment: Comment, base: u64) -> Result<Vec<Entry<'_>>>
             });
         }
         if out.len() >= limits::MAX_ROWS {
-            return Err(Error::LimitExceeded {
-                what: "text bundle entry count",
-                offset: base + m as u64,
-                value: out.len() as u64 + 1,
-                limit: limits::MAX_ROWS as u64,
-                name: "MAX_ROWS",
-            });
+            return Err(Error::limit(
+                limits::Limit::Rows,
+                "text bundle entry count",
+                base + m as u64,
+                out.len() as u64 + 1,
+            ));
         }
         let payload_at = nl + 1;
         let e = find(data, &end, payload_at).ok_or_else(|| Error::Invalid {

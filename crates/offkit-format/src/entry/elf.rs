@@ -120,13 +120,12 @@ fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
         let raw = parse_raw(bytes, layout, endian, offset)?;
         rows = rows.saturating_add(raw.len());
         if rows > limits::MAX_ROWS {
-            return Err(Error::LimitExceeded {
-                what: "offload entry count",
+            return Err(Error::limit(
+                limits::Limit::Rows,
+                "offload entry count",
                 offset,
-                value: rows as u64,
-                limit: limits::MAX_ROWS as u64,
-                name: "MAX_ROWS",
-            });
+                rows as u64,
+            ));
         }
         let (relocs, resolution) = if linked {
             let addr: u64 = sh.sh_addr(endian).into();
@@ -291,13 +290,12 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
         let mut push = |c: Crel, rela: bool| -> Result<()> {
             if keep(c.r_offset) {
                 if out.len() >= limits::MAX_ROWS {
-                    return Err(Error::LimitExceeded {
-                        what: "relocations of offload entries",
+                    return Err(Error::limit(
+                        limits::Limit::Rows,
+                        "relocations of offload entries",
                         offset,
-                        value: out.len() as u64 + 1,
-                        limit: limits::MAX_ROWS as u64,
-                        name: "MAX_ROWS",
-                    });
+                        out.len() as u64 + 1,
+                    ));
                 }
                 out.push(Reloc {
                     offset: c.r_offset,

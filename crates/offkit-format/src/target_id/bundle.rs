@@ -26,7 +26,7 @@ use crate::triple::{split_once, Arch, Triple};
 /// The offload kinds a user target may have.
 pub const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
 
-/// A bundle entry ID parsed as LLVM 19's `OffloadTargetInfo` does (bundler.md §2.1). Parsing
+/// A bundle entry ID parsed as LLVM 19's `OffloadTargetInfo` does. Parsing
 /// never fails; [`BundleEntryId::check`] says whether the bundler accepts it as a target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleEntryId<'a> {
@@ -183,7 +183,7 @@ pub fn is_kind_compatible(
             || (code_object == b"openmp" && hip_like(requested)))
 }
 
-/// LLVM 19's `isCodeObjectCompatible(code_object, requested)` (bundler.md §2.5).
+/// LLVM 19's `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`).
 ///
 /// `requested` must be the parse of the *standardised* target (the bundler parses its targets,
 /// standardises them, and parses the standardised strings again before matching).
@@ -223,7 +223,7 @@ pub fn is_compatible(
         })
 }
 
-/// Why the bundler rejects its `-targets` (bundler.md §1.3 steps 9–11).
+/// Why the bundler rejects its `-targets` (the checks of `ClangOffloadBundler.cpp`'s `main`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TargetsError {
     /// The same string was given twice: `Duplicate targets are not allowed`.
@@ -307,7 +307,7 @@ pub struct CheckedTargets {
     pub hip_only: bool,
 }
 
-/// The bundler's checks of `-targets`, in LLVM 19's order (bundler.md §1.3 steps 9–11): per
+/// The bundler's checks of `-targets`, in LLVM 19's order (`ClangOffloadBundler.cpp`'s `main`): per
 /// target, a raw duplicate, then an invalid kind or triple; then the target-ID conflict check
 /// per `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host
 /// count (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
@@ -358,7 +358,7 @@ pub fn check_targets<T: AsRef<[u8]>>(
     Ok(out)
 }
 
-/// `-check-input-archive` (bundler.md §6.4): the conflict check over the *whole* bundle entry
+/// `-check-input-archive` (`CheckHeterogeneousArchive`): the conflict check over the *whole* bundle entry
 /// IDs of one archive member (processor = the ID up to its first `:`). Returns the pair LLVM
 /// reports.
 pub fn check_archive_member<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>

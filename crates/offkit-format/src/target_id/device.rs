@@ -1,7 +1,7 @@
 //! Which device image a device would load: the loaders' rules over target IDs, for
 //! `offkit check` and `--device` selections.
 //!
-//! - **AMD GPUs** (the rule of the bundle docs, bundler.md §2.5, and of the HIP runtime): the
+//! - **AMD GPUs** (LLVM 19's `isCodeObjectCompatible` in the bundler, and the HIP runtime's rule): the
 //!   image's processor is the device's, or a generic target whose family holds it
 //!   (`gfx9-generic` for `gfx906`, as LLVM 19's AMDGPU documentation lists them); every feature
 //!   the image sets (`xnack+`, `sramecc-`) is set the same way on the device; a feature the

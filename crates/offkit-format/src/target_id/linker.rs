@@ -1,5 +1,5 @@
 //! `clang-linker-wrapper` 19's target rule (`object::areTargetsCompatible` of
-//! `llvm/lib/Object/OffloadBinary.cpp`; linking.md §5.4): device images are grouped by their
+//! `llvm/lib/Object/OffloadBinary.cpp`, as the wrapper's `getDeviceInput` applies it): device images are grouped by their
 //! `(triple, arch)` strings, and an image also joins every existing group it is compatible
 //! with.
 //!

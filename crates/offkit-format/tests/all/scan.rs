@@ -18,7 +18,6 @@ use offkit_testutil::{llvm_tool, run_ok};
 
 /// Every fixture, built once per test run.
 struct Fx {
-    _dir: tempfile::TempDir,
     dir: PathBuf,
 }
 
@@ -36,8 +35,7 @@ fn s(p: &Path) -> String {
 }
 
 fn build() -> Fx {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let dir = tmp.path().to_path_buf();
+    let dir = shared_dir(env!("CARGO_TARGET_TMPDIR"), "scan");
     let d = dir.as_path();
     // Objects for three hosts: x86-64, i386 (32-bit, REL), powerpc64 (big-endian).
     compile_openmp_for(d, "full", OPENMP_FULL, "x86_64-pc-linux-gnu", &[]);
@@ -153,7 +151,7 @@ fn build() -> Fx {
         &["--target=x86_64-w64-windows-gnu"],
     );
     archive(d, "libcoff.a", &[&dir.join("kcoff.o")], "gnu");
-    Fx { _dir: tmp, dir }
+    Fx { dir }
 }
 
 fn read(name: &str) -> Vec<u8> {

@@ -19,7 +19,10 @@ impl Ctx<'_, '_> {
             k => {
                 return Err(Error::Wrap {
                     kind: k.name().into(),
-                    source: format!("{} wrapping is not supported", k.name()).into(),
+                    source: Box::new(offkit_wrap::Error::BadOptions(format!(
+                        "{} wrapping is not supported",
+                        k.name()
+                    ))),
                 })
             }
         };
@@ -50,7 +53,7 @@ impl Ctx<'_, '_> {
         };
         let wrap_err = |source| Error::Wrap {
             kind: kind.name().into(),
-            source,
+            source: Box::new(source),
         };
         if self.args.has(Opt::PrintWrappedModule) {
             let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;

@@ -1,4 +1,6 @@
-//! offkit-link's integration tests: the pipeline with a fake clang/ld (no LLVM needed).
+//! offkit-link's integration tests: the pipeline with a fake clang/ld, and the in-process
+//! objcopy step on clang-19 objects.
 
 mod fixtures;
 mod pipeline;
+mod relocate;

@@ -86,10 +86,7 @@ struct Recorder {
 }
 
 impl Wrap for Recorder {
-    fn wrap(
-        &self,
-        req: &WrapRequest<'_>,
-    ) -> Result<Vec<u8>, Box<dyn std::error::Error + Send + Sync>> {
+    fn wrap(&self, req: &WrapRequest<'_>) -> Result<Vec<u8>, offkit_wrap::Error> {
         let images = req
             .images
             .iter()
@@ -631,7 +628,7 @@ fn relocatable_output_renamed_in_place() {
     .unwrap();
     let bytes = o.write().unwrap();
     let suffix = offkit_link::relocate::suffix(&bytes);
-    let out = offkit_link::relocate::rewrite(&bytes, &suffix).unwrap();
+    let out = offkit_link::relocate::rewrite(std::path::Path::new("t.o"), &bytes, &suffix).unwrap();
     let file = object::File::parse(&*out).unwrap();
     let names: Vec<String> = file
         .sections()

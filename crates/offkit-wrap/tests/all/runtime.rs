@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use offkit_testutil::wrap::{build_offload_program, link_and_run, EXPECTED, LLVM_LIB};
+use offkit_testutil::llvm_lib;
+use offkit_testutil::wrap::{build_offload_program, link_and_run, EXPECTED};
 use offkit_testutil::{llvm_tool, run_ok};
 use offkit_wrap::{Image, Kind, Large, WrapOptions, Wrapper};
 
@@ -57,7 +58,7 @@ fn openmp_program_runs_on_the_device_with_both_forms() {
             "-fopenmp",
             &host.display().to_string(),
             "-L",
-            LLVM_LIB,
+            &llvm_lib().display().to_string(),
             "-lomptarget",
             "-o",
             &exe.display().to_string(),
@@ -65,7 +66,7 @@ fn openmp_program_runs_on_the_device_with_both_forms() {
         d,
     );
     let out = std::process::Command::new(&exe)
-        .env("LD_LIBRARY_PATH", LLVM_LIB)
+        .env("LD_LIBRARY_PATH", llvm_lib())
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("initial=0"));

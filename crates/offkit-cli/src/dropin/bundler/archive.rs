@@ -1,5 +1,5 @@
 //! `-type=a -unbundle`: heterogeneous archives, as LLVM 19's `UnbundleArchive` and
-//! `CheckHeterogeneousArchive` do them (bundler.md §6).
+//! `CheckHeterogeneousArchive` do them.
 
 use std::collections::HashMap;
 

@@ -1,4 +1,5 @@
-//! Bundling, as LLVM 19's `OffloadBundler::BundleFiles` does (bundler.md §3, §4, §5.2, §7.2).
+//! Bundling, as LLVM 19's `OffloadBundler::BundleFiles` does: binary and
+//! text bundles, objects through `llvm-objcopy`, compressed with `CompressedOffloadBundle`.
 
 use std::path::Path;
 use std::time::Instant;

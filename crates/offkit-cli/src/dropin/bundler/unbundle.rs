@@ -1,5 +1,5 @@
 //! `-list` and `-unbundle` of a single (non-archive) input, as LLVM 19 does them
-//! (bundler.md §8 and §9.1).
+//! (`OffloadBundler::UnbundleFiles` and `ListBundleIDsInFile`).
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -196,7 +196,7 @@ enum Payload<'a> {
     Bytes(&'a [u8]),
 }
 
-/// `-unbundle` of a non-archive input (bundler.md §8).
+/// `-unbundle` of a non-archive input (`OffloadBundler::UnbundleFiles`).
 pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     let path = ctx.cfg.inputs.first().cloned().unwrap_or_default();
     let input = read_input(&path)?;

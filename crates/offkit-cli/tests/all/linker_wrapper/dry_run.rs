@@ -52,13 +52,13 @@ fn archive(dir: &Path, name: &str, member: &Path) {
 }
 
 /// The host linker as clang-19 runs it for `host`: lld-link for MSVC, the MinGW ld.lld, GNU ld.
-fn linker(host: &str) -> &'static str {
+fn linker(host: &str) -> String {
     if host.ends_with("msvc") {
-        "/usr/lib/llvm-19/bin/lld-link"
+        offkit_testutil::llvm_tool("lld-link").display().to_string()
     } else if host.contains("windows") {
-        "/usr/lib/llvm-19/bin/ld.lld"
+        offkit_testutil::llvm_tool("ld.lld").display().to_string()
     } else {
-        "/usr/bin/ld"
+        "/usr/bin/ld".into()
     }
 }
 

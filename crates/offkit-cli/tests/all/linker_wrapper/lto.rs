@@ -52,7 +52,7 @@ fn lto_outputs_are_llvm_19s() {
                 "-o".into(),
                 "p".into(),
                 obj.display().to_string(),
-                "-L/usr/lib/llvm-19/lib".into(),
+                format!("-L{}", offkit_testutil::llvm_lib().display()),
                 "-lomptarget.devicertl".into(),
             ];
             let o = run_as(&tool, super::ARGV0, &args, &work, None);

@@ -72,7 +72,7 @@ pub(super) fn bundler() -> std::path::PathBuf {
     llvm_tool("clang-offload-bundler")
 }
 
-/// Unique IDs `kind-triple-tid`, generated from the pools (plus the examples of bundler.md).
+/// Unique IDs `kind-triple-tid`, generated from the pools (plus examples of LLVM's bundler documentation).
 fn generate_ids(rng: &mut Rng, kinds: &[&str], n: usize, extra: &[&str]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in extra {
@@ -253,7 +253,7 @@ pub(super) fn archive_matrix(
     m
 }
 
-/// The full compatibility matrix (bundler.md §2.5): an archive with one single-entry bundle
+/// The full compatibility matrix (`isCodeObjectCompatible`): an archive with one single-entry bundle
 /// per code-object ID is unbundled for many targets at once (`-type=a` gives every target all
 /// the compatible code objects, so one run shows a whole row of the matrix), with and without
 /// `-hip-openmp-compatible`.

@@ -12,7 +12,7 @@ use offkit_testutil::{llvm_tool, run_ok};
 use super::bundler::bundler;
 use super::{assert_no_mismatch, lossy};
 
-/// `-targets` checks (bundler.md §1.3 steps 9–11) in both modes: exit status and the exact
+/// `-targets` checks (`ClangOffloadBundler.cpp`'s `main`) in both modes: exit status and the exact
 /// message; on success, `-list` of the bundle shows the standardised IDs.
 #[test]
 fn bundler_target_checks_and_standardisation() {
@@ -145,7 +145,7 @@ fn bundler_target_checks_and_standardisation() {
     );
 }
 
-/// `-check-input-archive` (bundler.md §6.4): the conflict check over whole IDs per member,
+/// `-check-input-archive` (`CheckHeterogeneousArchive`): the conflict check over whole IDs per member,
 /// against the tool's verdict and message.
 #[test]
 fn bundler_check_input_archive() {

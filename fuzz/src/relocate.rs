@@ -1,0 +1,39 @@
+//! Fuzz body: the in-process objcopy step of relocatable links (`offkit_link::relocate::rewrite`)
+//! on any input. It must not panic; whatever it rewrites must be rewritten again (the builder
+//! reads what it wrote), and the second pass changes no name, since the entry sections and
+//! their `__start_`/`__stop_` symbols already carry the suffix.
+
+use std::path::Path;
+
+use offkit_link::relocate::{rewrite, suffix};
+
+/// Rewrites `data`, then rewrites the result again.
+pub fn run(data: &[u8]) {
+    if data.len() > 1 << 20 {
+        return;
+    }
+    let s = suffix(data);
+    let Ok(out) = rewrite(Path::new("fuzz.o"), data, &s) else {
+        return;
+    };
+    let again = rewrite(Path::new("fuzz.o"), &out, &s);
+    assert!(again.is_ok(), "the rewrite does not read back: {again:?}");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seeds_and_mutations() {
+        let seeds = crate::seeds("relocate");
+        assert!(seeds.len() >= 2);
+        // The seeds themselves are rewritten (they are clang-19 objects).
+        for s in &seeds {
+            let suffix = offkit_link::relocate::suffix(s);
+            let out = offkit_link::relocate::rewrite(std::path::Path::new("seed.o"), s, &suffix);
+            assert!(out.is_ok(), "{out:?}");
+        }
+        for input in crate::mutations(&seeds, 40) {
+            super::run(&input);
+        }
+    }
+}
