@@ -27,6 +27,8 @@ impl Resolver for SelfResolver<'_> {
 /// Walks `data` as an input file (normally an archive) with thin members resolved; the checks
 /// of [`crate::elf_scan::check`] apply.
 pub fn run(data: &[u8]) {
+    // The flat list of offload binaries over archives (members, nested archives) too.
+    let _ = offkit_format::container::offload_binaries(data, 0);
     let mut r = SelfResolver { data, calls: 0 };
     let mut opts = Options {
         entry_tables: offkit_format::scan::EntryTables::All,

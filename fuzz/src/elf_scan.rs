@@ -7,6 +7,9 @@ use offkit_format::Error;
 /// whose offset counts in the input must be exactly the input's bytes at that offset, and the
 /// entry tables must lie in the input.
 pub fn run(data: &[u8]) {
+    // The flat list of offload binaries (the packager's and the linker wrapper's reading) on the
+    // same bytes: it must not panic either.
+    let _ = offkit_format::container::offload_binaries(data, 0);
     check(
         data,
         &mut Options {
