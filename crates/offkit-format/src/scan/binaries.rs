@@ -138,7 +138,7 @@ pub fn read_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
 
 /// Every offload image in `data` (at absolute offset `base`), in file order: a raw offload
 /// binary; an ELF relocatable object, executable or shared object (every section of type
-/// `SHT_LLVM_OFFLOADING`); a COFF object or PE image (see [`coff_sections`]); every member of
+/// `SHT_LLVM_OFFLOADING`); a COFF object or PE image (see `scan::elf::coff_sections`); every member of
 /// an archive, recursively; a bitcode file's `!llvm.embedded.objects`. Anything else holds
 /// none.
 ///
