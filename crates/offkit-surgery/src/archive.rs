@@ -27,21 +27,30 @@ impl ArchivePlan {
     }
 }
 
-/// Plans `edit` on every member of the archive `data` (named `input`) that holds bundles; the
-/// members are named `input(member)`. Thin archives are refused.
-pub fn plan_archive(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<ArchivePlan> {
+/// The members of the archive `data` (named `input`) that surgery edits in place of it; thin
+/// archives are refused (`what`: "rewritten", `fix`: "rewrite", for the message).
+pub(crate) fn members<'d>(
+    data: &'d [u8],
+    input: &str,
+    what: &str,
+    fix: &str,
+) -> Result<archive::Members<'d>> {
     let unusable = |message: String| Error::Unusable {
         input: input.to_string(),
         message,
     };
     if data.starts_with(b"!<thin>\n") {
-        return Err(unusable(
-            "thin archives are not rewritten (their members are files of their own: rewrite those)"
-                .into(),
-        ));
+        return Err(unusable(format!(
+            "thin archives are not {what} (their members are files of their own: {fix} those)"
+        )));
     }
-    let members = archive::read_members(data)
-        .map_err(|e| unusable(format!("cannot read it as an archive: {e}")))?;
+    archive::read_members(data).map_err(|e| unusable(format!("cannot read it as an archive: {e}")))
+}
+
+/// Plans `edit` on every member of the archive `data` (named `input`) that holds bundles; the
+/// members are named `input(member)`. Thin archives are refused.
+pub fn plan_archive(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<ArchivePlan> {
+    let members = members(data, input, "rewritten", "rewrite")?;
     let mut out = Vec::with_capacity(members.len());
     for (name, bytes) in members {
         let name = String::from_utf8_lossy(&name).into_owned();

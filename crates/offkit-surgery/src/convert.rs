@@ -405,14 +405,7 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
         input: input.to_string(),
         message,
     };
-    if data.starts_with(b"!<thin>\n") {
-        return Err(unusable(
-            "thin archives are not converted (their members are files of their own: convert those)"
-                .into(),
-        ));
-    }
-    let members = offkit_bundle::archive::read_members(data)
-        .map_err(|e| unusable(format!("cannot read it as an archive: {e}")))?;
+    let members = crate::archive::members(data, input, "converted", "convert")?;
     let (mut new, mut from, mut to_names) = (Vec::new(), Vec::new(), Vec::new());
     for (name, bytes) in members {
         let name = String::from_utf8_lossy(&name).into_owned();
