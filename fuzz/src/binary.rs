@@ -2,7 +2,7 @@
 //! `DenseMap` key order.
 
 use offkit_format::binary::{self, Compression, CompressionFormat, Image, Version};
-use offkit_format::llvm::densemap;
+use offkit_llvm::adt::densemap;
 
 /// Parses `data` as concatenated offload binaries. Whatever parses must round-trip: written
 /// again in its version (and compression method), it reads back to the same entries. The

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use offkit_format::binary;
-use offkit_format::bitcode::{self, bitstream};
+use offkit_llvm::bitcode::{self, bitstream};
 
 /// How many bitstream entries the raw walk reads per input, so that one input stays fast.
 const MAX_ENTRIES: usize = 20_000;
@@ -96,8 +96,8 @@ mod tests {
         let mut embedded = 0;
         let mut symbols = 0;
         for s in &seeds {
-            embedded += offkit_format::bitcode::embedded_objects(s, 0).map_or(0, |v| v.len());
-            symbols += offkit_format::bitcode::symbol_table(s, 0).map_or(0, |t| t.symbols.len());
+            embedded += offkit_llvm::bitcode::embedded_objects(s, 0).map_or(0, |v| v.len());
+            symbols += offkit_llvm::bitcode::symbol_table(s, 0).map_or(0, |t| t.symbols.len());
         }
         assert!(embedded >= 7, "{embedded} embedded objects in the seeds");
         assert!(symbols >= 20, "{symbols} symbols in the seeds");

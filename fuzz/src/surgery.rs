@@ -5,7 +5,7 @@
 //! ways likewise (OpenMP executables and old-driver fat objects among the seeds).
 
 use offkit_format::bundle::compressed::Options;
-use offkit_format::target_id::device::Device;
+use offkit_format::device::Device;
 use offkit_surgery::{convert_file, plan, rewrite_bytes, Edit, Error, Filter, Target};
 
 fn edits() -> Vec<Edit> {

@@ -8,10 +8,10 @@
 //! compatibility of a triple with itself holds; a device's canonical form parses to the same
 //! device; an image that fits a device is code for that kind of device.
 
+use offkit_format::device::Device;
 use offkit_format::kind::ImageKind;
-use offkit_format::target_id::device::Device;
-use offkit_format::target_id::{self, bundle, linker, TargetId};
-use offkit_format::triple::Triple;
+use offkit_llvm::target_id::{self, bundle, linker, TargetId};
+use offkit_llvm::triple::Triple;
 
 /// Triples whose target-ID rules differ (AMDGCN and R600 tables, NVPTX, anything else).
 const TRIPLES: [&str; 4] = [

@@ -5,7 +5,7 @@
 //! The symbol table lists, for each member in order, its defined global symbols: ELF symbols in
 //! symbol table order (global or weak, defined or common, not section or file symbols), and
 //! for **bitcode** members (HIP `-fgpu-rdc` device code is bitcode) the module's symbols as
-//! `llvm-ar` lists them, read by `offkit_format::bitcode` (`ar_archive_writer`'s own reader
+//! `llvm-ar` lists them, read by `offkit_llvm::bitcode` (`ar_archive_writer`'s own reader
 //! does not read bitcode). A bitcode member that does not parse contributes no symbols, as in
 //! LLVM (which warns `Malformed block`).
 
@@ -59,8 +59,8 @@ pub fn is_archive(data: &[u8]) -> bool {
 /// The symbols LLVM's archive writer would list for one member (see the module docs); reports
 /// whether the member is a symbolic file at all.
 pub fn symbols(buf: &[u8], f: &mut dyn FnMut(&[u8]) -> io::Result<()>) -> io::Result<bool> {
-    if offkit_format::bitcode::is_bitcode(buf) {
-        let Ok(syms) = offkit_format::bitcode::archive_symbols(buf, 0) else {
+    if offkit_llvm::bitcode::is_bitcode(buf) {
+        let Ok(syms) = offkit_llvm::bitcode::archive_symbols(buf, 0) else {
             return Ok(false);
         };
         for s in syms {

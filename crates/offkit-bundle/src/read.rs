@@ -267,7 +267,7 @@ impl Bundle {
     /// accepts for it (a `gfx90a` entry for a `gfx90a:xnack+` target). Several compatible
     /// entries and no exact one is an error naming them.
     pub fn find_target(&self, target: &[u8]) -> Result<Option<&Entry>> {
-        use offkit_format::target_id::bundle::{is_compatible, standardise, BundleEntryId};
+        use offkit_llvm::target_id::bundle::{is_compatible, standardise, BundleEntryId};
         if let Some(e) = self.find(target) {
             return Ok(Some(e));
         }

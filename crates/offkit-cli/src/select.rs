@@ -4,9 +4,9 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
+use offkit_format::device::Device;
 use offkit_format::scan::{ImageInfo, Source};
-use offkit_format::target_id::bundle::is_kind_compatible;
-use offkit_format::target_id::device::Device;
+use offkit_llvm::target_id::bundle::is_kind_compatible;
 
 /// Parses `--device` (clap value parser).
 pub fn parse_device(s: &str) -> Result<Device, String> {

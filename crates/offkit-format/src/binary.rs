@@ -26,8 +26,8 @@ use std::borrow::Cow;
 
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use crate::limits;
-use crate::reader::{align_up, Reader};
+use offkit_llvm::limits;
+use offkit_llvm::reader::{align_up, Reader};
 
 pub use compress::{Compression, CompressionFormat};
 pub use strtab::StringTable;

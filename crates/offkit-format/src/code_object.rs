@@ -26,9 +26,9 @@ use object::read::elf::{FileHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
 use crate::entry::{self, Role};
-use crate::limits;
-use crate::target_id::TargetId;
-use crate::triple::Triple;
+use offkit_llvm::limits;
+use offkit_llvm::target_id::TargetId;
+use offkit_llvm::triple::Triple;
 
 pub use mach::{processor as amdgpu_processor, MACHS};
 
@@ -230,7 +230,7 @@ impl CodeObject {
             }
         }
         let supports = |feature: &str| {
-            crate::target_id::allowed_features(&Triple::parse("amdgcn-amd-amdhsa"), {
+            offkit_llvm::target_id::allowed_features(&Triple::parse("amdgcn-amd-amdhsa"), {
                 self.processor.as_bytes()
             })
             .contains(&feature)

@@ -36,7 +36,7 @@ pub use object::Endianness;
 
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
-use crate::limits;
+use offkit_llvm::limits;
 
 pub use elf::read_tables;
 pub use flags::{cuda, describe, omp, Description, Role};

@@ -60,7 +60,7 @@ pub enum Error {
         /// What offkit does not do.
         reason: String,
     },
-    /// A count or size is above one of the named limits of [`crate::limits`].
+    /// A count or size is above one of the named limits of [`offkit_llvm::limits`].
     #[error("{what} at offset {offset:#x} is {value}, above the limit of {limit} ({name})")]
     LimitExceeded {
         /// What was counted or measured.
@@ -71,7 +71,7 @@ pub enum Error {
         value: u64,
         /// The limit.
         limit: u64,
-        /// The name of the limit in [`crate::limits`].
+        /// The name of the limit in [`offkit_llvm::limits`].
         name: &'static str,
     },
     /// Decompressing a compressed payload failed.
@@ -106,6 +106,10 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// An error of the LLVM models that has no variant of its own here (all of those that
+    /// [`offkit_llvm`] has today are converted to the variant of the same name).
+    #[error(transparent)]
+    Llvm(offkit_llvm::Error),
     /// A value given to a writer that the format cannot represent.
     #[error("cannot write {what}: {reason}")]
     Unrepresentable {
@@ -121,13 +125,84 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// [`Error::LimitExceeded`] for `limit`: its value and name come from the constant.
-    pub fn limit(limit: crate::limits::Limit, what: &'static str, offset: u64, value: u64) -> Self {
+    pub fn limit(
+        limit: offkit_llvm::limits::Limit,
+        what: &'static str,
+        offset: u64,
+        value: u64,
+    ) -> Self {
         Error::LimitExceeded {
             what,
             offset,
             value,
             limit: limit.value(),
             name: limit.name(),
+        }
+    }
+}
+
+/// The reading errors of the LLVM models (the bounded reader, bitcode, triples, target IDs) are
+/// the same kinds as this crate's own: each becomes the variant of the same name, with the same
+/// message, so that a caller matches one set of variants whichever layer found the problem.
+impl From<offkit_llvm::Error> for Error {
+    fn from(e: offkit_llvm::Error) -> Self {
+        use offkit_llvm::Error as L;
+        match e {
+            L::Truncated {
+                what,
+                offset,
+                needed,
+                left,
+            } => Error::Truncated {
+                what,
+                offset,
+                needed,
+                left,
+            },
+            L::BadMagic { what, offset } => Error::BadMagic { what, offset },
+            L::UnsupportedVersion {
+                what,
+                offset,
+                version,
+                known,
+            } => Error::UnsupportedVersion {
+                what,
+                offset,
+                version,
+                known,
+            },
+            L::Invalid {
+                what,
+                offset,
+                reason,
+            } => Error::Invalid {
+                what,
+                offset,
+                reason,
+            },
+            L::Unsupported {
+                what,
+                offset,
+                reason,
+            } => Error::Unsupported {
+                what,
+                offset,
+                reason,
+            },
+            L::LimitExceeded {
+                what,
+                offset,
+                value,
+                limit,
+                name,
+            } => Error::LimitExceeded {
+                what,
+                offset,
+                value,
+                limit,
+                name,
+            },
+            e => Error::Llvm(e),
         }
     }
 }

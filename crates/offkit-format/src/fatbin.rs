@@ -46,8 +46,8 @@ use std::io::Read;
 
 use crate::error::{Error, Result};
 use crate::kind::ImageKind;
-use crate::limits;
-use crate::reader::{align_up, Reader};
+use offkit_llvm::limits;
+use offkit_llvm::reader::{align_up, Reader};
 
 /// `FATBIN_MAGIC`.
 pub const MAGIC: u32 = 0xBA55_ED50;
@@ -150,7 +150,7 @@ impl EntryKind {
             Self::Ptx => ImageKind::Ptx,
             Self::Elf => ImageKind::Cubin,
             _ if bytes.starts_with(b"\x7fELF") => ImageKind::Cubin,
-            _ if crate::bitcode::is_bitcode(bytes) => ImageKind::Bitcode,
+            _ if offkit_llvm::bitcode::is_bitcode(bytes) => ImageKind::Bitcode,
             _ => ImageKind::None,
         }
     }

@@ -29,19 +29,14 @@
 #![deny(missing_docs)]
 
 pub mod binary;
-pub mod bitcode;
 pub mod bundle;
 pub mod code_object;
 pub mod container;
+pub mod device;
 pub mod entry;
 pub mod error;
 pub mod fatbin;
 pub mod kind;
-pub mod limits;
-pub mod llvm;
-pub mod reader;
 pub mod scan;
-pub mod target_id;
-pub mod triple;
 
 pub use error::{Error, Result};

@@ -54,7 +54,7 @@ use object::FileKind;
 use crate::binary;
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use crate::limits;
+use offkit_llvm::limits;
 
 pub use binaries::{
     holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder, ReadBinaries,
@@ -411,7 +411,7 @@ impl<E> Walker<'_, '_, E> {
                 self.coff(data, base, loc, depth)
             }
             Ok(FileKind::Archive) => self.archive(data, base, loc, depth),
-            _ if crate::bitcode::is_bitcode(data) => {
+            _ if offkit_llvm::bitcode::is_bitcode(data) => {
                 self.emit(Event::Container(&container(Format::Bitcode)))?;
                 if pos == Pos::Image {
                     // Device bitcode never embeds offload objects; only host objects (`-flto`)
@@ -521,7 +521,7 @@ impl<E> Walker<'_, '_, E> {
     /// An LLVM bitcode host object (`-flto`): the offload binaries in its
     /// `!llvm.embedded.objects` globals.
     fn bitcode(&mut self, data: &[u8], base: u64, loc: &Location, depth: usize) -> Step_<E> {
-        for obj in crate::bitcode::embedded_objects(data, base)? {
+        for obj in offkit_llvm::bitcode::embedded_objects(data, base).map_err(Error::from)? {
             let gloc = loc.with(Step::Global(String::from_utf8_lossy(obj.name).into_owned()));
             match &obj.data {
                 std::borrow::Cow::Borrowed(bytes) => {

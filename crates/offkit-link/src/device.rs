@@ -39,7 +39,7 @@ pub fn arch_name(triple: &str) -> &str {
 /// The family of `triple` (LLVM 19's `linkDevice` switch on `Triple::getArch`), or its
 /// "`<arch>` linking is not supported".
 pub fn family(triple: &str) -> Result<Family> {
-    use offkit_format::triple::{Arch, Triple};
+    use offkit_llvm::triple::{Arch, Triple};
     Ok(match Triple::parse(triple).arch() {
         Arch::Amdgcn => Family::Amdgpu,
         Arch::Nvptx | Arch::Nvptx64 => Family::Nvptx,

@@ -152,7 +152,7 @@ fn temp_dir(env: &Env) -> PathBuf {
 pub fn run(s: Session<'_>) -> Result<()> {
     let a = s.args;
     let jobs = match a.args.iter().rev().find(|x| x.opt == Opt::WrapperJobs) {
-        Some(arg) => match offkit_format::llvm::integer::parse_u64(arg.value())
+        Some(arg) => match offkit_llvm::cl::integer::parse_u64(arg.value())
             .filter(|&n| n > 0 && n <= u64::from(u32::MAX))
         {
             Some(n) => Some(n as usize),

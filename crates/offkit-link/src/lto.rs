@@ -21,7 +21,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use object::{Object, ObjectSymbol};
-use offkit_format::bitcode::{symbol_table, Visibility};
+use offkit_llvm::bitcode::{symbol_table, Visibility};
 use offkit_tools::ToolInvocation;
 
 use crate::error::{Error, InputName, Result};
@@ -154,7 +154,7 @@ pub fn command(
         .map(|b| {
             symbol_table(b.image, b.offset).map_err(|source| Error::BadInput {
                 input: b.origin.clone(),
-                source: Box::new(source),
+                source: Box::new(source.into()),
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -22,12 +22,12 @@ use crate::symbols::{self, Symbols};
 /// A target: `(triple, arch)`.
 pub type TargetId = (String, String);
 
-/// LLVM 19's `object::areTargetsCompatible` (`offkit_format::target_id::linker`): identical
+/// LLVM 19's `object::areTargetsCompatible` (`offkit_llvm::target_id::linker`): identical
 /// targets are the same group, not "compatible"; triples must be equal; `generic` matches
 /// anything; otherwise only AMDGPU targets with the same processor and no conflicting
 /// `xnack`/`sramecc` settings.
 pub fn compatible(a: &TargetId, b: &TargetId) -> bool {
-    offkit_format::target_id::linker::is_compatible(
+    offkit_llvm::target_id::linker::is_compatible(
         (a.0.as_bytes(), a.1.as_bytes()),
         (b.0.as_bytes(), b.1.as_bytes()),
     )

@@ -37,7 +37,7 @@ pub fn read(image: &[u8], base: u64) -> Result<Symbols, offkit_format::Error> {
         Magic::Bitcode => {
             // LLVM 19's `getSymbolsFromBitcode`: the irsymtab's symbols of every module,
             // without format-specific and local ones.
-            let table = offkit_format::bitcode::symbol_table(image, base)?;
+            let table = offkit_llvm::bitcode::symbol_table(image, base)?;
             Ok(Symbols::Object(
                 table
                     .symbols
@@ -47,7 +47,7 @@ pub fn read(image: &[u8], base: u64) -> Result<Symbols, offkit_format::Error> {
                         name: String::from_utf8_lossy(s.name).into_owned(),
                         undefined: s.is_undefined(),
                         weak: s.is_weak(),
-                        hidden: s.visibility() == offkit_format::bitcode::Visibility::Hidden,
+                        hidden: s.visibility() == offkit_llvm::bitcode::Visibility::Hidden,
                         omittable: s.can_be_omitted(),
                     })
                     .collect(),

@@ -12,7 +12,7 @@
 //!   process, by default from the `amdgpu` module's `noretry` parameter (0: retry on, `xnack+`;
 //!   1: `xnack-`; -1 lets the kernel choose, so offkit leaves the feature out, "any"), and ROCr
 //!   overrides it with `HSA_XNACK`. Features are given only for processors whose LLVM 19 table
-//!   row allows them (`offkit_format::target_id::allowed_features`).
+//!   row allows them (`offkit_llvm::target_id::allowed_features`).
 //! - **NVIDIA GPUs** come from the driver library, `libcuda.so.1`, `dlopen`ed at run time
 //!   (`cuInit`, `cuDeviceGetCount`, `cuDeviceGet`, `cuDeviceGetAttribute` for the compute
 //!   capability: `sm_MAJORMINOR`); no library or no device is no NVIDIA device.
@@ -23,8 +23,8 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use offkit_format::target_id::allowed_features;
-use offkit_format::triple::Triple;
+use offkit_llvm::target_id::allowed_features;
+use offkit_llvm::triple::Triple;
 
 use crate::cpu;
 

@@ -15,8 +15,8 @@ use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, LittleEndian as LE};
 use offkit_format::binary::{write_v1, ImageSpec};
 use offkit_format::kind::{ImageKind, OffloadKind};
-use offkit_format::target_id::bundle::BundleEntryId;
-use offkit_format::triple::Triple;
+use offkit_llvm::target_id::bundle::BundleEntryId;
+use offkit_llvm::triple::Triple;
 
 use crate::error::{Error, Result};
 
@@ -147,7 +147,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                 // `arch`, `kind` (as clang passes them), the strings without `file` and `kind`.
                 let keys = ["file", "triple", "arch", "kind"];
                 let strings: Vec<(&[u8], &[u8])> =
-                    offkit_format::llvm::densemap::iteration_order(&keys)
+                    offkit_llvm::adt::densemap::iteration_order(&keys)
                         .into_iter()
                         .filter_map(|(_, k)| match k {
                             b"triple" => Some((&b"triple"[..], triple.as_bytes())),

@@ -3,12 +3,12 @@
 use offkit_format::bundle::binary;
 use offkit_format::bundle::compressed::{self, Options};
 use offkit_format::bundle::sequence::{Kind, Piece};
+use offkit_format::device::Device;
 use offkit_format::kind::ImageKind;
-use offkit_format::limits;
-use offkit_format::target_id::bundle::BundleEntryId;
-use offkit_format::target_id::device::Device;
-use offkit_format::target_id::TargetId;
-use offkit_format::triple::Triple;
+use offkit_llvm::limits;
+use offkit_llvm::target_id::bundle::BundleEntryId;
+use offkit_llvm::target_id::TargetId;
+use offkit_llvm::triple::Triple;
 
 /// Which entries of a bundle a prune keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]

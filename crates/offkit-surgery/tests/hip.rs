@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use object::{Object, ObjectSection};
 use offkit_format::bundle::compressed::Options;
 use offkit_format::bundle::sequence::{self, Kind};
-use offkit_format::target_id::device::Device;
+use offkit_format::device::Device;
 use offkit_surgery::{Edit, Error, Filter, Plan};
 use offkit_testutil::hip::{self, Linker};
 use offkit_testutil::{llvm_tool, run, run_ok};

@@ -85,7 +85,7 @@ pub enum Error {
         arch: String,
         /// What is wrong with it.
         #[source]
-        source: offkit_format::Error,
+        source: offkit_llvm::Error,
     },
     /// An image's contents are not what its kind and triple say.
     #[error("{image} is not {expected}: {found}")]

@@ -4,7 +4,7 @@
 
 use object::elf;
 
-use offkit_format::triple::{Arch, ObjectFormat, Triple};
+use offkit_llvm::triple::{Arch, ObjectFormat, Triple};
 
 use crate::elf::SHT_X86_64_UNWIND;
 use crate::error::Error;

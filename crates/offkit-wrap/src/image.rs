@@ -4,8 +4,8 @@
 
 use offkit_format::container::is_bitcode;
 use offkit_format::kind::ImageKind;
-use offkit_format::target_id::TargetId;
-use offkit_format::triple::{Arch as TArch, Triple};
+use offkit_llvm::target_id::TargetId;
+use offkit_llvm::triple::{Arch as TArch, Triple};
 
 use crate::error::{Error, ImageName};
 use crate::Kind;

@@ -9,7 +9,7 @@ use offkit_bundle::io::{Input, Output};
 use offkit_bundle::types::FileType;
 use offkit_bundle::write::{self, Entry, Format};
 use offkit_format::bundle::compressed::{self, Method};
-use offkit_format::target_id::bundle::BundleEntryId;
+use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_tools::Env;
 
 /// Write an offload bundle from per-target inputs.

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use offkit_format::device::{Device, Fit};
 use offkit_format::scan::{EntryTables, Event, ImageInfo, Location, Source, Step};
-use offkit_format::target_id::device::{Device, Fit};
 use offkit_tools::Env;
 
 use super::inspect::{input_error, walk_file, InputError};

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use offkit_format::target_id::device::Device;
+use offkit_format::device::Device;
 use offkit_surgery::{Edit, Filter, Plan};
 use offkit_tools::Env;
 

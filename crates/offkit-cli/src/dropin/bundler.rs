@@ -20,7 +20,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use offkit_format::target_id::bundle::{check_targets, CheckedTargets};
+use offkit_llvm::target_id::bundle::{check_targets, CheckedTargets};
 use offkit_tools::{Env, ToolFinder};
 
 use super::cl::{self, Spec};

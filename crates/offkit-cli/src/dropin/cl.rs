@@ -170,7 +170,7 @@ pub fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-pub use offkit_format::llvm::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
+pub use offkit_llvm::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
 /// How a tool's command line is parsed, beyond its option table.
 #[derive(Debug, Clone, Copy)]

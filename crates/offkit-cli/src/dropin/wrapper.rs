@@ -25,7 +25,7 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use offkit_format::triple::{Arch, Triple};
+use offkit_llvm::triple::{Arch, Triple};
 use offkit_tools::{Env, MappedFile, ToolFinder, ToolInvocation};
 use offkit_wrap::{Image, Kind, Order, WrapOptions, Wrapper};
 

@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use offkit_format::target_id::device::GENERIC_FAMILIES;
+use offkit_format::device::GENERIC_FAMILIES;
 use offkit_testutil::{llvm_tool, run, run_ok};
 
 const IMAGES: [&str; 11] = [

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use crate::reader::align_up;
+use offkit_llvm::reader::align_up;
 
 /// What to write around one image: everything but the image bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,9 +10,9 @@
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::limits;
-use crate::llvm::stringmap::StringMap;
-use crate::reader::Reader;
+use offkit_llvm::adt::stringmap::StringMap;
+use offkit_llvm::limits;
+use offkit_llvm::reader::Reader;
 
 use super::{align_to, MAGIC};
 

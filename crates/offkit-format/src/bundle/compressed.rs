@@ -17,8 +17,8 @@ use md5::{Digest, Md5};
 use zstd::zstd_safe;
 
 use crate::error::{Error, Result};
-use crate::limits;
-use crate::reader::Reader;
+use offkit_llvm::limits;
+use offkit_llvm::reader::Reader;
 
 pub mod stream;
 mod write;

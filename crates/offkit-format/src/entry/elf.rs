@@ -19,7 +19,7 @@ use object::{elf, Endianness, FileKind, SectionIndex, SymbolIndex};
 use super::{parse_raw, read_word, Address, Entry, Layout, Name, Resolution, Table, TableKind};
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
-use crate::limits;
+use offkit_llvm::limits;
 
 /// Every entry table of the ELF file `data` (32/64-bit, either endianness; `base` = the absolute
 /// offset of `data[0]`), in section order, with names and addresses resolved. A file without

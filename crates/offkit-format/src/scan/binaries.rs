@@ -12,7 +12,7 @@ use super::{Location, Resolver, Step};
 use crate::binary::{self, Binary, Entry};
 use crate::container::{elf_sections, SHT_LLVM_OFFLOADING};
 use crate::error::{Error, Result};
-use crate::limits;
+use offkit_llvm::limits;
 
 /// What a file is, by its first bytes, for the kinds that hold offload binaries (LLVM's
 /// `identify_magic`).
@@ -261,8 +261,8 @@ fn collect<'d, E: BinariesError>(
             Ok(())
         }
         Holder::Bitcode => {
-            let objects = crate::bitcode::embedded_objects(data, base)
-                .map_err(|e| (opts.bitcode_error)(e))?;
+            let objects = offkit_llvm::bitcode::embedded_objects(data, base)
+                .map_err(|e| (opts.bitcode_error)(e.into()))?;
             for obj in objects {
                 match obj.data {
                     Cow::Borrowed(d) => {

@@ -4,13 +4,18 @@
 //!   `clang-offload-packager` on hundreds of random key sets (keys of 1 to 300 bytes, sets large
 //!   enough to make the map grow);
 //! * proptest round trips for every version: `parse(write(x)) == x`, and
-//!   `write(parse(b)) == b` for canonical `b`.
+//!   `write(parse(b)) == b` for canonical `b`;
+//! * the offload binaries embedded in LTO bitcode host objects: the images in them are the
+//!   bytes `clang-offload-packager --image` extracts.
 
 use std::borrow::Cow;
+use std::path::Path;
 
 use offkit_format::binary::{self, Compression, Image, ImageSpec, Version};
 use offkit_format::kind::{ImageKind, OffloadKind};
-use offkit_format::llvm::densemap;
+use offkit_llvm::adt::densemap;
+use offkit_llvm::bitcode;
+use offkit_testutil::bitcode as tb;
 use offkit_testutil::packager::{llvm_packager, write_response_file, Rng};
 use offkit_testutil::run_ok;
 use proptest::prelude::*;
@@ -257,4 +262,71 @@ fn image_offsets_are_absolute() {
         b"image"
     );
     assert!(matches!(e.image, Cow::Borrowed(_)));
+}
+
+/// Checks that offkit's embedded binaries hold exactly the images LLVM's packager extracts.
+#[track_caller]
+fn same_images_as_packager(dir: &Path, obj: &Path) -> usize {
+    let data = std::fs::read(obj).unwrap();
+    let embedded = bitcode::embedded_objects(&data, 0).unwrap();
+    let mut n = 0;
+    for e in &embedded {
+        for b in binary::parse_all(&e.data, e.offset) {
+            let b = b.unwrap();
+            for entry in &b.entries {
+                let mut spec = format!("triple={}", entry.triple());
+                if !entry.arch().is_empty() {
+                    spec += &format!(",arch={}", entry.arch());
+                }
+                let out = format!("x{n}.img");
+                let want = tb::packager_extract(dir, obj, &spec, &out).unwrap();
+                assert!(
+                    want == entry.image.as_ref(),
+                    "image {n} ({spec}) of {}",
+                    obj.display()
+                );
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn embedded_objects_match_packager_extraction() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let omp = |name: &str, extra: &[&str]| {
+        let mut args = vec!["-flto", "-fopenmp"];
+        args.extend_from_slice(extra);
+        tb::compile(d, name, offkit_testutil::fixtures::OPENMP_SAXPY, &args)
+    };
+    let x86 = omp("x86.c", &["-fopenmp-targets=x86_64-pc-linux-gnu"]);
+    assert_eq!(same_images_as_packager(d, &x86), 1);
+    let two = omp(
+        "two.c",
+        &[
+            "-fopenmp-targets=x86_64-pc-linux-gnu,amdgcn-amd-amdhsa",
+            "--offload-arch=gfx90a",
+            "-nogpulib",
+        ],
+    );
+    assert_eq!(same_images_as_packager(d, &two), 2);
+    let lto = omp(
+        "olto.c",
+        &[
+            "-fopenmp-targets=amdgcn-amd-amdhsa,nvptx64-nvidia-cuda",
+            "-Xopenmp-target=amdgcn-amd-amdhsa",
+            "--offload-arch=gfx90a",
+            "-Xopenmp-target=nvptx64-nvidia-cuda",
+            "--offload-arch=sm_70",
+            "-nogpulib",
+            "-foffload-lto",
+        ],
+    );
+    assert_eq!(same_images_as_packager(d, &lto), 2);
+    let mut hip = tb::HIP_FLAGS.to_vec();
+    hip.extend(["--offload-new-driver", "-flto"]);
+    let hip = tb::compile(d, "host.hip", tb::HIP_HOST, &hip);
+    assert_eq!(same_images_as_packager(d, &hip), 1);
 }

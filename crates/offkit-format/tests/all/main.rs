@@ -2,9 +2,7 @@
 //! tools on the same inputs.
 
 mod binary;
-mod bitcode;
 mod bundle;
 mod code_object;
 mod fatbin;
 mod scan;
-mod targets;

@@ -12,7 +12,8 @@ use offkit_format::bundle::{binary as bundle_binary, compressed};
 use offkit_format::entry::{self, Format, Name, Resolution, Role, TableKind};
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_format::scan::{self, Location, Options, Report, Resolver, Source, Step};
-use offkit_format::{binary, limits, Error};
+use offkit_format::{binary, Error};
+use offkit_llvm::limits;
 use offkit_testutil::fixtures::*;
 use offkit_testutil::{llvm_tool, run_ok};
 

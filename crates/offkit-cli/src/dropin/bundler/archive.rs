@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use offkit_bundle::archive;
 use offkit_bundle::io::Input;
-use offkit_format::target_id::bundle::{
+use offkit_llvm::target_id::bundle::{
     archive_conflict_message, check_archive_member, is_compatible, BundleEntryId,
 };
 
@@ -120,8 +120,8 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
                 let refs: Vec<(String, &[u8])> =
                     members.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
                 for (n, b) in &refs {
-                    if offkit_format::bitcode::is_bitcode(b)
-                        && offkit_format::bitcode::archive_symbols(b, 0).is_err()
+                    if offkit_llvm::bitcode::is_bitcode(b)
+                        && offkit_llvm::bitcode::archive_symbols(b, 0).is_err()
                     {
                         eprintln!("warning: '{n}': Malformed block");
                     }

@@ -9,8 +9,8 @@ use std::time::Instant;
 use offkit_bundle::fatobj;
 use offkit_bundle::io::{Input, Output};
 use offkit_format::bundle::{binary, compressed, text};
-use offkit_format::llvm::stringmap::StringMap;
-use offkit_format::target_id::bundle::{is_compatible, BundleEntryId};
+use offkit_llvm::adt::stringmap::StringMap;
+use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
 use offkit_tools::fs::Outputs;
 
 use super::{error, file_error, handler, objcopy, read_input, Ctx, Fail, Handler, Run};

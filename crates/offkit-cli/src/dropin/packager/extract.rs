@@ -211,7 +211,7 @@ fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<F
 /// irsymtab, read by offkit's bitcode reader); `Err` where offkit cannot do what LLVM would
 /// (rebuild a missing table from the module).
 fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, String> {
-    offkit_format::bitcode::archive_symbols(data, 0).map_err(|e| e.to_string())
+    offkit_llvm::bitcode::archive_symbols(data, 0).map_err(|e| e.to_string())
 }
 
 /// Reads the offload binaries of one section (or raw file) as LLVM 19 does: version 1 only,

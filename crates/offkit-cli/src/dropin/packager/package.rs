@@ -12,7 +12,7 @@ use std::path::Path;
 use offkit_format::binary::{layout_v1, ImageSpec, Layout};
 use offkit_format::container::is_bitcode;
 use offkit_format::kind::{ImageKind, OffloadKind};
-use offkit_format::llvm::densemap::StringKeyMap;
+use offkit_llvm::adt::densemap::StringKeyMap;
 
 use offkit_tools::mmap::{self, MappedFile, Special};
 

@@ -4,7 +4,7 @@
 //! with.
 //!
 //! ```
-//! use offkit_format::target_id::linker::is_compatible;
+//! use offkit_llvm::target_id::linker::is_compatible;
 //!
 //! let t = b"amdgcn-amd-amdhsa".as_slice();
 //! assert!(is_compatible((t, b"gfx90a:xnack+"), (t, b"gfx90a")));

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use offkit_format::target_id::bundle::{check_targets, is_compatible, standardise, BundleEntryId};
+use offkit_llvm::target_id::bundle::{check_targets, is_compatible, standardise, BundleEntryId};
 use offkit_testutil::targets::{archive_member_names, run_all, write_bundle, Job, Rng};
 use offkit_testutil::{llvm_tool, run_ok};
 

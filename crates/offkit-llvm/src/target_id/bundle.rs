@@ -6,7 +6,7 @@
 //! LLVM 19 prints after `<argv0>: error: `.
 //!
 //! ```
-//! use offkit_format::target_id::bundle::{is_compatible, BundleEntryId};
+//! use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
 //!
 //! let user = BundleEntryId::parse(b"hip-amdgcn-amd-amdhsa-gfx906:xnack+");
 //! assert_eq!(user.standardised(), b"hip-amdgcn-amd-amdhsa--gfx906:xnack+");

@@ -4,9 +4,9 @@
 //! (`x-gfx906:sramecc-:xnack+-<hash>.o` for `gfx906:xnack+:sramecc-`, `x-gfx600-….o` for
 //! `tahiti`): so every processor name of the AMDGCN table, with features, is checked.
 
-use offkit_format::target_id::amdgpu::{AMDGCN_GPUS, R600_GPUS};
-use offkit_format::target_id::TargetId;
-use offkit_format::triple::Triple;
+use offkit_llvm::target_id::amdgpu::{AMDGCN_GPUS, R600_GPUS};
+use offkit_llvm::target_id::TargetId;
+use offkit_llvm::triple::Triple;
 use offkit_testutil::llvm_tool;
 use offkit_testutil::targets::{run_all, Job};
 

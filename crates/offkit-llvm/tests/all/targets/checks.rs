@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use offkit_format::target_id::bundle::{
+use offkit_llvm::target_id::bundle::{
     archive_conflict_message, check_archive_member, check_targets,
 };
 use offkit_testutil::targets::{run_all, write_bundle, Job, Rng};

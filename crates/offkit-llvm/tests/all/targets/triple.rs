@@ -1,8 +1,8 @@
 //! Triples: `Triple::normalize` against LLVM 19's (`opt -mtriple` prints it), and parsing
 //! and compatibility through the bundler.
 
-use offkit_format::target_id::bundle::BundleEntryId;
-use offkit_format::triple::Triple;
+use offkit_llvm::target_id::bundle::BundleEntryId;
+use offkit_llvm::triple::Triple;
 use offkit_testutil::llvm_tool;
 use offkit_testutil::targets::{run_all, Job, Rng};
 

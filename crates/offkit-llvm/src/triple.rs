@@ -9,7 +9,7 @@
 //! `impl AsRef<[u8]>` is taken.
 //!
 //! ```
-//! use offkit_format::triple::{Arch, Os, Triple};
+//! use offkit_llvm::triple::{Arch, Os, Triple};
 //!
 //! let t = Triple::parse("amdgcn-amd-amdhsa");
 //! assert_eq!((t.arch(), t.os()), (Arch::Amdgcn, Os::AmdHsa));

@@ -11,8 +11,8 @@
 //! tools by the conformance tests (`tests/all/targets.rs`).
 //!
 //! ```
-//! use offkit_format::target_id::TargetId;
-//! use offkit_format::triple::Triple;
+//! use offkit_llvm::target_id::TargetId;
+//! use offkit_llvm::triple::Triple;
 //!
 //! let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
 //! let id = TargetId::parse(&amdgcn, "tahiti").unwrap();
@@ -24,7 +24,6 @@
 
 pub mod amdgpu;
 pub mod bundle;
-pub mod device;
 pub mod linker;
 pub mod offload_arch;
 

@@ -15,7 +15,7 @@
 //! * removal leaves a tombstone; iteration visits buckets in index order.
 //!
 //! ```
-//! use offkit_format::llvm::stringmap::StringMap;
+//! use offkit_llvm::adt::stringmap::StringMap;
 //!
 //! let mut m = StringMap::new();
 //! for id in ["host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx906", "openmp-nvptx64-nvidia-cuda--"] {

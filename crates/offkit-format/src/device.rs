@@ -18,7 +18,7 @@
 //!
 //! ```
 //! use offkit_format::kind::ImageKind;
-//! use offkit_format::target_id::device::{Device, Fit};
+//! use offkit_format::device::{Device, Fit};
 //!
 //! let d = Device::parse("gfx90a:xnack+").unwrap();
 //! let t = "amdgcn-amd-amdhsa";
@@ -34,10 +34,10 @@
 
 use std::fmt;
 
-use super::{amdgpu, TargetId};
 use crate::kind::ImageKind;
-use crate::triple::{Arch, Triple};
 use crate::{Error, Result};
+use offkit_llvm::target_id::{amdgpu, TargetId};
+use offkit_llvm::triple::{Arch, Triple};
 
 /// LLVM 19's generic AMDGPU targets and the processors (of those LLVM 19 knows) that run their
 /// code (LLVM's AMDGPUUsage, "AMDGPU Generic Processors").

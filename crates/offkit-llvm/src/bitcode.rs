@@ -11,7 +11,7 @@
 //!   objects built with `-flto`): every operand `!{ptr @g, !".llvm.offloading"}` of the named
 //!   metadata `!llvm.embedded.objects`, in order, gives the bytes of `@g`'s initializer when it
 //!   is a `ConstantDataSequential`. Those bytes are concatenated offload binaries
-//!   ([`crate::binary::parse_all`]).
+//!   (`offkit_format::binary::parse_all`).
 //! * [`symbol_table`] reads the irsymtab (`SYMTAB_BLOCK` + `STRTAB_BLOCK`) that LLVM 5 and
 //!   later write: the module symbol table with its flags, in order. [`archive_symbols`] gives
 //!   the names `llvm-ar` puts in an archive symbol table for a bitcode member.
@@ -27,7 +27,7 @@
 //! an error in those parts is not rejected here.
 //!
 //! ```
-//! use offkit_format::bitcode;
+//! use offkit_llvm::bitcode;
 //! // Not bitcode: an error that names the offset, never a panic.
 //! assert!(bitcode::embedded_objects(b"not bitcode", 0).is_err());
 //! assert!(!bitcode::is_bitcode(b"\x7fELF"));

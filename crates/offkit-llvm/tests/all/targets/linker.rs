@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use offkit_format::target_id::linker;
+use offkit_llvm::target_id::linker;
 use offkit_testutil::targets::{run_all, Job, Rng};
 use offkit_testutil::{llvm_tool, run_ok};
 

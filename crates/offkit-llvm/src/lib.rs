@@ -1,0 +1,47 @@
+//! # offkit-llvm
+//!
+//! What offkit models of LLVM 19 itself, as opposed to the offload formats (those are
+//! `offkit-format`'s, which builds on this crate):
+//!
+//! - [`triple`]: `llvm::Triple` (parsing, `normalize`, `isCompatibleWith`);
+//! - [`target_id`]: target IDs (`gfx90a:xnack+`), LLVM 19's processor tables, and the rules of
+//!   single tools over them: the bundler's entry IDs, compatibility and `-targets` checks with
+//!   LLVM's messages ([`target_id::bundle`]), the linker wrapper's grouping
+//!   ([`target_id::linker`]);
+//! - [`adt`]: the iteration orders of LLVM's `DenseMap` and `StringMap` where they reach output
+//!   bytes;
+//! - [`bitcode`]: the bitstream, the embedded offload objects of a module, and the irsymtab;
+//! - [`cl`]: how LLVM's command-line library reads integers;
+//! - and the parsing base both crates share: the bounded [`reader::Reader`] and the named
+//!   [`limits`].
+//!
+//! Parsing is bounded and zero-copy, and every error names the absolute offset of the bad byte.
+//! This crate does no file I/O and runs no processes.
+//!
+//! ```text
+//! "amdgcn-amd-amdhsa" ─parse─► Triple ─┐
+//! "gfx90a:xnack+"  ───────────────────┴─► TargetId ─► bundler / linker wrapper rules
+//! module.bc ─bitstream─► MODULE ─► embedded offload objects;  SYMTAB + STRTAB ─► irsymtab
+//! ```
+//!
+//! ```
+//! use offkit_llvm::target_id::TargetId;
+//! use offkit_llvm::triple::Triple;
+//!
+//! let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
+//! let id = TargetId::parse(&amdgcn, b"gfx90a:xnack-:sramecc+").unwrap();
+//! assert_eq!(id.canonical(), b"gfx90a:sramecc+:xnack-");
+//! assert!(!offkit_llvm::bitcode::is_bitcode(b"\x7fELF"));
+//! ```
+#![deny(missing_docs)]
+
+pub mod adt;
+pub mod bitcode;
+pub mod cl;
+pub mod error;
+pub mod limits;
+pub mod reader;
+pub mod target_id;
+pub mod triple;
+
+pub use error::{Error, Result};
