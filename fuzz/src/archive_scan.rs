@@ -14,10 +14,10 @@ impl Resolver for SelfResolver<'_> {
         &mut self,
         _archive: &Location,
         member: &str,
-    ) -> Result<Box<dyn AsRef<[u8]>>, String> {
+    ) -> std::io::Result<Box<dyn AsRef<[u8]>>> {
         self.calls += 1;
         if self.calls > 64 {
-            return Err("too many thin members".into());
+            return Err(std::io::Error::other("too many thin members"));
         }
         let cut = member.len().min(self.data.len());
         Ok(Box::new(self.data[cut..].to_vec()))

@@ -106,6 +106,21 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// `clang-offload-bundler` 19 finds a compressed bundle's header cut short
+    /// ([`decompress_llvm19`](crate::bundle::compressed::decompress_llvm19)). This and the next
+    /// two messages are LLVM 19's, word for word, for the bundler drop-in, which prints them
+    /// after `Failed to decompress input: `.
+    #[error("Compressed bundle header size too small")]
+    Llvm19HeaderTooSmall,
+    /// `clang-offload-bundler` 19 does not know a compressed bundle's method.
+    #[error("Unknown compressing method")]
+    Llvm19UnknownMethod,
+    /// `clang-offload-bundler` 19's decompressor fails on a compressed bundle's stream.
+    #[error("Could not decompress embedded file contents: {reason}")]
+    Llvm19Decompress {
+        /// The decompressor's message (zstd's error name, or `zlib error: …`).
+        reason: String,
+    },
     /// An error of the LLVM models that has no variant of its own here (all of those that
     /// [`offkit_llvm`] has today are converted to the variant of the same name).
     #[error(transparent)]

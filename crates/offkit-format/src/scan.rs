@@ -68,12 +68,13 @@ pub use report::{
 /// Reads the members of thin archives, which live in files of their own.
 pub trait Resolver {
     /// The bytes of member `member` (its name as the archive stores it, normally a path
-    /// relative to the archive's directory) of the thin archive at `archive`.
+    /// relative to the archive's directory) of the thin archive at `archive`. The error's
+    /// message names the file (the walk quotes it whole in its own error).
     fn thin_member(
         &mut self,
         archive: &Location,
         member: &str,
-    ) -> std::result::Result<Box<dyn AsRef<[u8]>>, String>;
+    ) -> std::io::Result<Box<dyn AsRef<[u8]>>>;
 }
 
 /// Which offload entry tables a walk reads.
@@ -291,13 +292,12 @@ impl<E> Walker<'_, '_, E> {
     fn count_rows(&mut self, n: usize, offset: u64) -> Step_<E> {
         self.rows = self.rows.saturating_add(n);
         if self.rows > limits::MAX_ROWS {
-            return Err(Error::LimitExceeded {
-                what: "rows (images and entries)",
+            return Err(Error::limit(
+                limits::Limit::Rows,
+                "rows (images and entries)",
                 offset,
-                value: self.rows as u64,
-                limit: limits::MAX_ROWS as u64,
-                name: "MAX_ROWS",
-            }
+                self.rows as u64,
+            )
             .into());
         }
         Ok(())
@@ -377,13 +377,12 @@ impl<E> Walker<'_, '_, E> {
     ) -> Step_<E> {
         let top = pos == Pos::Top;
         if depth > limits::MAX_NESTING_DEPTH {
-            return Err(Error::LimitExceeded {
-                what: "container nesting",
-                offset: base,
-                value: depth as u64,
-                limit: limits::MAX_NESTING_DEPTH as u64,
-                name: "MAX_NESTING_DEPTH",
-            }
+            return Err(Error::limit(
+                limits::Limit::NestingDepth,
+                "container nesting",
+                base,
+                depth as u64,
+            )
             .into());
         }
         let container = |format| Container {
@@ -505,13 +504,12 @@ impl<E> Walker<'_, '_, E> {
     fn inflate(&mut self, n: u64, offset: u64) -> Step_<E> {
         let total = self.inflated.saturating_add(n);
         if total > limits::MAX_INFLATED_SIZE {
-            return Err(Error::LimitExceeded {
-                what: "inflated bytes of this input",
+            return Err(Error::limit(
+                limits::Limit::InflatedSize,
+                "inflated bytes of this input",
                 offset,
-                value: total,
-                limit: limits::MAX_INFLATED_SIZE,
-                name: "MAX_INFLATED_SIZE",
-            }
+                total,
+            )
             .into());
         }
         self.inflated = total;

@@ -382,13 +382,14 @@ pub struct Llvm19Header {
     pub header_size: usize,
 }
 
-/// Decompresses `data` as LLVM 19 does. The error is LLVM 19's message (without the
-/// `Failed to decompress input: ` prefix the callers add).
+/// Decompresses `data` as LLVM 19 does. The error is [`Error::Llvm19HeaderTooSmall`],
+/// [`Error::Llvm19UnknownMethod`] or [`Error::Llvm19Decompress`], whose messages are LLVM 19's
+/// (without the `Failed to decompress input: ` prefix the callers add).
 ///
 /// Rules: under 20 bytes or no `CCOB` → not compressed; version ≥ 2 uses the version-2 layout
 /// (so version 3 fails in the stream); the stream runs to the end of the buffer; the sizes and
 /// the hash are not checked; the uncompressed size field is the output capacity.
-pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<'_>, String> {
+pub fn decompress_llvm19(data: &[u8]) -> Result<Llvm19Decompressed<'_>> {
     if !is_compressed(data) {
         return Ok(Llvm19Decompressed {
             header: None,
@@ -400,9 +401,9 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
     let field = "compressed bundle header";
     let (version, raw_method) = match (r.seek(4, field), r.u16_le(field), r.u16_le(field)) {
         (Ok(()), Ok(v), Ok(m)) => (v, m),
-        _ => return Err("Compressed bundle header size too small".into()),
+        _ => return Err(Error::Llvm19HeaderTooSmall),
     };
-    let too_small = |_| String::from("Compressed bundle header size too small");
+    let too_small = |_| Error::Llvm19HeaderTooSmall;
     let header = if version >= 2 {
         Llvm19Header {
             version,
@@ -422,7 +423,7 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
             header_size: 20,
         }
     };
-    let method = Method::from_raw(raw_method).ok_or("Unknown compressing method")?;
+    let method = Method::from_raw(raw_method).ok_or(Error::Llvm19UnknownMethod)?;
     let header = Llvm19Header { method, ..header };
     let stream = r.rest();
     let cap = header.uncompressed_size as usize;
@@ -431,17 +432,14 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
             // LLVM 19 reserves the header's size; where that fails (a header claiming 4 GiB
             // under a memory limit) LLVM 19 aborts, offkit says so.
             let mut out: Vec<u8> = Vec::new();
-            out.try_reserve_exact(cap).map_err(|_| {
-                format!(
-                    "Could not decompress embedded file contents: cannot reserve the {cap} bytes \
-                     the header gives as the uncompressed size"
-                )
-            })?;
-            let error = |c| {
-                format!(
-                    "Could not decompress embedded file contents: {}",
-                    zstd_safe::get_error_name(c)
-                )
+            out.try_reserve_exact(cap)
+                .map_err(|_| Error::Llvm19Decompress {
+                    reason: format!(
+                        "cannot reserve the {cap} bytes the header gives as the uncompressed size"
+                    ),
+                })?;
+            let error = |c| Error::Llvm19Decompress {
+                reason: zstd_safe::get_error_name(c).to_owned(),
             };
             if cap == 0 {
                 // A zero-capacity Vec's pointer is dangling, and libzstd writes through it
@@ -450,19 +448,18 @@ pub fn decompress_llvm19(data: &[u8]) -> std::result::Result<Llvm19Decompressed<
                 let mut one: Vec<u8> = Vec::with_capacity(1);
                 let n = zstd_safe::decompress(&mut one, stream).map_err(error)?;
                 if n > 0 {
-                    return Err(
-                        "Could not decompress embedded file contents: Destination buffer is too \
-                         small"
-                            .into(),
-                    );
+                    return Err(Error::Llvm19Decompress {
+                        reason: "Destination buffer is too small".into(),
+                    });
                 }
             } else {
                 zstd_safe::decompress(&mut out, stream).map_err(error)?;
             }
             out
         }
-        Method::Zlib => zlib_uncompress(stream, cap)
-            .map_err(|e| format!("Could not decompress embedded file contents: zlib error: {e}"))?,
+        Method::Zlib => zlib_uncompress(stream, cap).map_err(|e| Error::Llvm19Decompress {
+            reason: format!("zlib error: {e}"),
+        })?,
     };
     Ok(Llvm19Decompressed {
         header: Some(header),
@@ -597,7 +594,7 @@ mod tests {
         assert_eq!(all[1].1, b"second");
         // LLVM 19 fails on two concatenated bundles.
         assert_eq!(
-            decompress_llvm19(&both).unwrap_err(),
+            decompress_llvm19(&both).unwrap_err().to_string(),
             "Could not decompress embedded file contents: Src size is incorrect"
         );
         // LLVM 19 reads version 3 as version 2.
@@ -625,11 +622,11 @@ mod tests {
         let mut m = a.clone();
         m[6] = 7;
         assert_eq!(
-            decompress_llvm19(&m).unwrap_err(),
+            decompress_llvm19(&m).unwrap_err().to_string(),
             "Unknown compressing method"
         );
         assert_eq!(
-            decompress_llvm19(&a[..21]).unwrap_err(),
+            decompress_llvm19(&a[..21]).unwrap_err().to_string(),
             "Compressed bundle header size too small"
         );
         for cut in 0..a.len() {

@@ -42,7 +42,9 @@ impl<E> Walker<'_, '_, E> {
                 let name = &m.name;
                 let bytes = match self.resolver.as_deref_mut() {
                     Some(r) => r.thin_member(loc, name),
-                    None => Err("no resolver for thin archive members was given".into()),
+                    None => Err(std::io::Error::other(
+                        "no resolver for thin archive members was given",
+                    )),
                 }
                 .map_err(|reason| Error::Invalid {
                     what: "thin archive member",

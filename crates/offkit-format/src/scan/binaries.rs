@@ -162,13 +162,12 @@ fn push<'d, E: BinariesError>(
 ) -> std::result::Result<(), E> {
     for binary in binaries {
         if out.len() >= limits::MAX_ROWS {
-            return Err(Error::LimitExceeded {
-                what: "offload images",
-                offset: base,
-                value: out.len() as u64 + 1,
-                limit: limits::MAX_ROWS as u64,
-                name: "MAX_ROWS",
-            }
+            return Err(Error::limit(
+                limits::Limit::Rows,
+                "offload images",
+                base,
+                out.len() as u64 + 1,
+            )
             .into());
         }
         out.push(Found {
@@ -189,13 +188,12 @@ fn collect<'d, E: BinariesError>(
     out: &mut Vec<Found<'d>>,
 ) -> std::result::Result<(), E> {
     if depth > limits::MAX_NESTING_DEPTH {
-        return Err(Error::LimitExceeded {
-            what: "container nesting",
-            offset: base,
-            value: depth as u64,
-            limit: limits::MAX_NESTING_DEPTH as u64,
-            name: "MAX_NESTING_DEPTH",
-        }
+        return Err(Error::limit(
+            limits::Limit::NestingDepth,
+            "container nesting",
+            base,
+            depth as u64,
+        )
         .into());
     }
     match holder(data) {
@@ -240,7 +238,7 @@ fn collect<'d, E: BinariesError>(
                         .map_err(|reason| Error::Invalid {
                             what: "thin archive member",
                             offset: m.header,
-                            reason,
+                            reason: reason.to_string(),
                         })?;
                     let mut inner = Vec::new();
                     let mloc = loc.with(Step::ThinMember(m.name));

@@ -179,7 +179,7 @@ impl<E> Walker<'_, '_, E> {
         let mut pointed = vec![false; starts.len()];
         for r in records {
             let why = match &r.target {
-                Err(why) => why.clone(),
+                Err(why) => why.to_string(),
                 Ok(t) => {
                     let abs = s.offset.saturating_add(*t);
                     match starts.iter().position(|&b| b == abs) {
@@ -350,7 +350,7 @@ impl<E> Walker<'_, '_, E> {
             {
                 let targets: Option<Vec<u64>> = records
                     .as_ref()
-                    .and_then(|r| r.iter().map(|r| r.target.clone().ok()).collect());
+                    .and_then(|r| r.iter().map(|r| r.target.ok()).collect());
                 if let Some(mut targets) = targets.filter(|t| !t.is_empty()) {
                     targets.sort_unstable();
                     targets.dedup();

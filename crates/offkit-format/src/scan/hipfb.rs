@@ -10,6 +10,8 @@
 //! | 8 | 8 | pointer to the bundle |
 //! | 16 | 8 | unused (0) |
 
+use std::fmt;
+
 use object::read::elf::{FileHeader, Rela, SectionHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
@@ -27,7 +29,54 @@ pub(super) struct Record {
     /// The absolute offset of the record.
     pub offset: u64,
     /// Where it points: an offset in `.hip_fatbin`, or why that is not known.
-    pub target: Result<u64, String>,
+    pub target: Result<u64, Unresolved>,
+}
+
+/// Why a record does not say where its bundle is (the walk turns it into a warning).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Unresolved {
+    /// The section ends inside the record: its size.
+    Short(usize),
+    /// The magic is not `"HIPF"`: the value found.
+    Magic(u64),
+    /// The version is not 1: the value found.
+    Version(u64),
+    /// In an object, no relocation applies to the pointer.
+    NoRelocation,
+    /// In an object, the pointer's relocation names no symbol that can be read.
+    NoSymbol,
+    /// In an object, the pointer's relocation names a symbol of another section.
+    OutsideSection,
+    /// In an object, symbol value plus addend overflows.
+    AddendOverflow,
+    /// In a linked file, a relocation other than a relative one sets the pointer.
+    NotRelative,
+    /// In a linked file, the pointer (this address) is outside `.hip_fatbin`.
+    PointsOutside(u64),
+}
+
+impl fmt::Display for Unresolved {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Unresolved::Short(n) => write!(f, "a {n}-byte record (24 expected)"),
+            Unresolved::Magic(magic) => {
+                write!(f, "magic {magic:#x}, not {WRAPPER_MAGIC:#x} (\"HIPF\")")
+            }
+            Unresolved::Version(version) => write!(f, "version {version}, not 1"),
+            Unresolved::NoRelocation => f.write_str("no relocation for its pointer"),
+            Unresolved::NoSymbol => f.write_str("its relocation names no symbol"),
+            Unresolved::OutsideSection => {
+                f.write_str("its relocation points outside `.hip_fatbin`")
+            }
+            Unresolved::AddendOverflow => f.write_str("its relocation's addend overflows"),
+            Unresolved::NotRelative => {
+                f.write_str("a relocation that is not relative sets its pointer")
+            }
+            Unresolved::PointsOutside(value) => {
+                write!(f, "it points at {value:#x}, outside `.hip_fatbin`")
+            }
+        }
+    }
 }
 
 /// The records of a 64-bit ELF file that has both `.hipFatBinSegment` and `.hip_fatbin`;
@@ -103,47 +152,45 @@ fn records_of(data: &[u8], base: u64) -> Option<Vec<Record>> {
         };
         let target = (|| {
             if rec.len() < WRAPPER_SIZE {
-                return Err(format!("a {}-byte record (24 expected)", rec.len()));
+                return Err(Unresolved::Short(rec.len()));
             }
             let magic = word(0, 4).unwrap_or_default();
             if magic != u64::from(WRAPPER_MAGIC) {
-                return Err(format!(
-                    "magic {magic:#x}, not {WRAPPER_MAGIC:#x} (\"HIPF\")"
-                ));
+                return Err(Unresolved::Magic(magic));
             }
             let version = word(4, 4).unwrap_or_default();
             if version != 1 {
-                return Err(format!("version {version}, not 1"));
+                return Err(Unresolved::Version(version));
             }
             let field = (index * WRAPPER_SIZE + 8) as u64;
             let stored = word(8, 8).unwrap_or_default();
             if relocatable {
                 let Some(&(_, sym, addend, _)) = relocs.iter().find(|r| r.0 == field) else {
-                    return Err("no relocation for its pointer".into());
+                    return Err(Unresolved::NoRelocation);
                 };
                 let sym = symtab
                     .as_ref()
                     .zip(sym)
                     .and_then(|(t, i)| t.symbol(object::SymbolIndex(i as usize)).ok())
-                    .ok_or("its relocation names no symbol")?;
+                    .ok_or(Unresolved::NoSymbol)?;
                 if usize::from(sym.st_shndx(endian).0) != fb_index {
-                    return Err("its relocation points outside `.hip_fatbin`".into());
+                    return Err(Unresolved::OutsideSection);
                 }
                 return sym
                     .st_value(endian)
                     .checked_add_signed(addend)
-                    .ok_or_else(|| "its relocation's addend overflows".into());
+                    .ok_or(Unresolved::AddendOverflow);
             }
             let addr = seg_addr.wrapping_add(field);
             let value = match relocs.iter().find(|r| r.0 == addr) {
                 Some(&(_, _, addend, ty)) if Some(ty) == relative => addend as u64,
-                Some(_) => return Err("a relocation that is not relative sets its pointer".into()),
+                Some(_) => return Err(Unresolved::NotRelative),
                 None => stored,
             };
             value
                 .checked_sub(fb_addr)
                 .filter(|&o| o < fb_size)
-                .ok_or_else(|| format!("it points at {value:#x}, outside `.hip_fatbin`"))
+                .ok_or(Unresolved::PointsOutside(value))
         })();
         out.push(Record {
             index,

@@ -628,10 +628,7 @@ mod tests {
         };
         assert!(matches!(
             err,
-            Error::LimitExceeded {
-                name: "MAX_BITCODE_BLOCK_DEPTH",
-                ..
-            }
+            Error::LimitExceeded { name, .. } if name == limits::Limit::BitcodeBlockDepth.name()
         ));
     }
 

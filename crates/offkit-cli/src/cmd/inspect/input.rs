@@ -60,11 +60,11 @@ impl Resolver for ThinResolver {
         &mut self,
         archive: &Location,
         member: &str,
-    ) -> Result<Box<dyn AsRef<[u8]>>, String> {
+    ) -> std::io::Result<Box<dyn AsRef<[u8]>>> {
         let path = thin_member_path(archive, member);
         MappedFile::open(&path)
             .map(|m| Box::new(Mapped(m)) as Box<dyn AsRef<[u8]>>)
-            .map_err(|e| format!("`{}`: {e}", path.display()))
+            .map_err(|e| std::io::Error::new(e.kind(), format!("`{}`: {e}", path.display())))
     }
 }
 

@@ -171,10 +171,11 @@ impl Resolver for ThinMembers {
         &mut self,
         _archive: &offkit_format::scan::Location,
         member: &str,
-    ) -> Result<Box<dyn AsRef<[u8]>>, String> {
+    ) -> std::io::Result<Box<dyn AsRef<[u8]>>> {
         let path = self.dir.join(member);
-        let file = MappedFile::open_llvm(&path)
-            .map_err(|e| format!("'{}': {}", path.display(), message(&e)))?;
+        let file = MappedFile::open_llvm(&path).map_err(|e| {
+            std::io::Error::new(e.kind(), format!("'{}': {}", path.display(), message(&e)))
+        })?;
         Ok(Box::new(Mapped(file)))
     }
 }
