@@ -25,11 +25,13 @@ edition = "2021"
 publish = false
 [dependencies]
 offkit-format = { path = "$root/crates/offkit-format" }
+offkit-llvm = { path = "$root/crates/offkit-llvm" }
 [workspace]
 EOF
 cat > "$work/driver/src/main.rs" <<'EOF'
 use std::io::Write;
-use offkit_format::{binary, bitcode};
+use offkit_format::binary;
+use offkit_llvm::bitcode;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let data = std::fs::read(&args[2]).expect("read input");

@@ -1,5 +1,5 @@
 //! Fuzz body: triples and target IDs (`triple`, `target_id`, `target_id::bundle`,
-//! `target_id::linker`, `target_id::device`).
+//! `target_id::linker` of offkit-llvm, `device` of offkit-format).
 //!
 //! The input is split at `\n` into strings; each goes through every parser, and pairs of them
 //! through every rule. Checked: nothing panics; the canonical form of a target ID is a

@@ -1,10 +1,18 @@
 //! # offkit-format
 //!
-//! Reads and writes the formats of LLVM's offloading toolchain, exactly as LLVM 19 does:
-//! offload binaries (`0x10FF10AD`, the `.llvm.offloading` section), offload bundles
-//! (`__CLANG_OFFLOAD_BUNDLE__` and the compressed `CCOB` form), target IDs, and offload entry
-//! tables. Parsing is bounded and zero-copy: readers take `&[u8]` (from a `Vec` or a memory map)
-//! and return views that borrow it; every error names the absolute offset of the bad byte. This
+//! Reads and writes the formats of LLVM's offloading toolchain and their containers, exactly as
+//! LLVM 19 does: offload binaries (`0x10FF10AD`, the `.llvm.offloading` section, [`binary`]),
+//! offload bundles (`__CLANG_OFFLOAD_BUNDLE__` and the compressed `CCOB` form, [`bundle`]),
+//! CUDA fat binaries ([`fatbin`]), AMDGPU code objects ([`code_object`]), offload entry tables
+//! ([`entry`]), the one walk over objects, archives and sections that finds them all
+//! ([`scan`], [`container`]), and which image a device would load ([`device`]).
+//!
+//! What models LLVM itself — `Triple`, target IDs and the single tools' rules over them, the
+//! `DenseMap`/`StringMap` orders, bitcode — is `offkit-llvm`'s; this crate builds on it (the
+//! bounded reader and the named limits are there too) and never the reverse.
+//!
+//! Parsing is bounded and zero-copy: readers take `&[u8]` (from a `Vec` or a memory map) and
+//! return views that borrow it; every error names the absolute offset of the bad byte. This
 //! crate does no file I/O and runs no processes.
 //!
 //! ```text
