@@ -19,7 +19,6 @@
 //! error that names the absolute offset instead.
 
 mod compress;
-mod strtab;
 mod write;
 
 use std::borrow::Cow;
@@ -30,7 +29,6 @@ use offkit_llvm::limits;
 use offkit_llvm::reader::{align_up, Reader};
 
 pub use compress::{Compression, CompressionFormat};
-pub use strtab::StringTable;
 pub use write::{layout_v1, write, write_v1, Image, ImageSpec, Layout};
 
 /// The magic bytes every offload binary starts with.

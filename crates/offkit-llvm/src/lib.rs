@@ -11,6 +11,8 @@
 //! - [`adt`]: the iteration orders of LLVM's `DenseMap` and `StringMap` where they reach output
 //!   bytes;
 //! - [`bitcode`]: the bitstream, the embedded offload objects of a module, and the irsymtab;
+//! - [`string_table`]: the layout of LLVM's `StringTableBuilder` (offload binaries' string
+//!   tables, ELF string tables);
 //! - [`cl`]: how LLVM's command-line library reads integers;
 //! - and the parsing base both crates share: the bounded [`reader::Reader`] and the named
 //!   [`limits`].
@@ -41,6 +43,7 @@ pub mod cl;
 pub mod error;
 pub mod limits;
 pub mod reader;
+pub mod string_table;
 pub mod target_id;
 pub mod triple;
 

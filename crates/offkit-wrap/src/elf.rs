@@ -20,7 +20,7 @@ use object::write::elf::{Encoder, FileHeader, FileHeaderLayout, Rel, SectionHead
 use object::write::WritableBuffer;
 use object::Endianness;
 
-use offkit_format::binary::StringTable;
+use offkit_llvm::string_table::StringTable;
 
 /// `SHT_LLVM_OFFLOADING`.
 pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;

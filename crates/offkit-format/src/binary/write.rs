@@ -2,12 +2,13 @@
 //! versions 2 and 3 as newer LLVM writes them.
 
 use super::{
-    compress, Compression, StringTable, Version, ALIGN, ENTRY_SIZE, HEADER_V1, MAGIC,
-    STRING_ENTRY_V1, STRING_ENTRY_V2,
+    compress, Compression, Version, ALIGN, ENTRY_SIZE, HEADER_V1, MAGIC, STRING_ENTRY_V1,
+    STRING_ENTRY_V2,
 };
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
 use offkit_llvm::reader::align_up;
+use offkit_llvm::string_table::StringTable;
 
 /// What to write around one image: everything but the image bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

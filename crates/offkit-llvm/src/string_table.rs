@@ -1,5 +1,6 @@
-//! LLVM's `StringTableBuilder` (ELF kind, optimised `finalize()`), as the offload binary writer
-//! uses it: distinct strings sorted by their reversed bytes, descending, with tail sharing.
+//! LLVM's `StringTableBuilder` (`llvm/MC/StringTableBuilder.cpp`, ELF kind, optimised
+//! `finalize()`), as the offload binary writer and ELF string tables use it: distinct strings
+//! sorted by their reversed bytes, descending, with tail sharing.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
