@@ -1,4 +1,5 @@
-//! A bounded, offset-aware cursor over borrowed bytes.
+//! A bounded, offset-aware cursor over borrowed bytes: the one reader of both the LLVM models here
+//! and the offload formats of `offkit-format` (whose `Error` converts from this crate's).
 
 use crate::error::{Error, Result};
 
