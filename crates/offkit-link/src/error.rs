@@ -44,6 +44,10 @@ pub enum Error {
     /// The command line could not be parsed.
     #[error(transparent)]
     Parse(#[from] ParseError),
+    /// The host command line of a [`crate::LinkConfig`] holds an option of the wrapper itself,
+    /// which belongs in a field of the configuration.
+    #[error("`{0}` in the host link command line is an option of the linker wrapper")]
+    WrapperOptionInHostArgs(String),
     /// An option has a value the wrapper refuses; the message is LLVM 19's where it has one.
     #[error("{0}")]
     Usage(String),

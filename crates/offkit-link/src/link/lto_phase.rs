@@ -21,7 +21,7 @@ const LTO2_TEMPS: [&str; 7] = [
     ".5.precodegen.bc",
 ];
 
-impl Ctx<'_, '_> {
+impl DeviceCtx<'_, '_, '_> {
     /// Links the bitcode inputs `(input id, file)` of the group `triple`/`arch`; `regular` are
     /// the group's other (ELF) device objects. Returns the LTO outputs in task order, named as
     /// LLVM 19 names them: `<exe>.<triple>.<arch>[.<task>].{o,s}`, or with `clang_backend` the
@@ -59,29 +59,20 @@ impl Ctx<'_, '_> {
                 }
             })
             .collect();
-        let mut llvm_options: Vec<String> = self
-            .args
-            .values(Opt::Mllvm)
-            .iter()
-            .map(|m| m.to_string())
-            .collect();
-        llvm_options.extend(
-            self.args
-                .values(Opt::OffloadOpt)
-                .iter()
-                .map(|m| format!("-{m}")),
-        );
-        for (opt, flag) in [
-            (Opt::PassRemarks, "-pass-remarks="),
-            (Opt::PassRemarksMissed, "-pass-remarks-missed="),
-            (Opt::PassRemarksAnalysis, "-pass-remarks-analysis="),
+        let c = self.config;
+        let mut llvm_options: Vec<String> = c.mllvm.clone();
+        llvm_options.extend(c.offload_opts.iter().cloned());
+        for (values, flag) in [
+            (&c.pass_remarks, "-pass-remarks="),
+            (&c.pass_remarks_missed, "-pass-remarks-missed="),
+            (&c.pass_remarks_analysis, "-pass-remarks-analysis="),
         ] {
-            llvm_options.extend(self.args.values(opt).iter().map(|r| format!("{flag}{r}")));
+            llvm_options.extend(values.iter().map(|r| format!("{flag}{r}")));
         }
         let config = lto::Config {
             triple,
             arch,
-            opt_level: &self.common.opt_level,
+            opt_level: &c.opt_level,
             whole_program,
             assembly,
             save_modules: saving || clang_backend,
