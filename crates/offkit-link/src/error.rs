@@ -160,5 +160,45 @@ pub enum Error {
     },
 }
 
+/// `object_error::parse_failed`'s text.
+const PARSE_FAILED: &str = "Invalid data was encountered while parsing the file";
+/// `object_error::unexpected_eof`'s text.
+const UNEXPECTED_EOF: &str = "The end of the file was unexpectedly encountered";
+
+impl Error {
+    /// What LLVM 19's `clang-linker-wrapper` prints instead of this error, where its text is
+    /// not offkit's: for an offload binary that `OffloadBinary::create` rejects, one of
+    /// `object_error`'s two texts (a wrong magic or version, or too little data for the
+    /// header: `parse_failed`; a size or offset beyond the data: `unexpected_eof`), with no
+    /// file name or offset.
+    pub fn llvm19_text(&self) -> Option<&'static str> {
+        use offkit_format::Error as F;
+        fn of(e: &F) -> Option<&'static str> {
+            match e {
+                F::Within { source, .. } => of(source),
+                F::BadMagic { what, .. } | F::UnsupportedVersion { what, .. }
+                    if what.starts_with("offload binary") =>
+                {
+                    Some(PARSE_FAILED)
+                }
+                F::Truncated {
+                    what: "offload binary header",
+                    ..
+                } => Some(PARSE_FAILED),
+                F::Truncated { what, .. } | F::Invalid { what, .. }
+                    if what.starts_with("offload binary") =>
+                {
+                    Some(UNEXPECTED_EOF)
+                }
+                _ => None,
+            }
+        }
+        match self {
+            Error::BadInput { source, .. } => of(source),
+            _ => None,
+        }
+    }
+}
+
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -63,6 +63,7 @@ pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
             eprint!("{text}");
             ExitCode::from(1)
         }
+        Err(e) if e.llvm19_text().is_some() => fail(e.llvm19_text().unwrap_or_default()),
         Err(e) => {
             // LLVM's messages are one line; offkit adds the cause when there is one.
             let mut msg = e.to_string();
