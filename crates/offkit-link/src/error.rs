@@ -4,38 +4,11 @@
 //! the same text (the drop-in prints it after `<argv0>: error: `); the cause, if any, is in
 //! the `source` chain that `offkit link` prints under `Caused by:`.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use crate::opts::ParseError;
 
-/// An input file, or a member of an archive: `libdev.a(kern.o)`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InputName {
-    /// The file as found (the command-line word, or the library search result).
-    pub file: PathBuf,
-    /// The archive member, if the input is one.
-    pub member: Option<String>,
-}
-
-impl InputName {
-    /// A plain file.
-    pub fn file(path: impl Into<PathBuf>) -> Self {
-        InputName {
-            file: path.into(),
-            member: None,
-        }
-    }
-}
-
-impl fmt::Display for InputName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.member {
-            Some(m) => write!(f, "{}({m})", self.file.display()),
-            None => write!(f, "{}", self.file.display()),
-        }
-    }
-}
+pub use offkit_tools::InputName;
 
 /// Everything that can make a link fail.
 #[derive(Debug, thiserror::Error)]
