@@ -64,6 +64,12 @@ impl From<Origin> for Subject {
     }
 }
 
+impl From<Origin> for Box<Subject> {
+    fn from(o: Origin) -> Self {
+        Box::new(Subject::Input(o))
+    }
+}
+
 impl fmt::Display for Subject {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -103,7 +109,7 @@ pub enum Error {
     #[error("invalid offload data in {input}")]
     Format {
         /// The input (an archive member as `lib.a(member.o)`), or the output.
-        input: Subject,
+        input: Box<Subject>,
         /// The format error (with the absolute offset).
         #[source]
         source: offkit_format::Error,
@@ -112,7 +118,7 @@ pub enum Error {
     #[error("{input}: {message}")]
     Unusable {
         /// The input (an archive member as `lib.a(member.o)`), or the output.
-        input: Subject,
+        input: Box<Subject>,
         /// What is wrong.
         message: String,
     },
@@ -129,7 +135,7 @@ pub enum Error {
     #[error("cannot rewrite the object file {input}")]
     Object {
         /// The input, and the output written from it.
-        input: Subject,
+        input: Box<Subject>,
         /// The object crate's error.
         #[source]
         source: crate::fatobj::FatObjError,

@@ -305,7 +305,8 @@ impl Bundle {
                     input: Subject::Rewriting {
                         input: part.origin.clone(),
                         output: path,
-                    },
+                    }
+                    .into(),
                     source,
                 }
             });

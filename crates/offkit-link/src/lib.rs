@@ -64,7 +64,7 @@ mod explain;
 mod invoke;
 mod link;
 mod lto;
-mod optable;
+pub mod optable;
 pub mod opts;
 mod plan;
 pub mod relocate;
