@@ -326,4 +326,64 @@ mod tests {
         c.host_args.pop();
         assert!(c.host().is_ok());
     }
+
+    /// The host line `from_llvm_args` keeps parses back to the same arguments: what the host
+    /// linker gets is what LLVM 19's wrapper gives it.
+    #[test]
+    fn host_args_parse_back_to_the_same_line() {
+        let lines: &[&[&str]] = &[
+            &[
+                "-o",
+                "",
+                "--output=x",
+                "-lfoo",
+                "-l",
+                "bar",
+                "--",
+                "-v",
+                "-verbose",
+            ],
+            &[
+                "/out:x.exe",
+                "/libpath:/l",
+                "-rpath=/e",
+                "--rpath",
+                "/f",
+                "-m",
+                "elf_x86_64",
+            ],
+            &[
+                "-mllvm",
+                "-x",
+                "-o",
+                "--dry-run",
+                "--whole-archive",
+                "a.a",
+                "-r",
+                "-",
+                "",
+            ],
+            &[
+                "--library=/c",
+                "-L/d",
+                "--sysroot=/s",
+                "--linker-arg=-y",
+                "--triple=t",
+                "x.o",
+            ],
+        ];
+        for line in lines {
+            let words: Vec<String> = line.iter().map(|w| w.to_string()).collect();
+            let all = opts::parse(&words).unwrap();
+            let want: Vec<Vec<String>> = all
+                .args
+                .iter()
+                .filter(|a| !a.opt.wrapper_only())
+                .map(|a| a.render())
+                .collect();
+            let c = LinkConfig::from_llvm_args(&words).unwrap();
+            let got: Vec<Vec<String>> = c.host().unwrap().args.iter().map(|a| a.render()).collect();
+            assert_eq!(got, want, "for {line:?}");
+        }
+    }
 }

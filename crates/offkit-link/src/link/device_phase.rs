@@ -3,6 +3,19 @@
 
 use super::*;
 
+/// The files of one group's images, as [`DeviceCtx::write_inputs`] wrote them.
+#[derive(Default)]
+struct GroupFiles {
+    /// The offload kinds of the group's inputs, in LLVM 19's order.
+    kinds: Vec<OffloadKind>,
+    /// The bitcode images: `(input id, file)`.
+    bitcode: Vec<(usize, String)>,
+    /// The object images' files.
+    objects: Vec<String>,
+    /// The object images' input ids.
+    object_ids: Vec<usize>,
+}
+
 /// What the device links of one [`Link::link_devices`] share.
 pub(super) struct DeviceCtx<'l, 'a, 'd> {
     link: &'l Link<'a>,
@@ -81,14 +94,10 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
         Ok(p)
     }
 
-    pub(super) fn link_group(&self, g: &Group) -> Result<Vec<DeviceImage>> {
-        let first = &self.inputs[g.inputs[0].0];
-        let triple = first.entry.triple().into_owned();
-        let arch = first.entry.arch().into_owned();
-        let fam = device::family(&triple)?;
-        let mut kinds: Vec<OffloadKind> = Vec::new();
-        let (mut bitcode, mut objects) = (Vec::new(), Vec::new());
-        let (mut bitcode_ids, mut object_ids) = (Vec::new(), Vec::new());
+    /// Writes the images of group `g` to temporary files (bitcode into one private directory
+    /// for the LTO): its offload kinds, its bitcode `(input id, file)` and its objects.
+    fn write_inputs(&self, g: &Group, triple: &str, arch: &str) -> Result<GroupFiles> {
+        let mut files = GroupFiles::default();
         let is_bitcode: Vec<bool> = g
             .inputs
             .iter()
@@ -108,21 +117,36 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
             None
         };
         for ((id, _), &bc) in g.inputs.iter().zip(&is_bitcode) {
-            let d = &self.inputs[*id];
-            if d.entry.offload_kind != OffloadKind::None && !kinds.contains(&d.entry.offload_kind) {
-                kinds.push(d.entry.offload_kind);
+            let kind = self.inputs[*id].entry.offload_kind;
+            if kind != OffloadKind::None && !files.kinds.contains(&kind) {
+                files.kinds.push(kind);
             }
             let dir = lto_dir.as_deref().filter(|_| bc);
             let p = self.written(*id, dir)?.to_string_lossy().into_owned();
             if bc {
-                bitcode.push(p);
-                bitcode_ids.push(*id);
+                files.bitcode.push((*id, p));
             } else {
-                objects.push(p);
-                object_ids.push(*id);
+                files.objects.push(p);
+                files.object_ids.push(*id);
             }
         }
-        kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
+        files.kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
+        Ok(files)
+    }
+
+    /// Links group `g`: its bitcode by the LTO, then everything by clang (with
+    /// `--embed-bitcode`, no device link); one image per offload kind of its inputs.
+    pub(super) fn link_group(&self, g: &Group) -> Result<Vec<DeviceImage>> {
+        let first = &self.inputs[g.inputs[0].0];
+        let triple = first.entry.triple().into_owned();
+        let arch = first.entry.arch().into_owned();
+        let fam = device::family(&triple)?;
+        let GroupFiles {
+            kinds,
+            bitcode,
+            mut objects,
+            object_ids,
+        } = self.write_inputs(g, &triple, &arch)?;
         // With --embed-bitcode LLVM 19 skips the device link and embeds the LTO's optimized
         // module (or, without bitcode, the group's first object) as bitcode.
         let embed = self.config.embed_bitcode;
@@ -142,8 +166,6 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
         if !bitcode.is_empty() {
             // LLVM 19's in-process LTO, by llvm-lto2: its outputs come first.
             let whole_program = objects.is_empty();
-            let ids: Vec<(usize, String)> =
-                bitcode_ids.iter().copied().zip(bitcode.drain(..)).collect();
             let regular: Vec<&[u8]> = object_ids
                 .iter()
                 .map(|&id| &self.inputs[id].entry.image[..])
@@ -152,44 +174,19 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
                 &triple,
                 &arch,
                 fam,
-                &ids,
+                &bitcode,
                 &regular,
                 whole_program,
                 clang_backend || embed,
             )?;
-            for (i, o) in outputs.into_iter().enumerate() {
-                objects.insert(i, o);
-            }
+            objects.splice(0..0, outputs);
         }
         let out = if embed {
             PathBuf::from(objects.first().cloned().unwrap_or_default())
         } else {
-            let out = self.temps.create(
-                &format!(
-                    "{}.{}.{}",
-                    self.exe_file,
-                    device::arch_name(&triple),
-                    if arch.is_empty() { "native" } else { &arch }
-                ),
-                "img",
-            )?;
-            let d = DeviceLink {
-                triple: &triple,
-                arch: &arch,
-                output: &out,
-                objects,
-                linker_args: device::linker_args_for(&self.host, self.config, &triple),
-            };
-            let inv = device::command(&clang, &d, self.config, self.host_libs)?;
-            self.runner.run(&inv)?;
-            out
+            self.device_link(&clang, &triple, &arch, objects)?
         };
-        let bytes = match std::fs::read(&out) {
-            Ok(b) => b,
-            Err(_) if self.runner.dry_run => Vec::new(),
-            Err(source) => return Err(Error::Read { path: out, source }),
-        };
-        let bytes = Arc::new(bytes);
+        let bytes = Arc::new(self.read_back(&out)?);
         Ok(kinds
             .into_iter()
             .map(|kind| DeviceImage {
@@ -201,6 +198,35 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
                 bitcode: embed,
             })
             .collect())
+    }
+
+    /// Runs clang on a group's objects; the image it writes.
+    fn device_link(
+        &self,
+        clang: &Path,
+        triple: &str,
+        arch: &str,
+        objects: Vec<String>,
+    ) -> Result<PathBuf> {
+        let out = self.temps.create(
+            &format!(
+                "{}.{}.{}",
+                self.exe_file,
+                device::arch_name(triple),
+                if arch.is_empty() { "native" } else { arch }
+            ),
+            "img",
+        )?;
+        let d = DeviceLink {
+            triple,
+            arch,
+            output: &out,
+            objects,
+            linker_args: device::linker_args_for(&self.host, self.config, triple),
+        };
+        let inv = device::command(clang, &d, self.config, self.host_libs)?;
+        self.runner.run(&inv)?;
+        Ok(out)
     }
 
     fn check_cuda(&self, triple: &str) -> Result<()> {

@@ -85,6 +85,22 @@ impl DeviceCtx<'_, '_, '_> {
         let inv = lto::command(&llvm_lto2, &config, &bitcode, &regular, &base)?;
         // LLVM 19 runs its LTO in a dry run too (only the device link is just printed).
         self.runner.run_in_process(&inv)?;
+        self.lto_outputs(&base, &prefix, ext, triple, bitcode.len(), clang_backend)
+    }
+
+    /// Moves what llvm-lto2 wrote for each task beside `base` to LLVM 19's names (`prefix`
+    /// and the task; with `clang_backend` the optimized modules `<exe>-jit-<triple>.bc`) and
+    /// removes the rest; the outputs in task order.
+    fn lto_outputs(
+        &self,
+        base: &Path,
+        prefix: &str,
+        ext: &str,
+        triple: &str,
+        modules: usize,
+        clang_backend: bool,
+    ) -> Result<Vec<String>> {
+        let saving = self.temps.saving();
         let mut outputs = Vec::new();
         let jit = format!("{}-jit-{triple}", self.exe_file);
         let task_name = |task: usize, what: &str| match task {
@@ -92,7 +108,7 @@ impl DeviceCtx<'_, '_, '_> {
             t => format!("{prefix}.{t}{what}"),
         };
         // Task 0 is the regular LTO partition, the others ThinLTO modules.
-        for task in 0..=bitcode.len() {
+        for task in 0..=modules {
             let produced =
                 |suffix: &str| PathBuf::from(format!("{}.{task}{suffix}", base.display()));
             if !produced("").exists() {
@@ -122,7 +138,7 @@ impl DeviceCtx<'_, '_, '_> {
         if clang_backend || saving {
             // What else llvm-lto2 --save-temps wrote beside `base`: offkit's own temporaries
             // (with --clang-backend the code is not used).
-            for task in 0..=bitcode.len() {
+            for task in 0..=modules {
                 for suffix in LTO2_TEMPS {
                     let _ = std::fs::remove_file(format!("{}.{task}{suffix}", base.display()));
                 }

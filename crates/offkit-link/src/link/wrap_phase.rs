@@ -59,29 +59,7 @@ impl Link<'_> {
             let ir = self.wrapper.llvm_ir(&req).map_err(wrap_err)?;
             self.runner.say(ir.trim_end_matches('\n'));
         }
-        let name = format!("{}.{}.image.wrapper", self.exe_file, kind.name());
-        let ir_only = offkit_wrap::Host::ir_only(&self.config.host_triple);
-        let (path, module) = if ir_only {
-            // For COFF hosts (and ELF hosts offkit has no code for) offkit writes the module as
-            // LLVM IR and has llc compile it: the object is then LLVM 19's, byte for byte (19
-            // compiles the same module in process, so the command is not printed; the plan has
-            // it).
-            let ir = self.wrapper.llvm_ir(&req).map_err(wrap_err)?;
-            let ll = self.temps.create_with(&name, "ll", ir.as_bytes())?;
-            let obj = self.temps.create(&name, "o")?;
-            let llc = self.finder.find("llc", None)?;
-            let inv = ToolInvocation::new(llc)
-                .arg("-O2")
-                .arg("-relocation-model=pic")
-                .arg("-filetype=obj")
-                .arg(&ll)
-                .arg("-o")
-                .arg(&obj);
-            (obj, Some((ll, inv)))
-        } else {
-            let obj = self.wrapper.wrap(&req).map_err(wrap_err)?;
-            (self.temps.create_with(&name, "o", &obj)?, None)
-        };
+        let (path, module) = self.registration_object(&req, wrap_err)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
             images: match &bundle {
@@ -112,6 +90,38 @@ impl Link<'_> {
             self.runner.run_unannounced(&inv)?;
         }
         Ok(path)
+    }
+
+    /// The registration object for `req`, and for a host offkit writes as LLVM IR the module
+    /// and the `llc` command that compiles it (run after the plan records the step).
+    fn registration_object(
+        &self,
+        req: &WrapRequest<'_>,
+        wrap_err: impl Fn(offkit_wrap::Error) -> Error,
+    ) -> Result<(PathBuf, Option<(PathBuf, ToolInvocation)>)> {
+        let name = format!("{}.{}.image.wrapper", self.exe_file, req.kind.name());
+        let ir_only = offkit_wrap::Host::ir_only(&self.config.host_triple);
+        Ok(if ir_only {
+            // For COFF hosts (and ELF hosts offkit has no code for) offkit writes the module as
+            // LLVM IR and has llc compile it: the object is then LLVM 19's, byte for byte (19
+            // compiles the same module in process, so the command is not printed; the plan has
+            // it).
+            let ir = self.wrapper.llvm_ir(req).map_err(wrap_err)?;
+            let ll = self.temps.create_with(&name, "ll", ir.as_bytes())?;
+            let obj = self.temps.create(&name, "o")?;
+            let llc = self.finder.find("llc", None)?;
+            let inv = ToolInvocation::new(llc)
+                .arg("-O2")
+                .arg("-relocation-model=pic")
+                .arg("-filetype=obj")
+                .arg(&ll)
+                .arg("-o")
+                .arg(&obj);
+            (obj, Some((ll, inv)))
+        } else {
+            let obj = self.wrapper.wrap(req).map_err(wrap_err)?;
+            (self.temps.create_with(&name, "o", &obj)?, None)
+        })
     }
 
     fn fatbinary(&self, images: &[&DeviceImage]) -> Result<(PathBuf, Vec<u8>)> {
