@@ -284,11 +284,6 @@ const SPECS: &[Spec<Opt>] = &[
 /// The wrapper's option table.
 const TABLE: Table<Opt> = Table::new(SPECS, Opt::Input, Opt::Unknown);
 
-/// `opt` with `value`, spelled canonically (`--linker-path=<value>`), as if it had been given.
-pub fn synthesized(opt: Opt, value: &str) -> Arg {
-    TABLE.synthesized(opt, value)
-}
-
 /// The parsed command line, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Args {
