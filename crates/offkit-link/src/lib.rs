@@ -7,9 +7,11 @@
 //! the host linker with those objects inserted after `-o <file>`.
 //!
 //! ```text
-//! host.o / libdev.a ─scan─► .llvm.offloading ─parse─► [DeviceInput] ─resolve─► groups
-//!   ─device link (clang, ld.lld; parallel, jobserver)─► images ─bundle─► wrap ─► registration .o
-//!   ─► host linker ─► a.out   (─► -r: rename the entry sections in place)
+//! LinkConfig ─Link::new─► Link
+//!   host.o / libdev.a ─load, scan─► .llvm.offloading ─parse─► [DeviceInput] ─group─► Groups
+//!   ─link_devices (clang, ld.lld; parallel, jobserver)─► [KindImages] ─wrap (bundle)─►
+//!   registration .o ─host_link─► a.out   (─► -r: rename the entry sections in place)
+//!   ─finish─► time trace, --explain, --emit-plan
 //! ```
 //!
 //! Beyond LLVM 19: `--offload-targets=` / `OFFKIT_OFFLOAD_TARGETS` keep only some targets,
