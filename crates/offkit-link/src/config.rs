@@ -246,7 +246,7 @@ impl LinkConfig {
         Ok(host)
     }
 
-    /// The device libraries' `-<kind>` argument values of `--builtin-bitcode=` for `triple`.
+    /// The files of the `--builtin-bitcode=<triple>=<file>` values for `triple`.
     pub(crate) fn builtin_bitcode_for<'s>(
         &'s self,
         triple: &'s str,
