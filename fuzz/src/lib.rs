@@ -16,6 +16,7 @@ pub mod elf_scan;
 pub mod entry;
 pub mod fatbin;
 pub mod kfd;
+pub mod link_args;
 pub mod relocate;
 pub mod surgery;
 pub mod target_id;

@@ -1,6 +1,87 @@
-//! The one error type of the file-level bundler.
+//! The one error type of the file-level bundler, and how its messages name what they are
+//! about: an input by its [`InputName`] (a file, or `libdev.a(kern.o)`), maybe one of the
+//! bundles decompressed from it ([`Origin`]); or the output being written ([`Subject`]).
 
+use std::fmt;
 use std::path::PathBuf;
+
+pub use offkit_tools::InputName;
+
+/// A piece of input data holding entries: an input, or one bundle decompressed from it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The input.
+    pub input: InputName,
+    /// The file offset of the compressed bundle the data was decompressed from, if it was.
+    pub decompressed_at: Option<u64>,
+}
+
+impl Origin {
+    /// The input itself.
+    pub fn input(input: InputName) -> Self {
+        Origin {
+            input,
+            decompressed_at: None,
+        }
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.input)?;
+        if let Some(at) = self.decompressed_at {
+            write!(
+                f,
+                " (the bundle decompressed from the compressed bundle at {at:#x})"
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// What an error is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Subject {
+    /// Input data: `` `k.o` ``, or `` `k.o` (the bundle decompressed from …) ``.
+    Input(Origin),
+    /// An input object being rewritten into an output: `` `k.o` (writing `out.o`) ``.
+    Rewriting {
+        /// The input.
+        input: Origin,
+        /// The output.
+        output: PathBuf,
+    },
+    /// The output file.
+    Output(PathBuf),
+    /// The bundle being laid out in memory.
+    Bundle,
+}
+
+impl From<Origin> for Subject {
+    fn from(o: Origin) -> Self {
+        Subject::Input(o)
+    }
+}
+
+impl From<Origin> for Box<Subject> {
+    fn from(o: Origin) -> Self {
+        Box::new(Subject::Input(o))
+    }
+}
+
+impl fmt::Display for Subject {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Subject::Input(o) => o.fmt(f),
+            Subject::Rewriting { input, output } => {
+                write!(f, "{input} (writing `{}`)", output.display())
+            }
+            Subject::Output(p) => write!(f, "{}", p.display()),
+            Subject::Bundle => f.write_str("the bundle"),
+        }
+    }
+}
 
 /// Something that went wrong reading or writing bundle files.
 #[derive(Debug, thiserror::Error)]
@@ -27,8 +108,8 @@ pub enum Error {
     /// An input holds malformed offloading data.
     #[error("invalid offload data in {input}")]
     Format {
-        /// The input, with the archive member as `lib.a(member.o)`.
-        input: String,
+        /// The input (an archive member as `lib.a(member.o)`), or the output.
+        input: Box<Subject>,
         /// The format error (with the absolute offset).
         #[source]
         source: offkit_format::Error,
@@ -36,8 +117,8 @@ pub enum Error {
     /// An input is well formed but cannot be used as asked.
     #[error("{input}: {message}")]
     Unusable {
-        /// The input, with the archive member as `lib.a(member.o)`.
-        input: String,
+        /// The input (an archive member as `lib.a(member.o)`), or the output.
+        input: Box<Subject>,
         /// What is wrong.
         message: String,
     },
@@ -53,8 +134,8 @@ pub enum Error {
     /// An object file could not be read or rewritten.
     #[error("cannot rewrite the object file {input}")]
     Object {
-        /// The input.
-        input: String,
+        /// The input, and the output written from it.
+        input: Box<Subject>,
         /// The object crate's error.
         #[source]
         source: crate::fatobj::FatObjError,
@@ -63,3 +144,38 @@ pub enum Error {
 
 /// The result type of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subjects_read_as_before() {
+        let k = Origin::input(InputName::file("/d/k.o"));
+        let inflated = Origin {
+            decompressed_at: Some(0x40),
+            ..k.clone()
+        };
+        let member = Origin::input(InputName::member("libdev.a", "kern.o"));
+        let cases = [
+            (Subject::from(k.clone()), "`/d/k.o`"),
+            (
+                Subject::from(inflated),
+                "`/d/k.o` (the bundle decompressed from the compressed bundle at 0x40)",
+            ),
+            (Subject::from(member), "`libdev.a(kern.o)`"),
+            (
+                Subject::Rewriting {
+                    input: k,
+                    output: "o.o".into(),
+                },
+                "`/d/k.o` (writing `o.o`)",
+            ),
+            (Subject::Output("out.bundle".into()), "out.bundle"),
+            (Subject::Bundle, "the bundle"),
+        ];
+        for (s, text) in cases {
+            assert_eq!(s.to_string(), text);
+        }
+    }
+}

@@ -33,4 +33,4 @@ pub mod read;
 pub mod types;
 pub mod write;
 
-pub use error::{Error, Result};
+pub use error::{Error, InputName, Origin, Result, Subject};

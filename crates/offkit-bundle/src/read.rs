@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use offkit_format::bundle::{binary, compressed, text, Detected};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputName, Origin, Result, Subject};
 use crate::fatobj;
 use crate::io::{Input, Output};
 
@@ -41,7 +41,7 @@ pub struct Part {
     /// Its container kind.
     pub kind: Kind,
     /// How to name it in messages: the file, and for a compressed bundle where it starts.
-    pub origin: String,
+    pub origin: Origin,
     /// The compressed bundle header, if the data was decompressed.
     pub compressed: Option<compressed::Header>,
 }
@@ -112,22 +112,22 @@ pub fn open(path: &Path, kind: Option<Kind>, limit: u64) -> Result<Bundle> {
 /// Like [`open`], for an input already open (an archive member, say).
 pub fn open_input(input: Input, kind: Option<Kind>, limit: u64) -> Result<Bundle> {
     let path = input.path().to_path_buf();
-    let name = format!("`{}`", path.display());
+    let name = Origin::input(InputName::file(&path));
     let mut parts = Vec::new();
     if offkit_format::bundle::detect(input.bytes()) == Detected::Compressed
         || input.bytes().starts_with(&compressed::MAGIC)
     {
         let all = compressed::decompress_all(input.bytes(), 0, limit).map_err(|source| {
             Error::Format {
-                input: name.clone(),
+                input: name.clone().into(),
                 source,
             }
         })?;
         for (header, data) in all {
-            let origin = format!(
-                "{name} (the bundle decompressed from the compressed bundle at {:#x})",
-                header.offset
-            );
+            let origin = Origin {
+                decompressed_at: Some(header.offset),
+                ..name.clone()
+            };
             parts.push((Input::from_bytes(&path, data), origin, Some(header)));
         }
     } else {
@@ -143,7 +143,7 @@ pub fn open_input(input: Input, kind: Option<Kind>, limit: u64) -> Result<Bundle
             match kind.or_else(|| detect(input.bytes())) {
                 Some(k) => k,
                 None => return Err(Error::Unusable {
-                    input: origin,
+                    input: origin.into(),
                     message:
                         "not an offload bundle (no bundle magic, bundle sections or text markers)"
                             .into(),
@@ -151,7 +151,7 @@ pub fn open_input(input: Input, kind: Option<Kind>, limit: u64) -> Result<Bundle
             };
         let part = out.parts.len();
         let fmt = |source| Error::Format {
-            input: origin.clone(),
+            input: origin.clone().into(),
             source,
         };
         let entries: Vec<Entry> = match k {
@@ -192,7 +192,7 @@ pub fn open_input(input: Input, kind: Option<Kind>, limit: u64) -> Result<Bundle
     for (i, e) in out.entries.iter().enumerate() {
         if out.entries[..i].iter().any(|p| p.id == e.id) {
             return Err(Error::Unusable {
-                input: out.parts[e.part].origin.clone(),
+                input: out.parts[e.part].origin.clone().into(),
                 message: format!(
                     "duplicate entry ID `{}` (payload at {:#x})",
                     e.id_str(),
@@ -204,9 +204,9 @@ pub fn open_input(input: Input, kind: Option<Kind>, limit: u64) -> Result<Bundle
     Ok(out)
 }
 
-fn object_entries(input: &Input, origin: &str, part: usize) -> Result<Vec<Entry>> {
+fn object_entries(input: &Input, origin: &Origin, part: usize) -> Result<Vec<Entry>> {
     let secs = fatobj::bundle_sections(input.bytes()).map_err(|source| Error::Format {
-        input: origin.to_string(),
+        input: origin.clone().into(),
         source: offkit_format::Error::Object {
             what: "object file",
             offset: 0,
@@ -215,7 +215,7 @@ fn object_entries(input: &Input, origin: &str, part: usize) -> Result<Vec<Entry>
     })?;
     if secs.is_empty() {
         return Err(Error::Unusable {
-            input: origin.to_string(),
+            input: origin.clone().into(),
             message: "the object has no `__CLANG_OFFLOAD_BUNDLE__` sections".into(),
         });
     }
@@ -223,7 +223,7 @@ fn object_entries(input: &Input, origin: &str, part: usize) -> Result<Vec<Entry>
     for s in secs {
         let host_marker = s.is_host_marker(input.bytes());
         let (offset, size) = s.file_range.ok_or_else(|| Error::Unusable {
-            input: origin.to_string(),
+            input: origin.clone().into(),
             message: format!(
                 "bundle section {} (`{}`) has no contents in the file",
                 s.index,
@@ -232,7 +232,7 @@ fn object_entries(input: &Input, origin: &str, part: usize) -> Result<Vec<Entry>
         })?;
         if offset.checked_add(size).is_none_or(|e| e > input.len()) {
             return Err(Error::Format {
-                input: origin.to_string(),
+                input: origin.clone().into(),
                 source: offkit_format::Error::Invalid {
                     what: "bundle section",
                     offset,
@@ -295,14 +295,18 @@ impl Bundle {
     /// host object without its bundle sections for a host marker.
     pub fn extract(&self, entry: &Entry, out: &mut Output) -> Result<()> {
         let part = self.parts.get(entry.part).ok_or_else(|| Error::Unusable {
-            input: format!("`{}`", self.path.display()),
+            input: Origin::input(InputName::file(&self.path)).into(),
             message: "entry of another bundle".into(),
         })?;
         if entry.host_marker {
             let path = out.path().to_path_buf();
             return fatobj::strip_bundle_sections(part.input.bytes(), out).map_err(|source| {
                 Error::Object {
-                    input: format!("{} (writing `{}`)", part.origin, path.display()),
+                    input: Subject::Rewriting {
+                        input: part.origin.clone(),
+                        output: path,
+                    }
+                    .into(),
                     source,
                 }
             });

@@ -9,7 +9,7 @@ use std::io::Write;
 
 use offkit_format::bundle::{binary, compressed, text};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, InputName, Origin, Result, Subject};
 use crate::fatobj;
 use crate::io::{Input, Output};
 
@@ -48,7 +48,7 @@ pub fn binary(entries: &[Entry<'_>], align: u64, out: &mut Output) -> Result<()>
     let ids: Vec<&[u8]> = entries.iter().map(|e| e.id).collect();
     let sizes: Vec<u64> = entries.iter().map(|e| e.input.len()).collect();
     let layout = binary::layout(&ids, &sizes, align).map_err(|source| Error::Format {
-        input: out.path().display().to_string(),
+        input: Subject::Output(out.path().to_path_buf()).into(),
         source,
     })?;
     out.write_all(&layout.header).map_err(write_err(out))?;
@@ -98,7 +98,7 @@ fn parts<'a>(entries: &[Entry<'a>], format: Format) -> Result<Vec<Part<'a>>> {
             let ids: Vec<&[u8]> = entries.iter().map(|e| e.id).collect();
             let sizes: Vec<u64> = entries.iter().map(|e| e.input.len()).collect();
             let l = binary::layout(&ids, &sizes, align).map_err(|source| Error::Format {
-                input: "the bundle".into(),
+                input: Subject::Bundle.into(),
                 source,
             })?;
             let padding = l.padding();
@@ -117,7 +117,7 @@ fn parts<'a>(entries: &[Entry<'a>], format: Format) -> Result<Vec<Part<'a>>> {
         }
         Format::Object => {
             return Err(Error::Unusable {
-                input: "the bundle".into(),
+                input: Subject::Bundle.into(),
                 message: "a fat object cannot be built in memory".into(),
             })
         }
@@ -127,7 +127,7 @@ fn parts<'a>(entries: &[Entry<'a>], format: Format) -> Result<Vec<Part<'a>>> {
 
 fn too_big(n: u64) -> Error {
     Error::Unusable {
-        input: "the bundle".into(),
+        input: Subject::Bundle.into(),
         message: format!("{n} bytes do not fit in memory"),
     }
 }
@@ -242,7 +242,7 @@ pub fn compressed(
         compressed::compress(&in_memory(entries, format)?, opts)
     }
     .map_err(|source| Error::Format {
-        input: out.path().display().to_string(),
+        input: Subject::Output(out.path().to_path_buf()).into(),
         source,
     })?;
     out.write_all(&c.bytes).map_err(write_err(out))?;
@@ -255,7 +255,7 @@ pub fn object(entries: &[Entry<'_>], host: usize, out: &mut Output) -> Result<()
     let host_input = entries
         .get(host)
         .ok_or_else(|| Error::Unusable {
-            input: out.path().display().to_string(),
+            input: Subject::Output(out.path().to_path_buf()).into(),
             message: "a fat object needs a host entry".into(),
         })?
         .input;
@@ -273,11 +273,11 @@ pub fn object(entries: &[Entry<'_>], host: usize, out: &mut Output) -> Result<()
         }
     })
     .map_err(|source| Error::Object {
-        input: format!(
-            "`{}` (writing `{}`)",
-            host_input.path().display(),
-            path.display()
-        ),
+        input: Subject::Rewriting {
+            input: Origin::input(InputName::file(host_input.path())),
+            output: path,
+        }
+        .into(),
         source,
     })
 }

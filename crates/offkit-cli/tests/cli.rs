@@ -8,7 +8,9 @@
 //! # SH: <bash command>          run `bash -c` (fixtures: clang-19, printf, head, dd …); must exit 0.
 //!                               PATH starts with LLVM 19's bin/, so `clang` is clang 19.
 //! # RUN: <offkit args>          run offkit; must exit 0; output not compared
-//! # RUN[label]: <offkit args>   must exit 0; stdout compared with `<name>.test.label.stdout`
+//! # RUN[label]: <offkit args>   must exit 0; stdout compared with `<name>.test.label.stdout`,
+//!                               and stderr, when there is any, with `<name>.test.label.stderr`
+//!                               (`link --dry-run`/`--explain` print there, as LLVM does)
 //! # FAIL: <offkit args>         must exit 1 or 2
 //! # FAIL[label]: <offkit args>  must exit 1 or 2; stderr compared with `<name>.test.label.stderr`,
 //!                               and stdout, when there is any, with `<name>.test.label.stdout`
@@ -125,6 +127,16 @@ impl Ctx {
         Ok(())
     }
 
+    /// [`Ctx::compare`] when there is output, or an expected file to compare it with.
+    fn compare_if_any(&self, label: &str, stream: &str, actual: &str) -> Result<(), Failed> {
+        let name = self.test.file_name().unwrap_or_default().to_string_lossy();
+        let expected = cli_dir().join(format!("{name}.{label}.{stream}"));
+        if actual.is_empty() && !expected.exists() {
+            return Ok(());
+        }
+        self.compare(label, stream, actual)
+    }
+
     fn offkit(&self, args: &str) -> Result<std::process::Output, Failed> {
         let args: Vec<String> = args.split_whitespace().map(|a| self.subst(a)).collect();
         let out = Command::new(env!("CARGO_BIN_EXE_offkit"))
@@ -195,6 +207,7 @@ fn run_test(path: &Path, bless: bool) -> Result<(), Failed> {
                 }
                 if let Some(l) = label {
                     ctx.compare(l, "stdout", &ctx.normalize(&out.stdout))?;
+                    ctx.compare_if_any(l, "stderr", &ctx.normalize(&out.stderr))?;
                 }
             }
             Directive::Fail { label, args } => {
@@ -210,12 +223,7 @@ fn run_test(path: &Path, bless: bool) -> Result<(), Failed> {
                 }
                 if let Some(l) = label {
                     ctx.compare(l, "stderr", &ctx.normalize(&out.stderr))?;
-                    let stdout = ctx.normalize(&out.stdout);
-                    let name = path.file_name().unwrap_or_default().to_string_lossy();
-                    let expected = cli_dir().join(format!("{name}.{l}.stdout"));
-                    if !stdout.is_empty() || expected.exists() {
-                        ctx.compare(l, "stdout", &stdout)?;
-                    }
+                    ctx.compare_if_any(l, "stdout", &ctx.normalize(&out.stdout))?;
                 }
             }
         }

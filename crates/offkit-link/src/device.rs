@@ -16,6 +16,7 @@ use std::path::Path;
 
 use offkit_tools::ToolInvocation;
 
+use crate::config::LinkConfig;
 use crate::error::{Error, Result};
 use crate::opts::{Args, Opt};
 use crate::scan::{magic, Magic};
@@ -71,13 +72,13 @@ pub struct DeviceLink<'a> {
 
 /// The `--device-linker=` values that apply to `triple`: no `=` → always; `<T>=<v>` → when
 /// `T` is the triple (so a triple-less value containing `=` is dropped, as in LLVM 19).
-pub fn linker_args_for(args: &Args, triple: &str) -> Vec<String> {
-    let mut out: Vec<String> = args
+pub fn linker_args_for(host: &Args, config: &LinkConfig, triple: &str) -> Vec<String> {
+    let mut out: Vec<String> = host
         .values(Opt::LinkerArg)
         .iter()
         .map(|s| s.to_string())
         .collect();
-    for v in args.values(Opt::DeviceLinker) {
+    for v in &config.device_linker {
         let (t, val) = v.split_once('=').unwrap_or((v, ""));
         if val.is_empty() {
             out.push(t.to_string());
@@ -129,25 +130,12 @@ fn read_head(p: &Path) -> std::io::Result<Vec<u8>> {
     Ok(data.get(..20).unwrap_or(&data).to_vec())
 }
 
-/// Options of the whole link that shape every device link.
-#[derive(Debug, Clone, Default)]
-pub struct Common {
-    /// `--opt-level=` (default `O2`).
-    pub opt_level: String,
-    /// `--wrapper-verbose`.
-    pub verbose: bool,
-    /// `--save-temps`.
-    pub save_temps: bool,
-    /// The host libraries, for CPU targets.
-    pub host_libs: Vec<String>,
-}
-
 /// Builds the clang command of one device link.
 pub fn command(
     clang: &Path,
     d: &DeviceLink<'_>,
-    args: &Args,
-    c: &Common,
+    c: &LinkConfig,
+    host_libs: &[String],
 ) -> Result<ToolInvocation> {
     let fam = family(d.triple)?;
     let arch = if d.arch.is_empty() { "native" } else { d.arch };
@@ -170,13 +158,13 @@ pub fn command(
     if fam == Family::Cpu {
         v.push("-Wl,-Bsymbolic".into());
         v.push("-shared".into());
-        v.extend(c.host_libs.iter().cloned());
+        v.extend(host_libs.iter().cloned());
     }
-    for m in args.values(Opt::Mllvm) {
+    for m in &c.mllvm {
         v.push("-mllvm".into());
-        v.push(m.to_string());
+        v.push(m.clone());
     }
-    if args.has(Opt::DeviceDebug) {
+    if c.device_debug {
         v.push("-g".into());
     }
     if c.save_temps {
@@ -185,21 +173,18 @@ pub fn command(
     if c.verbose {
         v.push("-v".into());
     }
-    if let Some(p) = args.last(Opt::CudaPath).filter(|p| !p.is_empty()) {
-        v.push(format!("--cuda-path={p}"));
+    if let Some(p) = c.cuda_path.as_ref().filter(|p| !p.as_os_str().is_empty()) {
+        v.push(format!("--cuda-path={}", p.display()));
     }
-    for a in args.values(Opt::PtxasArg) {
+    for a in &c.ptxas_args {
         v.push("-Xcuda-ptxas".into());
-        v.push(a.to_string());
+        v.push(a.clone());
     }
     v.extend(d.linker_args.iter().cloned());
-    for b in args.values(Opt::BuiltinBitcode) {
-        let (t, f) = b.split_once('=').unwrap_or((b, ""));
-        if t == d.triple {
-            v.extend(["-Xclang", "-mlink-builtin-bitcode", "-Xclang", f].map(String::from));
-        }
+    for f in c.builtin_bitcode_for(d.triple) {
+        v.extend(["-Xclang", "-mlink-builtin-bitcode", "-Xclang", f].map(String::from));
     }
-    if args.has(Opt::ClangBackend) || args.has(Opt::BuiltinBitcode) {
+    if c.clang_backend || !c.builtin_bitcode.is_empty() {
         v.extend(["-mllvm", "-openmp-opt-disable"].map(String::from));
     }
     Ok(ToolInvocation::new(clang).args(v))
@@ -217,19 +202,21 @@ mod tests {
     #[test]
     fn device_linker_values() {
         let a = args("--device-linker=-x --device-linker=amdgcn-amd-amdhsa=-y --device-linker=nvptx64=-z --device-linker=a=b=c");
-        assert_eq!(linker_args_for(&a, "amdgcn-amd-amdhsa"), ["-x", "-y"]);
-        assert_eq!(linker_args_for(&a, "a"), ["-x", "b=c"]);
+        let c = LinkConfig::from_parsed(&a).unwrap();
+        let host = c.host().unwrap();
+        assert_eq!(
+            linker_args_for(&host, &c, "amdgcn-amd-amdhsa"),
+            ["-x", "-y"]
+        );
+        assert_eq!(linker_args_for(&host, &c, "a"), ["-x", "b=c"]);
     }
 
     #[test]
     fn x86_64_command_as_llvm_19() {
         let a = args("-o p -L/usr/lib -lomp --whole-archive --no-whole-archive -mllvm -x");
-        let c = Common {
-            opt_level: "O2".into(),
-            verbose: true,
-            save_temps: false,
-            host_libs: host_libraries(&a).unwrap(),
-        };
+        let mut c = LinkConfig::from_parsed(&a).unwrap();
+        c.verbose = true;
+        let host_libs = host_libraries(&c.host().unwrap()).unwrap();
         let d = DeviceLink {
             triple: "x86_64-pc-linux-gnu",
             arch: "",
@@ -237,7 +224,7 @@ mod tests {
             objects: vec!["/tmp/p-x86_64-pc-linux-gnu--b47ab7.o".into()],
             linker_args: vec![],
         };
-        let inv = command(Path::new("/usr/lib/llvm-19/bin/clang"), &d, &a, &c).unwrap();
+        let inv = command(Path::new("/usr/lib/llvm-19/bin/clang"), &d, &c, &host_libs).unwrap();
         let line: Vec<String> = inv
             .args
             .iter()

@@ -4,38 +4,11 @@
 //! the same text (the drop-in prints it after `<argv0>: error: `); the cause, if any, is in
 //! the `source` chain that `offkit link` prints under `Caused by:`.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use crate::opts::ParseError;
 
-/// An input file, or a member of an archive: `libdev.a(kern.o)`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InputName {
-    /// The file as found (the command-line word, or the library search result).
-    pub file: PathBuf,
-    /// The archive member, if the input is one.
-    pub member: Option<String>,
-}
-
-impl InputName {
-    /// A plain file.
-    pub fn file(path: impl Into<PathBuf>) -> Self {
-        InputName {
-            file: path.into(),
-            member: None,
-        }
-    }
-}
-
-impl fmt::Display for InputName {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.member {
-            Some(m) => write!(f, "{}({m})", self.file.display()),
-            None => write!(f, "{}", self.file.display()),
-        }
-    }
-}
+pub use offkit_tools::InputName;
 
 /// Everything that can make a link fail.
 #[derive(Debug, thiserror::Error)]
@@ -44,6 +17,10 @@ pub enum Error {
     /// The command line could not be parsed.
     #[error(transparent)]
     Parse(#[from] ParseError),
+    /// The host command line of a [`crate::LinkConfig`] holds an option of the wrapper itself,
+    /// which belongs in a field of the configuration.
+    #[error("`{0}` in the host link command line is an option of the linker wrapper")]
+    WrapperOptionInHostArgs(String),
     /// An option has a value the wrapper refuses; the message is LLVM 19's where it has one.
     #[error("{0}")]
     Usage(String),
@@ -154,6 +131,46 @@ pub enum Error {
         #[source]
         source: object::build::Error,
     },
+}
+
+/// `object_error::parse_failed`'s text.
+const PARSE_FAILED: &str = "Invalid data was encountered while parsing the file";
+/// `object_error::unexpected_eof`'s text.
+const UNEXPECTED_EOF: &str = "The end of the file was unexpectedly encountered";
+
+impl Error {
+    /// What LLVM 19's `clang-linker-wrapper` prints instead of this error, where its text is
+    /// not offkit's: for an offload binary that `OffloadBinary::create` rejects, one of
+    /// `object_error`'s two texts (a wrong magic or version, or too little data for the
+    /// header: `parse_failed`; a size or offset beyond the data: `unexpected_eof`), with no
+    /// file name or offset.
+    pub fn llvm19_text(&self) -> Option<&'static str> {
+        use offkit_format::Error as F;
+        fn of(e: &F) -> Option<&'static str> {
+            match e {
+                F::Within { source, .. } => of(source),
+                F::BadMagic { what, .. } | F::UnsupportedVersion { what, .. }
+                    if what.starts_with("offload binary") =>
+                {
+                    Some(PARSE_FAILED)
+                }
+                F::Truncated {
+                    what: "offload binary header",
+                    ..
+                } => Some(PARSE_FAILED),
+                F::Truncated { what, .. } | F::Invalid { what, .. }
+                    if what.starts_with("offload binary") =>
+                {
+                    Some(UNEXPECTED_EOF)
+                }
+                _ => None,
+            }
+        }
+        match self {
+            Error::BadInput { source, .. } => of(source),
+            _ => None,
+        }
+    }
 }
 
 /// The result type of this crate.

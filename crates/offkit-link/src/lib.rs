@@ -7,9 +7,11 @@
 //! the host linker with those objects inserted after `-o <file>`.
 //!
 //! ```text
-//! host.o / libdev.a ─scan─► .llvm.offloading ─parse─► [DeviceInput] ─resolve─► groups
-//!   ─device link (clang, ld.lld; parallel, jobserver)─► images ─bundle─► wrap ─► registration .o
-//!   ─► host linker ─► a.out   (─► -r: rename the entry sections in place)
+//! LinkConfig ─Link::new─► Link
+//!   host.o / libdev.a ─load, scan─► .llvm.offloading ─parse─► [DeviceInput] ─group─► Groups
+//!   ─link_devices (clang, ld.lld; parallel, jobserver)─► [KindImages] ─wrap (bundle)─►
+//!   registration .o ─host_link─► a.out   (─► -r: rename the entry sections in place)
+//!   ─finish─► time trace, --explain, --emit-plan
 //! ```
 //!
 //! Beyond LLVM 19: `--offload-targets=` / `OFFKIT_OFFLOAD_TARGETS` keep only some targets,
@@ -23,34 +25,64 @@
 //! optimized module from `llvm-lto2` as from LLVM 19, and `--embed-bitcode` embeds it).
 //! `docs/linking.md` lists what is left.
 //!
-//! ```no_run
-//! use offkit_link::{link, opts, wrap::OffkitWrap};
+//! The API is typed: build a [`LinkConfig`] (or read one from LLVM's command line with
+//! [`LinkConfig::from_llvm_args`]), then [`Link::run`] it, or call its phases one by one —
+//! [`Link::load`], [`Link::scan`], [`Link::group`], [`Link::link_devices`], [`Link::wrap`],
+//! [`Link::host_link`], [`Link::finish`] — to look at or change what passes between them.
 //!
-//! let words: Vec<String> = ["--linker-path=/usr/bin/ld", "-o", "a.out", "main.o"]
-//!     .iter().map(|s| s.to_string()).collect();
-//! let args = opts::parse(&words).unwrap();
+//! ```no_run
+//! use offkit_link::{Link, LinkConfig};
+//!
+//! // main.o: `clang-19 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c main.c`
+//! let host_link = ["-fopenmp", "-o", "app", "main.o", "-L/usr/lib/llvm-19/lib", "-lomptarget"];
+//! let mut config = LinkConfig::new("clang-19", host_link.map(String::from).to_vec());
+//! config.offload_targets = Some("x86_64-pc-linux-gnu".into());
+//! config.jobs = Some(2);
 //! let env = offkit_tools::Env::capture();
-//! let session = link::Session { args: &args, env: &env, argv0: None, wrap: &OffkitWrap, log: None };
-//! link::run(session).unwrap();
+//! let link = Link::new(&config, &env)?;
+//!
+//! // Phase by phase (or all at once: `link.run()?`).
+//! let inputs = link.load()?;
+//! let scanned = link.scan(&inputs)?;
+//! let groups = link.group(&scanned)?;
+//! for g in &groups.groups {
+//!     println!("linking {} image(s) for {} {}", g.inputs.len(), g.target.0, g.target.1);
+//! }
+//! let result = (|| {
+//!     let images = link.link_devices(&scanned, &groups)?;
+//!     let objects = link.wrap(&images)?;
+//!     link.host_link(&objects)
+//! })();
+//! link.finish(result)?;
+//! # Ok::<(), offkit_link::Error>(())
 //! ```
 #![deny(missing_docs)]
 
-pub mod device;
-pub mod elf_target;
-pub mod error;
-pub mod explain;
-pub mod invoke;
-pub mod link;
-pub mod lto;
+mod config;
+mod device;
+mod elf_target;
+mod error;
+mod explain;
+mod invoke;
+mod link;
+mod lto;
+pub mod optable;
 pub mod opts;
-pub mod plan;
+mod plan;
 pub mod relocate;
-pub mod resolve;
-pub mod scan;
-pub mod symbols;
-pub mod targets;
-pub mod temp;
-pub mod trace;
-pub mod wrap;
+mod resolve;
+mod scan;
+mod symbols;
+mod targets;
+mod temp;
+mod trace;
+mod wrap;
 
+pub use config::{BitcodeLibrary, LinkConfig, OverrideImage, DEFAULT_HOST_TRIPLE};
 pub use error::{Error, InputName, Result};
+pub use link::{
+    DeviceImage, Groups, Inputs, KindImages, Link, Scanned, Wrap, WrapImage, WrapRequest,
+};
+pub use resolve::{Group, Reason, TargetId};
+pub use scan::DeviceInput;
+pub use wrap::OffkitWrap;

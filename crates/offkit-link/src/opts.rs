@@ -7,13 +7,13 @@
 //! the host linker verbatim, and every word that is not an option is an *input* — so the value
 //! of an unknown separate option (`-m elf_x86_64`) is an input too.
 //!
-//! Matching follows `OptTable::internalParseOneArg`: of the options whose prefixed name starts
-//! the argument, the longest name is tried first; a flag must match the whole argument, a
-//! separate option must be the whole argument and takes the next one as its value, a joined
-//! option takes the rest. An argument starting with `/` that matches nothing is an input.
-//! Rendering follows `Arg::render`: joined-or-separate and separate options are rendered
-//! separately (`-lomp` → `-l omp`), an alias renders as the option it aliases (`--output=x` →
-//! `-o x`, `-r` → `--relocatable`, `-rpath=/d` → `--rpath /d`).
+//! Matching and rendering are `OptTable`'s ([`crate::optable`]): `-lomp` renders as `-l omp`,
+//! an alias as the option it aliases (`--output=x` → `-o x`, `-r` → `--relocatable`,
+//! `-rpath=/d` → `--rpath /d`). This module holds only the wrapper's table.
+
+use crate::optable::{self, Kind, Spec, Table};
+
+pub use crate::optable::ParseError;
 
 /// Every option the wrapper knows (aliases are folded into the option they alias), plus the
 /// two classes of everything else.
@@ -160,43 +160,21 @@ impl Opt {
     }
 }
 
-/// How an option takes its value (`llvm::opt::Option::OptionClass`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// No value; the argument must be exactly the option.
-    Flag,
-    /// The value is the rest of the argument.
-    Joined,
-    /// The option is the whole argument; the value is the next one.
-    Separate,
-    /// Joined if anything follows the name, else separate.
-    JoinedOrSeparate,
-}
-
-/// One row of the option table.
-#[derive(Debug, Clone, Copy)]
-struct Spec {
-    opt: Opt,
-    prefixes: &'static [&'static str],
-    name: &'static str,
-    kind: Kind,
-    /// Whether this row is an alias; it then renders as the canonical row of `opt`.
-    alias: bool,
-}
+/// One parsed argument of the wrapper's command line.
+pub type Arg = optable::Arg<Opt>;
 
 const DD: &[&str] = &["--"];
 const D: &[&str] = &["-"];
 const DD_D: &[&str] = &["--", "-"];
 const LINK_EXE: &[&str] = &["/", "-", "/?", "-?"];
 
-const fn spec(opt: Opt, prefixes: &'static [&'static str], name: &'static str, kind: Kind) -> Spec {
-    Spec {
-        opt,
-        prefixes,
-        name,
-        kind,
-        alias: false,
-    }
+const fn spec(
+    opt: Opt,
+    prefixes: &'static [&'static str],
+    name: &'static str,
+    kind: Kind,
+) -> Spec<Opt> {
+    Spec::new(opt, prefixes, name, kind)
 }
 
 const fn alias(
@@ -204,18 +182,12 @@ const fn alias(
     prefixes: &'static [&'static str],
     name: &'static str,
     kind: Kind,
-) -> Spec {
-    Spec {
-        opt,
-        prefixes,
-        name,
-        kind,
-        alias: true,
-    }
+) -> Spec<Opt> {
+    Spec::alias(opt, prefixes, name, kind)
 }
 
 /// The table. The first non-alias row of each option is its canonical spelling.
-const SPECS: &[Spec] = &[
+const SPECS: &[Spec<Opt>] = &[
     spec(Opt::Help, DD, "help", Kind::Flag),
     spec(Opt::HelpHidden, DD, "help-hidden", Kind::Flag),
     spec(Opt::LinkerPath, DD, "linker-path=", Kind::Joined),
@@ -309,66 +281,8 @@ const SPECS: &[Spec] = &[
     spec(Opt::EmitPlan, DD, "emit-plan=", Kind::Joined),
 ];
 
-fn canonical(opt: Opt) -> &'static Spec {
-    SPECS
-        .iter()
-        .find(|s| s.opt == opt && !s.alias)
-        .unwrap_or(&SPECS[0])
-}
-
-/// One parsed argument.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Arg {
-    /// The option (aliases folded).
-    pub opt: Opt,
-    /// The option as spelled (an alias: the spelling of the option it aliases); for inputs and
-    /// unknown options, the argument itself.
-    pub spelling: String,
-    /// The value, for options that take one.
-    pub value: Option<String>,
-    /// How the option renders.
-    kind: Kind,
-}
-
-impl Arg {
-    /// The value, or `""`.
-    pub fn value(&self) -> &str {
-        self.value.as_deref().unwrap_or("")
-    }
-
-    /// The argument as `Arg::render` gives it back: one or two words.
-    pub fn render(&self) -> Vec<String> {
-        match self.opt {
-            Opt::Input | Opt::Unknown => vec![self.spelling.clone()],
-            _ => match self.kind {
-                Kind::Flag => vec![self.spelling.clone()],
-                Kind::Joined => vec![format!("{}{}", self.spelling, self.value())],
-                Kind::Separate | Kind::JoinedOrSeparate => {
-                    vec![self.spelling.clone(), self.value().to_string()]
-                }
-            },
-        }
-    }
-
-    /// An argument synthesised by the wrapper (the `--arch=`/`--triple=` of a device link).
-    pub fn synthesized(opt: Opt, value: &str) -> Arg {
-        let s = canonical(opt);
-        Arg {
-            opt,
-            spelling: format!("{}{}", s.prefixes[0], s.name),
-            value: Some(value.to_string()),
-            kind: s.kind,
-        }
-    }
-}
-
-/// A command line that `OptTable::parseArgs` rejects.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ParseError {
-    /// A separate option at the end of the line (`-o`).
-    #[error("{0}: missing argument")]
-    MissingArgument(String),
-}
+/// The wrapper's option table.
+const TABLE: Table<Opt> = Table::new(SPECS, Opt::Input, Opt::Unknown);
 
 /// The parsed command line, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -409,94 +323,9 @@ impl Args {
 
 /// Parses `args` (without `argv[0]`; response files already expanded).
 pub fn parse(args: &[String]) -> Result<Args, ParseError> {
-    let mut out = Vec::with_capacity(args.len());
-    let mut i = 0;
-    while i < args.len() {
-        let s = &args[i];
-        // `OptTable` ignores empty arguments (an option may still take one as its value).
-        if s.is_empty() {
-            i += 1;
-            continue;
-        }
-        if s == "-" || !(s.starts_with('-') || s.starts_with('/')) {
-            out.push(Arg {
-                opt: Opt::Input,
-                spelling: s.clone(),
-                value: None,
-                kind: Kind::Flag,
-            });
-            i += 1;
-            continue;
-        }
-        // Candidates: every option whose prefixed name starts the argument (with the first
-        // prefix that matches), longest name first, as the sorted table is scanned.
-        let mut cands: Vec<(&Spec, &str)> = SPECS
-            .iter()
-            .filter_map(|sp| {
-                sp.prefixes
-                    .iter()
-                    .find(|p| s.starts_with(**p) && s[p.len()..].starts_with(sp.name))
-                    .map(|p| (sp, *p))
-            })
-            .collect();
-        cands.sort_by_key(|(sp, _)| std::cmp::Reverse(sp.name.len()));
-        let mut accepted = None;
-        for (sp, prefix) in cands {
-            let len = prefix.len() + sp.name.len();
-            let rest = &s[len..];
-            let (spelling, kind) = if sp.alias {
-                let c = canonical(sp.opt);
-                (format!("{}{}", c.prefixes[0], c.name), c.kind)
-            } else {
-                (s[..len].to_string(), sp.kind)
-            };
-            let take_next = |i: usize| -> Result<String, ParseError> {
-                args.get(i + 1)
-                    .cloned()
-                    .ok_or_else(|| ParseError::MissingArgument(s.clone()))
-            };
-            let (value, used) = match sp.kind {
-                Kind::Flag if rest.is_empty() => (None, 1),
-                Kind::Flag => continue,
-                Kind::Joined => (Some(rest.to_string()), 1),
-                Kind::Separate if rest.is_empty() => (Some(take_next(i)?), 2),
-                Kind::Separate => continue,
-                Kind::JoinedOrSeparate if rest.is_empty() => (Some(take_next(i)?), 2),
-                Kind::JoinedOrSeparate => (Some(rest.to_string()), 1),
-            };
-            accepted = Some((
-                Arg {
-                    opt: sp.opt,
-                    spelling,
-                    value,
-                    kind,
-                },
-                used,
-            ));
-            break;
-        }
-        match accepted {
-            Some((arg, used)) => {
-                out.push(arg);
-                i += used;
-            }
-            None => {
-                let opt = if s.starts_with('/') {
-                    Opt::Input
-                } else {
-                    Opt::Unknown
-                };
-                out.push(Arg {
-                    opt,
-                    spelling: s.clone(),
-                    value: None,
-                    kind: Kind::Flag,
-                });
-                i += 1;
-            }
-        }
-    }
-    Ok(Args { args: out })
+    Ok(Args {
+        args: TABLE.parse(args)?,
+    })
 }
 
 #[cfg(test)]

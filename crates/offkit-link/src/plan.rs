@@ -68,12 +68,13 @@ fn q(p: &Path) -> String {
     shell_quote(&p.to_string_lossy())
 }
 
-/// Renders the steps as a POSIX shell script. `temps` are the temporary paths the link used;
-/// in the script each becomes `$T/<its file name>`.
-pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
-    let sub = |s: String| -> String {
-        let mut s = s;
-        for t in temps {
+/// Each temporary path of a link, as a script writes it: `"$T"/<its file name>`.
+struct Temps<'t>(&'t [PathBuf]);
+
+impl Temps<'_> {
+    /// `s` (already quoted) with every quoted temporary path replaced.
+    fn sub(&self, mut s: String) -> String {
+        for t in self.0 {
             let from = shell_quote(&t.to_string_lossy());
             if let Some(name) = t.file_name() {
                 let to = format!("\"$T\"/{}", shell_quote(&name.to_string_lossy()));
@@ -81,15 +82,17 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
             }
         }
         s
-    };
-    // A command word by word: each temporary path inside a word (also inside a composite one
-    // such as llvm-lto2's `-r <file>,<symbol>,<flags>`) becomes `"$T"/<name>`, the rest is
-    // quoted on its own.
-    let word = |a: &str| -> String {
+    }
+
+    /// A command word: each temporary path inside it (also inside a composite word such as
+    /// llvm-lto2's `-r <file>,<symbol>,<flags>`) becomes `"$T"/<name>`, the rest is quoted on
+    /// its own.
+    fn word(&self, a: &str) -> String {
         let mut out = String::new();
         let mut rest = a;
         loop {
-            let hit = temps
+            let hit = self
+                .0
                 .iter()
                 .filter_map(|t| {
                     let full = t.to_string_lossy();
@@ -113,21 +116,17 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 }
             }
         }
-    };
-    let mut out = String::from(
-        "#!/bin/sh\n# The link offkit's clang-linker-wrapper performed, step by step (--emit-plan).\n\
-         set -eu\nT=$(mktemp -d)\ntrap 'rm -rf \"$T\"' EXIT\n",
-    );
-    out.push_str(&format!("OFFKIT=${{OFFKIT:-{}}}\n", shell_quote(offkit)));
-    for step in steps {
-        out.push('\n');
+    }
+
+    /// One step as script lines (without the final newline).
+    fn step(&self, step: &Step) -> String {
         match step {
             Step::Run(inv) => {
                 let words: Vec<String> = std::iter::once(inv.program.as_os_str())
                     .chain(inv.args.iter().map(|a| a.as_os_str()))
-                    .map(|a| word(&a.to_string_lossy()))
+                    .map(|a| self.word(&a.to_string_lossy()))
                     .collect();
-                out.push_str(&words.join(" "));
+                words.join(" ")
             }
             Step::Extract {
                 input,
@@ -135,16 +134,16 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                 offset,
                 size,
                 to,
-            } => {
-                out.push_str(&format!("# device image of {input}\n"));
-                out.push_str(&sub(format!(
+            } => format!(
+                "# device image of {input}\n{}",
+                self.sub(format!(
                     "tail -c +{} {} | head -c {} > {}",
                     offset + 1,
                     q(file),
                     size,
                     q(to)
-                )));
-            }
+                ))
+            ),
             Step::Wrap {
                 kind,
                 images,
@@ -170,22 +169,31 @@ pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
                         shell_quote(&format!("file={},triple={t},arch={a}", p.to_string_lossy()))
                     ));
                 }
-                out.push_str(&sub(cmd));
+                self.sub(cmd)
             }
-            Step::Relocate { file } => {
-                out.push_str(
-                    "# LLVM 19 renames the entry sections of a relocatable output (llvm-objcopy)\n",
-                );
-                out.push_str(&format!(
-                    "\"$OFFKIT\" link --finish-relocatable {}",
-                    q(file)
-                ));
-            }
-            Step::Rename { from, to } => {
-                out.push_str(&sub(format!("mv -f {} {}", q(from), q(to))));
-            }
-            Step::Note(n) => out.push_str(&format!("# {n}")),
+            Step::Relocate { file } => format!(
+                "# LLVM 19 renames the entry sections of a relocatable output (llvm-objcopy)\n\
+                 \"$OFFKIT\" link --finish-relocatable {}",
+                q(file)
+            ),
+            Step::Rename { from, to } => self.sub(format!("mv -f {} {}", q(from), q(to))),
+            Step::Note(n) => format!("# {n}"),
         }
+    }
+}
+
+/// Renders the steps as a POSIX shell script. `temps` are the temporary paths the link used;
+/// in the script each becomes `$T/<its file name>`.
+pub fn script(steps: &[Step], temps: &[PathBuf], offkit: &str) -> String {
+    let temps = Temps(temps);
+    let mut out = String::from(
+        "#!/bin/sh\n# The link offkit's clang-linker-wrapper performed, step by step (--emit-plan).\n\
+         set -eu\nT=$(mktemp -d)\ntrap 'rm -rf \"$T\"' EXIT\n",
+    );
+    out.push_str(&format!("OFFKIT=${{OFFKIT:-{}}}\n", shell_quote(offkit)));
+    for step in steps {
+        out.push('\n');
+        out.push_str(&temps.step(step));
         out.push('\n');
     }
     out

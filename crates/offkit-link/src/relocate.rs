@@ -13,7 +13,7 @@
 //!
 //! The linker wrapper runs `llvm-objcopy` itself when it finds one (the output is then LLVM's,
 //! byte for byte); [`rewrite`] is the fallback when it does not, and
-//! [`crate::link::finish_relocatable`] (`offkit link --finish-relocatable`) always uses it. It rebuilds the object with `object`'s ELF builder: sections and symbols are
+//! [`crate::Link::finish_relocatable`] (`offkit link --finish-relocatable`) always uses it. It rebuilds the object with `object`'s ELF builder: sections and symbols are
 //! renamed (relocation sections of a renamed section with it, as llvm-objcopy does) and
 //! `.llvm.offloading` is emptied and turned into `SHT_PROGBITS` rather than deleted, so that no
 //! section or symbol index moves. The layout is the builder's, not llvm-objcopy's; the result

@@ -63,8 +63,6 @@ pub struct Group {
 pub struct Resolution {
     /// The groups, in first-seen order.
     pub groups: Vec<Group>,
-    /// Archive images that joined no group.
-    pub unused: Vec<usize>,
 }
 
 struct State {
@@ -220,16 +218,7 @@ pub fn resolve(inputs: &[DeviceInput<'_>], libraries: &[usize]) -> Result<Resolu
             st.push(&d.target(), id, Reason::BitcodeLibrary);
         }
     }
-    let unused = lazy
-        .iter()
-        .zip(&joined)
-        .filter(|(_, j)| !**j)
-        .map(|(d, _)| d.id)
-        .collect();
-    Ok(Resolution {
-        groups: st.groups,
-        unused,
-    })
+    Ok(Resolution { groups: st.groups })
 }
 
 #[cfg(test)]

@@ -26,6 +26,7 @@
 pub mod env;
 pub mod error;
 pub mod fs;
+pub mod input;
 pub mod invoke;
 pub mod jobserver;
 pub mod lookup;
@@ -34,6 +35,7 @@ pub mod mmap;
 pub use env::Env;
 pub use error::Error;
 pub use fs::{write_file, AtomicFile};
+pub use input::InputName;
 pub use invoke::{Output, ToolInvocation};
 pub use jobserver::Jobserver;
 pub use lookup::ToolFinder;

@@ -2,12 +2,11 @@
 //! command line.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 
-use offkit_link::link::{self, Session};
-use offkit_link::opts::{self, Arg, Opt};
+use offkit_link::{opts, Link, LinkConfig, DEFAULT_HOST_TRIPLE};
 use offkit_tools::{Env, ToolFinder};
 
 /// Link a program with device code: find the device images in the inputs, link them per
@@ -29,7 +28,7 @@ pub struct Args {
     #[arg(long, value_name = "PROGRAM")]
     linker: Option<PathBuf>,
     /// The host's target triple
-    #[arg(long, value_name = "TRIPLE", default_value = link::DEFAULT_HOST_TRIPLE)]
+    #[arg(long, value_name = "TRIPLE", default_value = DEFAULT_HOST_TRIPLE)]
     host_triple: String,
     /// Keep only the images for these targets: `<triple>[:<target-id>]`, comma-separated
     /// (default: every target found, or `OFFKIT_OFFLOAD_TARGETS`)
@@ -78,7 +77,7 @@ pub struct Args {
 /// Runs `offkit link`.
 pub fn run(args: Args, env: &Env) -> Result<()> {
     if let Some(file) = &args.finish_relocatable {
-        return offkit_link::link::finish_relocatable(file).with_context(|| {
+        return Link::finish_relocatable(file).with_context(|| {
             format!("failed to finish the relocatable link `{}`", file.display())
         });
     }
@@ -91,7 +90,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
                 .with_context(|| format!("argument `{}` is not UTF-8", a.to_string_lossy()))
         })
         .collect::<Result<_>>()?;
-    let mut parsed = opts::parse(&host).context("cannot read the host link command line")?;
+    let parsed = opts::parse(&host).context("cannot read the host link command line")?;
     if let Some(a) = parsed.args.iter().find(|a| a.opt.wrapper_only()) {
         bail!(
             "`{}` after `--` is an option of the linker wrapper; give offkit link's own options \
@@ -103,43 +102,23 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
         Some(l) => l,
         None => ToolFinder::new(env, None).find("clang", None)?,
     };
-    let mut extra = vec![
-        Arg::synthesized(Opt::LinkerPath, &linker.to_string_lossy()),
-        Arg::synthesized(Opt::HostTriple, &args.host_triple),
-        Arg::synthesized(Opt::OptLevel, &args.opt_level),
-    ];
-    if let Some(t) = &args.offload_targets {
-        extra.push(Arg::synthesized(Opt::OffloadTargets, t));
-    }
-    if let Some(j) = args.jobs {
-        extra.push(Arg::synthesized(Opt::WrapperJobs, &j.to_string()));
-    }
-    if let Some(p) = &args.emit_plan {
-        extra.push(Arg::synthesized(Opt::EmitPlan, &p.to_string_lossy()));
-    }
-    for d in &args.device_linker {
-        extra.push(Arg::synthesized(Opt::DeviceLinker, d));
-    }
-    for (on, opt) in [
-        (args.explain, Opt::Explain),
-        (args.debug, Opt::DeviceDebug),
-        (args.save_temps, Opt::SaveTemps),
-        (args.dry_run, Opt::DryRun),
-        (args.verbose, Opt::Verbose),
-    ] {
-        if on {
-            extra.push(Arg::synthesized(opt, ""));
-        }
-    }
-    extra.append(&mut parsed.args);
-    parsed.args = extra;
+    let mut config = LinkConfig::new(linker, host);
+    config.host_triple = args.host_triple;
+    config.opt_level = args.opt_level;
+    config.offload_targets = args.offload_targets;
+    config.jobs = args.jobs.and_then(|j| usize::try_from(j.get()).ok());
+    config.emit_plan = args.emit_plan;
+    config.device_linker = args.device_linker;
+    config.explain = args.explain;
+    config.device_debug = args.debug;
+    config.save_temps = args.save_temps;
+    config.dry_run = args.dry_run;
+    config.verbose = args.verbose;
     let argv0 = std::env::current_exe().ok();
-    link::run(Session {
-        args: &parsed,
-        env,
-        argv0: argv0.as_deref().map(Path::new),
-        wrap: &offkit_link::wrap::OffkitWrap,
-        log: None,
-    })
-    .context("link failed")
+    let link = Link::new(&config, env).context("link failed")?;
+    let link = match &argv0 {
+        Some(p) => link.with_argv0(p),
+        None => link,
+    };
+    link.run().context("link failed")
 }

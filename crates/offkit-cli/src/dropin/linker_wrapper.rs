@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
-use offkit_link::link;
 use offkit_link::opts::{self, Opt};
+use offkit_link::{Link, LinkConfig};
 use offkit_tools::Env;
 
 /// `--help` of LLVM 19's tool, as it prints it.
@@ -56,19 +56,14 @@ pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
         print!("{VERSION}");
         return ExitCode::SUCCESS;
     }
-    let session = link::Session {
-        args: &parsed,
-        env,
-        argv0: Some(Path::new(&argv0)),
-        wrap: &offkit_link::wrap::OffkitWrap,
-        log: None,
-    };
-    match link::run(session) {
+    let run = |config: &LinkConfig| Link::new(config, env)?.with_argv0(Path::new(&argv0)).run();
+    match LinkConfig::from_llvm_args(&words).and_then(|config| run(&config)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(offkit_link::Error::LlvmOptions(text)) => {
             eprint!("{text}");
             ExitCode::from(1)
         }
+        Err(e) if e.llvm19_text().is_some() => fail(e.llvm19_text().unwrap_or_default()),
         Err(e) => {
             // LLVM's messages are one line; offkit adds the cause when there is one.
             let mut msg = e.to_string();

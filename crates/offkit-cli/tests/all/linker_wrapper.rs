@@ -8,6 +8,7 @@ use offkit_testutil::fixtures;
 use offkit_testutil::link::{llvm_wrapper, normalize_temps};
 use offkit_testutil::packager::run_as;
 
+mod bad_binary;
 mod dry_run;
 mod foreign_hosts;
 mod lto;

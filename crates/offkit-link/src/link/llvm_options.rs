@@ -6,23 +6,13 @@ use super::*;
 /// LLVM 19 hands `-mllvm` values and `--offload-opt=` options to LLVM's own option parser,
 /// which rejects unknown ones before anything else happens. offkit asks the same parser, in
 /// `llc` (same LLVM, same code-generation flags), and reports its verdict as LLVM 19 does.
-pub(super) fn check_llvm_options(s: &Session<'_>) -> Result<()> {
-    let mut opts: Vec<String> = s
-        .args
-        .values(Opt::Mllvm)
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
-    opts.extend(
-        s.args
-            .values(Opt::OffloadOpt)
-            .iter()
-            .map(|v| format!("-{v}")),
-    );
+pub(super) fn check_llvm_options(link: &Link<'_>) -> Result<()> {
+    let mut opts: Vec<String> = link.config.mllvm.clone();
+    opts.extend(link.config.offload_opts.iter().cloned());
     if opts.is_empty() {
         return Ok(());
     }
-    let Ok(llc) = ToolFinder::new(s.env, s.argv0).find("llc", None) else {
+    let Ok(llc) = ToolFinder::new(link.env, link.argv0).find("llc", None) else {
         return Ok(());
     };
     let Ok(out) = std::process::Command::new(&llc)
@@ -33,7 +23,7 @@ pub(super) fn check_llvm_options(s: &Session<'_>) -> Result<()> {
     else {
         return Ok(());
     };
-    let argv0 = s
+    let argv0 = link
         .argv0
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|| "clang-linker-wrapper".into());

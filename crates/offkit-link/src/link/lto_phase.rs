@@ -21,7 +21,7 @@ const LTO2_TEMPS: [&str; 7] = [
     ".5.precodegen.bc",
 ];
 
-impl Ctx<'_, '_> {
+impl DeviceCtx<'_, '_, '_> {
     /// Links the bitcode inputs `(input id, file)` of the group `triple`/`arch`; `regular` are
     /// the group's other (ELF) device objects. Returns the LTO outputs in task order, named as
     /// LLVM 19 names them: `<exe>.<triple>.<arch>[.<task>].{o,s}`, or with `clang_backend` the
@@ -59,29 +59,20 @@ impl Ctx<'_, '_> {
                 }
             })
             .collect();
-        let mut llvm_options: Vec<String> = self
-            .args
-            .values(Opt::Mllvm)
-            .iter()
-            .map(|m| m.to_string())
-            .collect();
-        llvm_options.extend(
-            self.args
-                .values(Opt::OffloadOpt)
-                .iter()
-                .map(|m| format!("-{m}")),
-        );
-        for (opt, flag) in [
-            (Opt::PassRemarks, "-pass-remarks="),
-            (Opt::PassRemarksMissed, "-pass-remarks-missed="),
-            (Opt::PassRemarksAnalysis, "-pass-remarks-analysis="),
+        let c = self.config;
+        let mut llvm_options: Vec<String> = c.mllvm.clone();
+        llvm_options.extend(c.offload_opts.iter().cloned());
+        for (values, flag) in [
+            (&c.pass_remarks, "-pass-remarks="),
+            (&c.pass_remarks_missed, "-pass-remarks-missed="),
+            (&c.pass_remarks_analysis, "-pass-remarks-analysis="),
         ] {
-            llvm_options.extend(self.args.values(opt).iter().map(|r| format!("{flag}{r}")));
+            llvm_options.extend(values.iter().map(|r| format!("{flag}{r}")));
         }
         let config = lto::Config {
             triple,
             arch,
-            opt_level: &self.common.opt_level,
+            opt_level: &c.opt_level,
             whole_program,
             assembly,
             save_modules: saving || clang_backend,
@@ -94,6 +85,22 @@ impl Ctx<'_, '_> {
         let inv = lto::command(&llvm_lto2, &config, &bitcode, &regular, &base)?;
         // LLVM 19 runs its LTO in a dry run too (only the device link is just printed).
         self.runner.run_in_process(&inv)?;
+        self.lto_outputs(&base, &prefix, ext, triple, bitcode.len(), clang_backend)
+    }
+
+    /// Moves what llvm-lto2 wrote for each task beside `base` to LLVM 19's names (`prefix`
+    /// and the task; with `clang_backend` the optimized modules `<exe>-jit-<triple>.bc`) and
+    /// removes the rest; the outputs in task order.
+    fn lto_outputs(
+        &self,
+        base: &Path,
+        prefix: &str,
+        ext: &str,
+        triple: &str,
+        modules: usize,
+        clang_backend: bool,
+    ) -> Result<Vec<String>> {
+        let saving = self.temps.saving();
         let mut outputs = Vec::new();
         let jit = format!("{}-jit-{triple}", self.exe_file);
         let task_name = |task: usize, what: &str| match task {
@@ -101,7 +108,7 @@ impl Ctx<'_, '_> {
             t => format!("{prefix}.{t}{what}"),
         };
         // Task 0 is the regular LTO partition, the others ThinLTO modules.
-        for task in 0..=bitcode.len() {
+        for task in 0..=modules {
             let produced =
                 |suffix: &str| PathBuf::from(format!("{}.{task}{suffix}", base.display()));
             if !produced("").exists() {
@@ -131,7 +138,7 @@ impl Ctx<'_, '_> {
         if clang_backend || saving {
             // What else llvm-lto2 --save-temps wrote beside `base`: offkit's own temporaries
             // (with --clang-backend the code is not used).
-            for task in 0..=bitcode.len() {
+            for task in 0..=modules {
                 for suffix in LTO2_TEMPS {
                     let _ = std::fs::remove_file(format!("{}.{task}{suffix}", base.display()));
                 }

@@ -3,14 +3,14 @@
 
 use super::*;
 
-impl Ctx<'_, '_> {
+impl Link<'_> {
     /// Bundles (CUDA, HIP) and wraps the images of one kind; `first_seen` is the order the
     /// groups were linked in, `sorted` LLVM 19's order of them.
-    pub(super) fn wrap(
+    pub(super) fn wrap_kind(
         &self,
         kind: OffloadKind,
-        first_seen: &[&Linked],
-        sorted: &[&Linked],
+        first_seen: &[&DeviceImage],
+        sorted: &[&DeviceImage],
     ) -> Result<PathBuf> {
         let bundle = match kind {
             OffloadKind::OpenMp => None,
@@ -43,11 +43,11 @@ impl Ctx<'_, '_> {
                 })
                 .collect(),
         };
-        let relocatable = self.args.has(Opt::Relocatable);
+        let relocatable = self.host.has(Opt::Relocatable);
         let req = WrapRequest {
             kind,
             images: &images,
-            host_triple: &self.host_triple,
+            host_triple: &self.config.host_triple,
             relocatable,
             dry_run: self.runner.dry_run,
         };
@@ -55,33 +55,11 @@ impl Ctx<'_, '_> {
             kind: kind.name().into(),
             source: Box::new(source),
         };
-        if self.args.has(Opt::PrintWrappedModule) {
-            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
+        if self.config.print_wrapped_module {
+            let ir = self.wrapper.llvm_ir(&req).map_err(wrap_err)?;
             self.runner.say(ir.trim_end_matches('\n'));
         }
-        let name = format!("{}.{}.image.wrapper", self.exe_file, kind.name());
-        let ir_only = offkit_wrap::Host::ir_only(&self.host_triple);
-        let (path, module) = if ir_only {
-            // For COFF hosts (and ELF hosts offkit has no code for) offkit writes the module as
-            // LLVM IR and has llc compile it: the object is then LLVM 19's, byte for byte (19
-            // compiles the same module in process, so the command is not printed; the plan has
-            // it).
-            let ir = self.s.wrap.llvm_ir(&req).map_err(wrap_err)?;
-            let ll = self.temps.create_with(&name, "ll", ir.as_bytes())?;
-            let obj = self.temps.create(&name, "o")?;
-            let llc = self.finder.find("llc", None)?;
-            let inv = ToolInvocation::new(llc)
-                .arg("-O2")
-                .arg("-relocation-model=pic")
-                .arg("-filetype=obj")
-                .arg(&ll)
-                .arg("-o")
-                .arg(&obj);
-            (obj, Some((ll, inv)))
-        } else {
-            let obj = self.s.wrap.wrap(&req).map_err(wrap_err)?;
-            (self.temps.create_with(&name, "o", &obj)?, None)
-        };
+        let (path, module) = self.registration_object(&req, wrap_err)?;
         self.runner.record(Step::Wrap {
             kind: kind.name().into(),
             images: match &bundle {
@@ -101,7 +79,7 @@ impl Ctx<'_, '_> {
                     })
                     .collect(),
             },
-            host_triple: self.host_triple.clone(),
+            host_triple: self.config.host_triple.clone(),
             relocatable,
             llvm_ir: module.is_some(),
             to: module
@@ -114,21 +92,41 @@ impl Ctx<'_, '_> {
         Ok(path)
     }
 
-    pub(super) fn read_back(&self, path: &Path) -> Result<Vec<u8>> {
-        match std::fs::read(path) {
-            Ok(b) => Ok(b),
-            Err(_) if self.runner.dry_run => Ok(Vec::new()),
-            Err(source) => Err(Error::Read {
-                path: path.to_path_buf(),
-                source,
-            }),
-        }
+    /// The registration object for `req`, and for a host offkit writes as LLVM IR the module
+    /// and the `llc` command that compiles it (run after the plan records the step).
+    fn registration_object(
+        &self,
+        req: &WrapRequest<'_>,
+        wrap_err: impl Fn(offkit_wrap::Error) -> Error,
+    ) -> Result<(PathBuf, Option<(PathBuf, ToolInvocation)>)> {
+        let name = format!("{}.{}.image.wrapper", self.exe_file, req.kind.name());
+        let ir_only = offkit_wrap::Host::ir_only(&self.config.host_triple);
+        Ok(if ir_only {
+            // For COFF hosts (and ELF hosts offkit has no code for) offkit writes the module as
+            // LLVM IR and has llc compile it: the object is then LLVM 19's, byte for byte (19
+            // compiles the same module in process, so the command is not printed; the plan has
+            // it).
+            let ir = self.wrapper.llvm_ir(req).map_err(wrap_err)?;
+            let ll = self.temps.create_with(&name, "ll", ir.as_bytes())?;
+            let obj = self.temps.create(&name, "o")?;
+            let llc = self.finder.find("llc", None)?;
+            let inv = ToolInvocation::new(llc)
+                .arg("-O2")
+                .arg("-relocation-model=pic")
+                .arg("-filetype=obj")
+                .arg(&ll)
+                .arg("-o")
+                .arg(&obj);
+            (obj, Some((ll, inv)))
+        } else {
+            let obj = self.wrapper.wrap(req).map_err(wrap_err)?;
+            (self.temps.create_with(&name, "o", &obj)?, None)
+        })
     }
 
-    fn fatbinary(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
-        let mut dirs: Vec<PathBuf> =
-            vec![Path::new(self.args.last(Opt::CudaPath).unwrap_or("")).join("bin")];
-        if let Some(path) = self.s.env.get_os("PATH") {
+    fn fatbinary(&self, images: &[&DeviceImage]) -> Result<(PathBuf, Vec<u8>)> {
+        let mut dirs: Vec<PathBuf> = vec![self.config.cuda_bin()];
+        if let Some(path) = self.env.get_os("PATH") {
             dirs.extend(std::env::split_paths(path));
         }
         let program = match dirs
@@ -146,9 +144,10 @@ impl Ctx<'_, '_> {
             }
         };
         let out = self.temps.create(&self.exe_file, "fatbin")?;
-        let bits = if self.host_triple.starts_with("x86_64")
-            || self.host_triple.starts_with("aarch64")
-            || self.host_triple.starts_with("ppc64")
+        let host = &self.config.host_triple;
+        let bits = if host.starts_with("x86_64")
+            || host.starts_with("aarch64")
+            || host.starts_with("ppc64")
         {
             "-64"
         } else {
@@ -169,16 +168,16 @@ impl Ctx<'_, '_> {
         Ok((out.clone(), self.read_back(&out)?))
     }
 
-    fn hip_bundle(&self, images: &[&Linked]) -> Result<(PathBuf, Vec<u8>)> {
+    fn hip_bundle(&self, images: &[&DeviceImage]) -> Result<(PathBuf, Vec<u8>)> {
         let program = self.finder.find("clang-offload-bundler", None)?;
         let out = self.temps.create(&self.exe_file, "hipfb")?;
         let mut inv = ToolInvocation::new(program)
             .arg("-type=o")
             .arg("-bundle-align=4096");
-        if self.args.has(Opt::Compress) {
+        if self.config.compress {
             inv = inv.arg("-compress");
         }
-        if let Some(l) = self.args.last(Opt::CompressionLevel) {
+        if let Some(l) = &self.config.compression_level {
             inv = inv.arg(format!("-compression-level={l}"));
         }
         let mut targets = vec!["-targets=host-x86_64-unknown-linux".to_string()];

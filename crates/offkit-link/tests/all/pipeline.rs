@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use offkit_format::kind::OffloadKind;
-use offkit_link::link::{self, Wrap, WrapRequest};
-use offkit_link::{opts, Error};
+use offkit_link::{Error, Link, LinkConfig, Wrap, WrapRequest};
 use offkit_tools::Env;
 
 use crate::fixtures::{archive, device_object, fat_object, fat_object_of, put, Image, Sym};
@@ -115,7 +114,6 @@ fn link_with(f: &Fake, args: &[&str], env: &[(&str, &str)]) -> Outcome {
             words[i] = f.path().join(&words[i]).display().to_string();
         }
     }
-    let parsed = opts::parse(&words).unwrap();
     let clang = f.bin("clang");
     let bundler = f.bin("clang-offload-bundler");
     let bin = f.path().join("bin").display().to_string();
@@ -131,12 +129,12 @@ fn link_with(f: &Fake, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let lines = Mutex::new(Vec::new());
     let log = |l: &str| lines.lock().unwrap().push(l.to_string());
     let rec = Recorder::default();
-    let result = link::run(link::Session {
-        args: &parsed,
-        env: &env,
-        argv0: None,
-        wrap: &rec,
-        log: Some(&log),
+    // The drop-in's way: LLVM's command line read into a configuration.
+    let result = LinkConfig::from_llvm_args(&words).and_then(|config| {
+        Link::new(&config, &env)?
+            .with_wrapper(&rec)
+            .with_log(&log)
+            .run()
     });
     Outcome {
         result,

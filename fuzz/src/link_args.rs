@@ -1,0 +1,46 @@
+//! Fuzz body: the linker wrapper's command line (`offkit_link::opts`, LLVM's `OptTable` rules)
+//! read into a typed configuration (`LinkConfig::from_llvm_args`).
+//!
+//! The input is split at `\n` into arguments. Checked: nothing panics; the host line a
+//! configuration keeps is a fixed point — read again, it gives the same host line and no
+//! option of the wrapper — so the host linker gets what LLVM 19's wrapper gives it.
+
+use offkit_link::{opts, LinkConfig};
+
+/// Reads `data` as a command line.
+pub fn run(data: &[u8]) {
+    if data.len() > 1 << 16 {
+        return;
+    }
+    let words: Vec<String> = String::from_utf8_lossy(data)
+        .split('\n')
+        .map(String::from)
+        .collect();
+    let _ = opts::parse(&words);
+    let Ok(config) = LinkConfig::from_llvm_args(&words) else {
+        return;
+    };
+    let again = LinkConfig::from_llvm_args(&config.host_args)
+        .expect("the host line of a configuration reads back");
+    assert_eq!(
+        again.host_args, config.host_args,
+        "the host line is a fixed point"
+    );
+    assert_eq!(
+        again,
+        LinkConfig::new("", config.host_args.clone()),
+        "the host line holds no option of the wrapper"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn seeds_and_mutations() {
+        let seeds = crate::seeds("link_args");
+        assert!(seeds.len() >= 2);
+        for input in crate::mutations(&seeds, 200) {
+            super::run(&input);
+        }
+    }
+}
