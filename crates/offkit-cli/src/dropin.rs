@@ -7,6 +7,7 @@
 
 pub mod bundler;
 pub mod cl;
+pub mod error;
 pub mod linker_wrapper;
 pub mod packager;
 pub mod wrapper;
