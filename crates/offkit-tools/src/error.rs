@@ -65,7 +65,7 @@ mod tests {
         let e = io::Error::from_raw_os_error(libc::EACCES);
         assert_eq!(os_message(&e), "Permission denied");
         // A wrapped OS error is reduced to its code's text; a custom error keeps its own.
-        let e = io::Error::new(io::ErrorKind::Other, "a FIFO is not an input");
+        let e = io::Error::other("a FIFO is not an input");
         assert_eq!(os_message(&e), "a FIFO is not an input");
         let e = std::fs::File::open("/nonexistent/offkit").unwrap_err();
         assert_eq!(os_message(&e), "No such file or directory");

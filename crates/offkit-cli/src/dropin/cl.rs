@@ -217,3 +217,96 @@ impl Parse for Cl {
         Step::Run(p)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPECS: &[Spec] = &[
+        Spec::flag("h").really_hidden(),
+        Spec::value("o"),
+        Spec::immediate("help"),
+        Spec::immediate("help-list"),
+        Spec::immediate("version"),
+    ];
+
+    const TOOL: Tool<Cl> = Tool {
+        name: "clang-offload-packager",
+        help: Help {
+            help: "OVERVIEW: x\n\nUSAGE: clang-offload-packager [options]\n\nOPTIONS:\n",
+            hidden: "hidden\n",
+            list: "USAGE: clang-offload-packager [options]\nlist\n",
+            list_hidden: "list hidden\n",
+            usage_as_invoked: true,
+        },
+        parser: Cl {
+            config: Config {
+                required: &["o"],
+                ..Config::new(SPECS)
+            },
+        },
+    };
+
+    fn words(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn step(v: &[&str], expansion_failed: bool) -> Step<Parsed> {
+        let report = Reporter::new("/x/tool-19", &Env::default());
+        TOOL.parser
+            .parse("/x/tool-19", &words(v), expansion_failed, &report)
+    }
+
+    #[test]
+    fn texts_name_the_program_as_invoked() {
+        assert_eq!(
+            TOOL.text(Text::Help, "/usr/bin/clang-offload-packager-19"),
+            "OVERVIEW: x\n\nUSAGE: clang-offload-packager-19 [options]\n\nOPTIONS:\n"
+        );
+        assert_eq!(
+            TOOL.text(Text::Version, "anything"),
+            "Debian clang-offload-packager version 19.1.7 (3~deb12u1)\n"
+        );
+        let fixed = Tool {
+            help: Help {
+                usage_as_invoked: false,
+                ..TOOL.help
+            },
+            ..TOOL
+        };
+        assert_eq!(
+            fixed.text(Text::HelpList, "/x/other"),
+            "USAGE: clang-offload-packager [options]\nlist\n"
+        );
+    }
+
+    #[test]
+    fn cl_steps() {
+        // Help wins over the errors before it; `-h` is the list, once the line parses.
+        assert!(matches!(
+            step(&["-bogus", "--help"], false),
+            Step::Show(Text::Help)
+        ));
+        assert!(matches!(
+            step(&["-o", "x", "-h"], false),
+            Step::Show(Text::HelpList)
+        ));
+        assert!(matches!(step(&["-h"], false), Step::Fail));
+        assert!(matches!(step(&["-bogus"], false), Step::Fail));
+        // After a response-file error nothing is parsed and nothing is required.
+        match step(&["--help"], true) {
+            Step::Run(p) => {
+                assert!(p.occurrences.is_empty() && !p.failed());
+                assert_eq!(
+                    (p.prog.as_str(), p.argv0.as_str()),
+                    ("tool-19", "/x/tool-19")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match step(&["-o", "out"], false) {
+            Step::Run(p) => assert_eq!(p.last("o"), Some("out")),
+            other => panic!("{other:?}"),
+        }
+    }
+}

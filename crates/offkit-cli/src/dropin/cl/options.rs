@@ -293,7 +293,7 @@ pub fn parse(argv0: &str, argv: &[String], config: &Config<'_>) -> Parsed {
             i += 1;
             continue;
         };
-        provide(&mut p, spec, value, &argv, &mut i, position);
+        provide(&mut p, spec, value, argv, &mut i, position);
         if p.immediate.is_some() {
             return p;
         }
