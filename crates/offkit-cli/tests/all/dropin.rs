@@ -57,8 +57,11 @@ impl Bench {
         chmod(&work, 0o777);
         let w = |name: &str, text: &str| std::fs::write(work.join(name), text).unwrap();
         std::fs::create_dir(work.join("dir")).unwrap();
+        std::fs::create_dir(work.join("libdir.a")).unwrap();
         w("unreadable", "--version\n");
         chmod(&work.join("unreadable"), 0o000);
+        w("libsecret.a", "!<arch>\n");
+        chmod(&work.join("libsecret.a"), 0o000);
         w("version.rsp", "--version\n");
         w("self.rsp", "-v @self.rsp\n");
         w("nested.rsp", "--version @dir\n");
@@ -240,13 +243,25 @@ fn linker_wrapper_driver_and_os_errors_as_llvm_19() {
     same_as_llvm(LINKER_WRAPPER, &driver_cases());
     // A missing input or a directory goes to the host linker as it is (`--dry-run` prints the
     // command); an unreadable one is `'unreadable': Permission denied`.
-    let cases = os_error_cases(&[
+    let mut cases = os_error_cases(&[
         "--host-triple=x86_64-unknown-linux-gnu --linker-path=/nonexistent/ld --dry-run {} -o out",
     ]);
+    // A library found through `-L`: unreadable, and a directory of that name (passed on).
+    for lib in ["-lsecret", "-ldir"] {
+        cases.push(
+            ["--linker-path=/nonexistent/ld", "--dry-run", "-L.", lib]
+                .map(String::from)
+                .to_vec(),
+        );
+    }
     let seen = same_as_llvm(LINKER_WRAPPER, &borrowed(&cases));
     assert_eq!(
         seen[2].1.stderr_str(),
         format!("{LINKER_WRAPPER}: error: 'unreadable': Permission denied\n")
+    );
+    assert_eq!(
+        seen[3].1.stderr_str(),
+        format!("{LINKER_WRAPPER}: error: './libsecret.a': Permission denied\n")
     );
 }
 
