@@ -92,18 +92,49 @@ fn link_error(r: Result<(), offkit_link::Error>, report: &Reporter) -> Result<()
         Err(offkit_link::Error::Read { path, source }) => Err(Error::file(path, source)),
         Err(e @ offkit_link::Error::ToolFailed { .. }) => Err(Error::msg(e.to_string())),
         Err(e) => {
-            // LLVM's messages are one line; offkit adds the cause when there is one.
+            // LLVM's messages are one line; offkit adds the cause when there is one (once:
+            // some messages already end with it), an OS error in LLVM's words.
             let mut msg = e.to_string();
             let mut src = std::error::Error::source(&e);
             while let Some(c) = src {
-                msg.push_str(": ");
-                match c.downcast_ref::<std::io::Error>() {
-                    Some(io) => msg.push_str(&os_message(io)),
-                    None => msg.push_str(&c.to_string()),
+                let text = c.to_string();
+                let shown = match c.downcast_ref::<std::io::Error>() {
+                    Some(io) => os_message(io),
+                    None => text.clone(),
+                };
+                match msg.strip_suffix(&text) {
+                    Some(head) => msg = format!("{head}{shown}"),
+                    None => msg = format!("{msg}: {shown}"),
                 }
                 src = c.source();
             }
             Err(Error::msg(msg))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_errors_in_llvms_words() {
+        let report = Reporter::new("clang-linker-wrapper", &Env::default());
+        let io = || std::io::Error::from_raw_os_error(13);
+        let text = |e| link_error(Err(e), &report).unwrap_err().to_string();
+        assert_eq!(
+            text(offkit_link::Error::Read {
+                path: "lib.a".into(),
+                source: io()
+            }),
+            "'lib.a': Permission denied"
+        );
+        assert_eq!(
+            text(offkit_link::Error::Write {
+                path: "out".into(),
+                source: io()
+            }),
+            "cannot write 'out': Permission denied"
+        );
     }
 }
