@@ -69,15 +69,20 @@ pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
         .map(|a| a.to_string_lossy().into_owned())
         .unwrap_or_else(|| "clang-linker-wrapper".into());
     TOOL.main(args, env, |parsed, report| {
-        let session = link::Session {
-            args: &parsed,
-            env,
-            argv0: Some(Path::new(&argv0)),
-            wrap: &offkit_link::wrap::OffkitWrap,
-            log: None,
-        };
-        link_error(link::run(session), report)
+        link(parsed, env, &argv0, report)
     })
+}
+
+/// The action: the link, by `offkit_link`.
+fn link(parsed: opts::Args, env: &Env, argv0: &str, report: &Reporter) -> Result<(), Error> {
+    let session = link::Session {
+        args: &parsed,
+        env,
+        argv0: Some(Path::new(&argv0)),
+        wrap: &offkit_link::wrap::OffkitWrap,
+        log: None,
+    };
+    link_error(link::run(session), report)
 }
 
 /// LLVM 19's text for a failed link: `-mllvm` diagnostics as they are, a file that cannot be
