@@ -4,9 +4,15 @@
 //! stdout and stderr, the same exit status and the same files on success. The only departures:
 //! where LLVM 19 crashes or hangs offkit gives a clear error, and a failure never leaves a
 //! partial output.
+//!
+//! One driver serves the four tools ([`cl::Tool`]: response files, diagnostics, `--help`,
+//! `--version`, exit status); each tool module gives only its option table (or, for the linker
+//! wrapper, `offkit-link`'s `OptTable` parser) and its action, and reports failures as one
+//! [`error::Error`], which prints LLVM 19's text (`'x.o': No such file or directory`).
 
 pub mod bundler;
 pub mod cl;
+pub mod error;
 pub mod linker_wrapper;
 pub mod packager;
 pub mod wrapper;

@@ -8,15 +8,15 @@ use offkit_format::device::Device;
 use offkit_format::scan::{ImageInfo, Source};
 use offkit_llvm::target_id::bundle::is_kind_compatible;
 
-/// Parses `--device` (clap value parser).
-pub fn parse_device(s: &str) -> Result<Device, String> {
+/// Parses `--device` (clap value parser; clap prints the message after the value).
+pub fn parse_device(s: &str) -> anyhow::Result<Device> {
     Device::parse(s).map_err(|e| match e {
         offkit_format::Error::Invalid {
             what: "device",
             reason,
             ..
-        } => reason,
-        e => e.to_string(),
+        } => anyhow::Error::msg(reason),
+        e => e.into(),
     })
 }
 

@@ -33,7 +33,7 @@ pub mod lookup;
 pub mod mmap;
 
 pub use env::Env;
-pub use error::Error;
+pub use error::{os_message, Error};
 pub use fs::{write_file, AtomicFile};
 pub use input::InputName;
 pub use invoke::{Output, ToolInvocation};

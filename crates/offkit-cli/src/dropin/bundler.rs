@@ -11,12 +11,10 @@
 
 mod archive;
 mod bundle;
-mod help;
 mod objcopy;
 mod unbundle;
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -24,6 +22,7 @@ use offkit_llvm::target_id::bundle::{check_targets, CheckedTargets};
 use offkit_tools::{Env, ToolFinder};
 
 use super::cl::{self, Spec};
+use super::error::Error;
 
 /// The options of LLVM 19's `clang-offload-bundler`, in the order its help lists them.
 const SPECS: &[Spec] = &[
@@ -36,10 +35,10 @@ const SPECS: &[Spec] = &[
     Spec::immediate("version"),
     Spec::flag("###"),
     Spec::flag("allow-missing-bundles"),
-    Spec::value("bundle-align"),
+    Spec::uint("bundle-align"),
     Spec::flag("check-input-archive"),
     Spec::flag("compress"),
-    Spec::value("compression-level"),
+    Spec::int("compression-level"),
     Spec::flag("hip-openmp-compatible"),
     Spec::value("input"),
     Spec::list("inputs"),
@@ -53,34 +52,33 @@ const SPECS: &[Spec] = &[
     Spec::flag("h").really_hidden(),
 ];
 
-/// What `--version` prints.
-const VERSION: &str = "Debian clang-offload-bundler version 19.1.7 (3~deb12u1)\n";
+/// The tool: `cl` with the table above, `--type` required; no positional arguments.
+const TOOL: cl::Tool<cl::Cl> = cl::Tool {
+    name: "clang-offload-bundler",
+    help: cl::Help {
+        help: include_str!("bundler/help.txt"),
+        hidden: include_str!("bundler/help-hidden.txt"),
+        list: include_str!("bundler/help-list.txt"),
+        list_hidden: include_str!("bundler/help-list-hidden.txt"),
+        usage_as_invoked: true,
+    },
+    parser: cl::Cl {
+        config: cl::Config {
+            required: &["type"],
+            ..cl::Config::new(SPECS)
+        },
+    },
+};
 
-/// Why a run stops: `<argv0>: error: <message>`, exit 1.
-#[derive(Debug)]
-enum Fail {
-    /// The message.
-    Error(String),
-}
+type Run<T = ()> = Result<T, Error>;
 
-type Run<T = ()> = Result<T, Fail>;
-
-fn error(msg: impl Into<String>) -> Fail {
-    Fail::Error(msg.into())
+fn error(msg: impl Into<String>) -> Error {
+    Error::msg(msg)
 }
 
 /// LLVM's `'<path>': <strerror>` for a file error.
-fn file_error(path: &Path, e: &std::io::Error) -> Fail {
-    Fail::Error(format!("'{}': {}", path.display(), strerror(e)))
-}
-
-/// The C library's text for an I/O error, without Rust's ` (os error N)` suffix.
-fn strerror(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" (os error ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
+fn file_error(path: &Path, e: std::io::Error) -> Error {
+    Error::file(path, e)
 }
 
 /// The bundler's configuration: environment variables first, then the options.
@@ -126,64 +124,10 @@ impl Ctx<'_> {
 
 /// Runs the tool with its full argument vector.
 pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
-    let p = cl::parse(&args, SPECS, false);
-    let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(p.errors.as_bytes());
-    if let Some(name) = p.immediate {
-        let text = match name {
-            "help" => help::render(help::HELP, &p.prog),
-            "help-hidden" => help::render(help::HELP_HIDDEN, &p.prog),
-            "help-list" => help::render(help::HELP_LIST, &p.prog),
-            "help-list-hidden" => help::render(help::HELP_LIST_HIDDEN, &p.prog),
-            _ => VERSION.to_string(),
-        };
-        return print_stdout(&text);
-    }
-    let mut errors = String::new();
-    for v in p.values("bundle-align") {
-        if cl::parse_llvm_u64(v).is_none_or(|n| n > u64::from(u32::MAX)) {
-            errors.push_str(&format!(
-                "{}: for the --bundle-align option: '{v}' value invalid for uint argument!\n",
-                p.prog
-            ));
-        }
-    }
-    for v in p.values("compression-level") {
-        if cl::parse_llvm_i64(v).is_none_or(|n| i32::try_from(n).is_err()) {
-            errors.push_str(&format!(
-                "{}: for the --compression-level option: '{v}' value invalid for integer argument!\n",
-                p.prog
-            ));
-        }
-    }
-    if p.count("type") == 0 {
-        errors.push_str(&format!(
-            "{}: for the --type option: must be specified at least once!\n",
-            p.prog
-        ));
-    }
-    if p.failed() || !errors.is_empty() {
-        let _ = stderr.write_all(errors.as_bytes());
-        return ExitCode::from(1);
-    }
-    drop(stderr);
-    if p.flag("h") == Some(true) {
-        return print_stdout(&help::render(help::HELP_LIST, &p.prog));
-    }
-    match run(&p, &args, env) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Fail::Error(m)) => {
-            let _ = writeln!(std::io::stderr(), "{}: error: {m}", p.argv0);
-            ExitCode::from(1)
-        }
-    }
-}
-
-fn print_stdout(text: &str) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    ExitCode::SUCCESS
+    let argv0 = args.first().map(PathBuf::from);
+    TOOL.main(args, env, |p, report| {
+        run(&p, argv0.as_deref(), env, report)
+    })
 }
 
 /// Builds the configuration: `OffloadBundlerConfig`'s environment variables, then the options.
@@ -252,11 +196,10 @@ fn decimal_i32(s: &str) -> Option<i32> {
 
 /// LLVM 19's checks of the options, in its order (`ClangOffloadBundler.cpp`'s `main`: the first
 /// failing check wins), then the mode.
-fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
+fn run(p: &cl::Parsed, argv0: Option<&Path>, env: &Env, report: &cl::Reporter) -> Run {
     let mut cfg = config(p, env);
     // Step 2: llvm-objcopy is looked up in every mode, beside argv[0] first.
-    let argv0 = args.first().map(PathBuf::from);
-    let objcopy = ToolFinder::new(env, argv0.as_deref())
+    let objcopy = ToolFinder::new(env, argv0)
         .find("llvm-objcopy", None)
         .map_err(|_| error("unable to find 'llvm-objcopy' in path"))?;
     // Step 3: the deprecated comma forms.
@@ -267,10 +210,7 @@ fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
         ));
     }
     if !inputs.is_empty() {
-        eprintln!(
-            "{}: warning: -inputs is deprecated, use -input instead",
-            p.argv0
-        );
+        report.warning("-inputs is deprecated, use -input instead");
         cfg.inputs = inputs.iter().map(|s| s.to_string()).collect();
     } else {
         cfg.inputs = input.iter().map(|s| s.to_string()).collect();
@@ -282,10 +222,7 @@ fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
         ));
     }
     if !outputs.is_empty() {
-        eprintln!(
-            "{}: warning: -outputs is deprecated, use -output instead",
-            p.argv0
-        );
+        report.warning("-outputs is deprecated, use -output instead");
         cfg.outputs = outputs.iter().map(|s| s.to_string()).collect();
     } else {
         cfg.outputs = output.iter().map(|s| s.to_string()).collect();
@@ -378,22 +315,21 @@ fn run(p: &cl::Parsed, args: &[OsString], env: &Env) -> Run {
 
 /// Reads an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin).
 fn read_input(path: &str) -> Run<offkit_bundle::io::Input> {
-    offkit_bundle::io::Input::open_llvm(Path::new(path))
-        .map_err(|e| file_error(Path::new(path), &e))
+    offkit_bundle::io::Input::open_llvm(Path::new(path)).map_err(|e| file_error(Path::new(path), e))
 }
 
 /// Writes a whole output file as LLVM's `raw_fd_ostream` would (`-` is stdout), atomically.
 fn write_output(path: &str, bytes: &[u8]) -> Run {
     offkit_bundle::io::write_file(Path::new(path), bytes)
-        .map_err(|e| file_error(Path::new(path), &e))
+        .map_err(|e| file_error(Path::new(path), e))
 }
 
 /// Like [`write_output`], but the output joins `outs` and appears only when they are
 /// committed together ([`unbundle::commit`]).
 fn stage_output(outs: &mut offkit_tools::fs::Outputs, path: &str, bytes: &[u8]) -> Run {
     let p = Path::new(path);
-    let mut out = offkit_bundle::io::Output::create(p).map_err(|e| file_error(p, &e))?;
-    std::io::Write::write_all(&mut out, bytes).map_err(|e| file_error(p, &e))?;
+    let mut out = offkit_bundle::io::Output::create(p).map_err(|e| file_error(p, e))?;
+    std::io::Write::write_all(&mut out, bytes).map_err(|e| file_error(p, e))?;
     outs.push(out);
     Ok(())
 }

@@ -1,626 +1,221 @@
-//! LLVM's `cl` command-line parser, as the LLVM 19 tools built on it parse (`CommandLine.cpp`).
+//! The one driver of the drop-in tools, and LLVM's `cl` option parser.
 //!
-//! The rules reproduced here: `@file` response files (GNU tokenization; a missing file leaves the
-//! argument as is); one or two leading dashes; `-name=value`, or `-name value` for options that
-//! require a value; boolean flags take only `=value` (`true/TRUE/True/1/false/FALSE/False/0`);
-//! `--` ends the options; `-` alone is positional; unknown options and stray positionals print
-//! `<prog>: Unknown command line argument '<arg>'.  Try: '<argv0> --help'` and possibly
-//! `<prog>: Did you mean '--<name>'?`; every problem is reported and parsing goes on, then the
-//! tool exits 1. Options that act at once (`--help`, `--version`) stop parsing where they occur.
+//! Every drop-in is a [`Tool`]: its name (the `--version` line), its help texts (captured from
+//! LLVM 19) and its parse step ([`Parse`]: [`Cl`] for the three `cl` tools, the linker
+//! wrapper's `OptTable` from `offkit-link`), plus an action. The driver does the rest the same
+//! way for all four, as LLVM 19's tools do:
 //!
-//! Each tool supplies its option table and its own help text (captured from LLVM 19).
+//! ```text
+//! argv ─response::expand─► words ─Parse─► Run(args) ─action─► exit 0, or `<argv0>: error: …` exit 1
+//!           │ (error: printed as is;       ├► Show(text): help or version on stdout, exit 0
+//!           │  cl parses nothing,          └► Fail: diagnostics printed, exit 1
+//!           │  OptTable what was expanded)
+//! ```
+//!
+//! * A response file that cannot be read (`@dir`, `@unreadable`) or includes itself prints
+//!   `cannot not open file '<abs path>': <strerror>` / `recursive expansion of: '<path>'` with no
+//!   prefix; then a `cl` tool runs as if given no arguments (its required options unchecked),
+//!   and the linker wrapper goes on with the words expanded so far. `@missing` stays a word.
+//! * Errors go through one [`Reporter`] (`WithColor`: colored on a color terminal).
+
+pub mod options;
+pub mod report;
+pub mod response;
 
 use std::ffi::OsString;
-use std::path::Path;
+use std::io::Write;
+use std::process::ExitCode;
 
-/// How an option takes its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A boolean (`cl::opt<bool>`): `-x` or `-x=<bool>`; a separate word is never its value.
-    Flag,
-    /// An option that requires a value: `-x=v` or `-x v`.
-    Value,
-    /// A flag that acts as soon as it is parsed (`--help`, `--version`): parsing stops there.
-    Immediate,
-}
+use offkit_tools::Env;
 
-/// One option of a tool.
-#[derive(Debug, Clone, Copy)]
-pub struct Spec {
-    /// The name without dashes (`type`, `o`, `help-hidden`).
-    pub name: &'static str,
-    /// How it takes a value.
-    pub kind: Kind,
-    /// `cl::CommaSeparated`: every value is split on `,` into several occurrences.
-    pub comma_separated: bool,
-    /// `cl::ReallyHidden`: never suggested by "Did you mean".
-    pub really_hidden: bool,
-}
+pub use options::{Config, Parsed, Spec};
+pub use report::Reporter;
 
-impl Spec {
-    /// A boolean flag.
-    pub const fn flag(name: &'static str) -> Spec {
-        Spec {
-            name,
-            kind: Kind::Flag,
-            comma_separated: false,
-            really_hidden: false,
-        }
-    }
-
-    /// An option that requires a value.
-    pub const fn value(name: &'static str) -> Spec {
-        Spec {
-            name,
-            kind: Kind::Value,
-            comma_separated: false,
-            really_hidden: false,
-        }
-    }
-
-    /// A comma-separated list option.
-    pub const fn list(name: &'static str) -> Spec {
-        Spec {
-            name,
-            kind: Kind::Value,
-            comma_separated: true,
-            really_hidden: false,
-        }
-    }
-
-    /// An option that acts at once.
-    pub const fn immediate(name: &'static str) -> Spec {
-        Spec {
-            name,
-            kind: Kind::Immediate,
-            comma_separated: false,
-            really_hidden: false,
-        }
-    }
-
-    /// The same option, never suggested.
-    pub const fn really_hidden(mut self) -> Spec {
-        self.really_hidden = true;
-        self
-    }
-}
-
-/// One occurrence of an option on the command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Occurrence {
-    /// The option's name.
-    pub name: &'static str,
-    /// Its value: for flags, the text after `=` if any; for value options, the value.
-    pub value: Option<String>,
-    /// The index of the argument it came from (after response-file expansion).
-    pub position: usize,
-}
-
-/// The result of parsing.
-#[derive(Debug, Clone, Default)]
-pub struct Parsed {
-    /// The program name as `cl` prints it: the file name of `argv[0]`.
-    pub prog: String,
-    /// `argv[0]` as given.
-    pub argv0: String,
-    /// Every option occurrence, in order.
-    pub occurrences: Vec<Occurrence>,
-    /// The positional arguments, in order.
-    pub positionals: Vec<String>,
-    /// The immediate option that stopped parsing, if any.
-    pub immediate: Option<&'static str>,
-    /// The messages printed so far (each ends in `\n`); the tool writes them to stderr.
-    pub errors: String,
-    /// Set when a response file could not be read: LLVM prints this message and parses
-    /// nothing else, *without* failing (the tool runs as if given no arguments).
-    pub expansion_error: Option<String>,
-}
-
-impl Parsed {
-    /// Whether parsing found a problem (the tool then prints `errors` and exits 1).
-    pub fn failed(&self) -> bool {
-        !self.errors.is_empty()
-    }
-
-    /// All values of option `name`, in order.
-    pub fn values(&self, name: &str) -> Vec<&str> {
-        self.occurrences
-            .iter()
-            .filter(|o| o.name == name)
-            .map(|o| o.value.as_deref().unwrap_or(""))
-            .collect()
-    }
-
-    /// The last value of `name` (scalar options: the last occurrence wins).
-    pub fn last(&self, name: &str) -> Option<&str> {
-        self.occurrences
-            .iter()
-            .rev()
-            .find(|o| o.name == name)
-            .map(|o| o.value.as_deref().unwrap_or(""))
-    }
-
-    /// How often `name` occurred.
-    pub fn count(&self, name: &str) -> usize {
-        self.occurrences.iter().filter(|o| o.name == name).count()
-    }
-
-    /// The value of boolean flag `name`: its last occurrence, `None` if absent. An invalid
-    /// boolean was already reported as an error during parsing.
-    pub fn flag(&self, name: &str) -> Option<bool> {
-        self.last(name).map(|v| parse_bool(v).unwrap_or(true))
-    }
-
-    /// Records an error in `cl`'s `Option::error` form: `<prog>: for the --<name> option: <msg>`.
-    pub fn option_error(&mut self, name: &str, msg: &str) {
-        let dashes = if name.len() == 1 { "-" } else { "--" };
-        self.errors.push_str(&format!(
-            "{}: for the {dashes}{name} option: {msg}\n",
-            self.prog
-        ));
-    }
-}
-
-/// `cl`'s boolean values.
-pub fn parse_bool(v: &str) -> Option<bool> {
-    match v {
-        "" | "true" | "TRUE" | "True" | "1" => Some(true),
-        "false" | "FALSE" | "False" | "0" => Some(false),
-        _ => None,
-    }
-}
+use super::error::{Error, Result};
 
 pub use offkit_llvm::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
-/// How a tool's command line is parsed, beyond its option table.
+/// The texts the immediate options print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Text {
+    /// `--help`.
+    Help,
+    /// `--help-hidden`.
+    HelpHidden,
+    /// `--help-list`, and `-h` (the tools' own flag: `cl::PrintHelpMessage()`).
+    HelpList,
+    /// `--help-list-hidden`.
+    HelpListHidden,
+    /// `--version`.
+    Version,
+}
+
+/// A tool's help texts as LLVM 19 prints them for the tool's own name.
 #[derive(Debug, Clone, Copy)]
-pub struct Config<'a> {
-    /// The options.
-    pub specs: &'a [Spec],
-    /// How many positional arguments the tool takes: `None` for any number, `Some(0)` when it
-    /// has no positional option (a stray word is then an unknown argument), `Some(n)` for `n`
-    /// optional positionals (`cl::opt<…> X(cl::Positional)`; more give "Too many positional
-    /// arguments specified!").
-    pub max_positionals: Option<usize>,
-    /// The order in which "Did you mean" considers the options: LLVM walks its global
-    /// `StringMap` of options, whose order depends on every option registered in the binary.
-    /// Options not listed come after, in table order. Empty: table order.
-    pub suggest_order: &'a [&'a str],
+pub struct Help {
+    /// `--help`.
+    pub help: &'static str,
+    /// `--help-hidden`.
+    pub hidden: &'static str,
+    /// `--help-list` (and `-h`).
+    pub list: &'static str,
+    /// `--help-list-hidden`.
+    pub list_hidden: &'static str,
+    /// `cl` names the program as invoked in its `USAGE:` line; `OptTable` tools print a fixed
+    /// line.
+    pub usage_as_invoked: bool,
 }
 
-/// Parses `args` (with `args[0]` the program) against `specs`. `positional` says whether the
-/// tool has positional arguments (otherwise a stray word is an unknown argument).
-pub fn parse(args: &[OsString], specs: &[Spec], positional: bool) -> Parsed {
-    parse_config(
-        args,
-        &Config {
-            specs,
-            max_positionals: if positional { None } else { Some(0) },
-            suggest_order: &[],
-        },
-    )
+/// What a parse step decided.
+#[derive(Debug)]
+pub enum Step<A> {
+    /// Run the action.
+    Run(A),
+    /// Print a text on standard output and exit 0 (diagnostics may have been printed).
+    Show(Text),
+    /// The command line is wrong and its diagnostics were printed: exit 1.
+    Fail,
 }
 
-/// Parses `args` (with `args[0]` the program) as `cl::ParseCommandLineOptions` does.
-pub fn parse_config(args: &[OsString], config: &Config<'_>) -> Parsed {
-    let specs = config.specs;
-    let argv0 = args
-        .first()
-        .map(|a| a.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let prog = Path::new(&argv0)
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut p = Parsed {
-        prog,
-        argv0,
-        ..Parsed::default()
-    };
-    let raw: Vec<String> = args
-        .iter()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let argv = match expand_response_files(raw) {
-        Ok(v) => v,
-        Err(msg) => {
-            // LLVM prints the message and returns without parsing anything (and without
-            // exiting): the tool then runs as if it had no arguments.
-            p.expansion_error = Some(format!("{msg}\n"));
-            return p;
-        }
-    };
-    let accepts_positionals = config.max_positionals != Some(0);
-    let mut dash_dash = false;
-    let mut i = 0;
-    while i < argv.len() {
-        let arg = &argv[i];
-        let position = i + 1;
-        if !arg.starts_with('-') || arg == "-" || dash_dash {
-            if accepts_positionals {
-                p.positionals.push(arg.clone());
-            } else {
-                p.errors.push_str(&format!(
-                    "{}: Unknown command line argument '{arg}'.  Try: '{} --help'\n",
-                    p.prog, p.argv0
-                ));
-            }
-            i += 1;
-            continue;
-        }
-        if arg == "--" {
-            dash_dash = true;
-            i += 1;
-            continue;
-        }
-        let mut name = arg.strip_prefix("--").unwrap_or(&arg[1..]).to_string();
-        let mut value: Option<String> = None;
-        let mut handler = lookup(specs, &mut name, &mut value);
-        if handler.is_none() {
-            handler = grouped(specs, &mut name, &mut value, &mut p, position);
-            if p.immediate.is_some() {
-                return p;
-            }
-        }
-        let Some(spec) = handler else {
-            p.errors.push_str(&format!(
-                "{}: Unknown command line argument '{arg}'.  Try: '{} --help'\n",
-                p.prog, p.argv0
-            ));
-            if let Some(near) = nearest(&name, config) {
-                p.errors
-                    .push_str(&format!("{}: Did you mean '{near}'?\n", p.prog));
-            }
-            i += 1;
-            continue;
-        };
-        provide(&mut p, spec, value, &argv, &mut i, position);
-        if p.immediate.is_some() {
-            return p;
-        }
-        i += 1;
-    }
-    if let Some(max) = config.max_positionals.filter(|&m| m > 0) {
-        if p.positionals.len() > max {
-            p.errors.push_str(&format!(
-                "{}: Too many positional arguments specified!\nCan specify at most {max} \
-                 positional arguments: See: {} --help\n",
-                p.prog, p.argv0
-            ));
-        }
-    }
-    p
+/// How a tool parses its words (`argv[1..]`, response files expanded).
+pub trait Parse {
+    /// What the action gets.
+    type Args;
+    /// Parses `words`; `expansion_failed` says that response-file expansion stopped at an error
+    /// (already printed) and `words` hold what was expanded up to it. Diagnostics are printed
+    /// through `report`.
+    fn parse(
+        &self,
+        argv0: &str,
+        words: &[String],
+        expansion_failed: bool,
+        report: &Reporter,
+    ) -> Step<Self::Args>;
 }
 
-/// `LookupOption`: the option named `name`, or, when `name` has an `=`, the option named by
-/// what precedes it (then `name` and `value` are split there).
-fn lookup(specs: &[Spec], name: &mut String, value: &mut Option<String>) -> Option<Spec> {
-    if name.is_empty() {
-        return None;
-    }
-    match name.split_once('=') {
-        None => specs.iter().find(|s| s.name == name.as_str()).copied(),
-        Some((n, v)) => {
-            let s = *specs.iter().find(|s| s.name == n)?;
-            *value = Some(v.to_string());
-            *name = n.to_string();
-            Some(s)
-        }
-    }
+/// A drop-in tool: everything but its parse table and action is the driver's.
+#[derive(Debug)]
+pub struct Tool<P> {
+    /// The tool's name (`clang-offload-bundler`).
+    pub name: &'static str,
+    /// Its help texts.
+    pub help: Help,
+    /// Its parse step.
+    pub parser: P,
 }
 
-/// `cl` gives every one-letter option the `Grouping` flag.
-fn is_grouping(s: &Spec) -> bool {
-    s.name.len() == 1
-}
-
-/// `getOptionPred` with `isGrouping`: the longest prefix of `name` (down to one character) that
-/// names a grouping option.
-fn grouping_prefix(specs: &[Spec], name: &str) -> Option<(Spec, usize)> {
-    (1..=name.len()).rev().find_map(|len| {
-        let prefix = name.get(..len)?;
-        specs
+impl<P: Parse> Tool<P> {
+    /// Runs the tool with its full argument vector (`args[0]` is the name it was invoked as):
+    /// expands response files, parses, prints help or version, or runs `action`; reports an
+    /// error as `<argv0>: error: <message>` and gives LLVM's exit status.
+    pub fn main(
+        &self,
+        args: Vec<OsString>,
+        env: &Env,
+        action: impl FnOnce(P::Args, &Reporter) -> Result,
+    ) -> ExitCode {
+        let argv0 = args
+            .first()
+            .map(|a| a.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.name.to_string());
+        let report = Reporter::new(&argv0, env);
+        let words: Vec<String> = args
             .iter()
-            .find(|s| s.name == prefix && is_grouping(s))
-            .map(|s| (*s, len))
-    })
+            .skip(1)
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let expanded = response::expand(words);
+        if let Some(e) = &expanded.error {
+            report.raw(&format!("{e}\n"));
+        }
+        let step = self
+            .parser
+            .parse(&argv0, &expanded.words, expanded.error.is_some(), &report);
+        match step {
+            Step::Show(text) => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(self.text(text, &argv0).as_bytes());
+                let _ = out.flush();
+                ExitCode::SUCCESS
+            }
+            Step::Fail => ExitCode::from(1),
+            Step::Run(args) => match action(args, &report) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(Error::Reported) => ExitCode::from(1),
+                Err(e) => {
+                    report.error(&e.to_string());
+                    ExitCode::from(1)
+                }
+            },
+        }
+    }
+
+    /// The text of an immediate option, for the program invoked as `argv0`.
+    pub fn text(&self, text: Text, argv0: &str) -> String {
+        let help = match text {
+            Text::Version => return format!("Debian {} version 19.1.7 (3~deb12u1)\n", self.name),
+            Text::Help => self.help.help,
+            Text::HelpHidden => self.help.hidden,
+            Text::HelpList => self.help.list,
+            Text::HelpListHidden => self.help.list_hidden,
+        };
+        if !self.help.usage_as_invoked {
+            return help.to_string();
+        }
+        help.replacen(
+            &format!("USAGE: {} ", self.name),
+            &format!("USAGE: {} ", options::program_name(argv0)),
+            1,
+        )
+    }
 }
 
-/// `HandlePrefixedOrGroupedOption`: `-abc` as `-a -b -c` for one-letter options, the last of
-/// which may take a value (`-ho file`, `-o=file`). Options handled inside the group are
-/// recorded here; an option that needs a value inside a group is an error.
-fn grouped(
-    specs: &[Spec],
-    name: &mut String,
-    value: &mut Option<String>,
-    p: &mut Parsed,
-    position: usize,
-) -> Option<Spec> {
-    if name.len() <= 1 {
-        return None;
-    }
-    let (mut spec, mut len) = grouping_prefix(specs, name)?;
-    loop {
-        let rest = name.get(len..).unwrap_or_default().to_string();
-        name.truncate(len);
-        if rest.is_empty() {
-            return Some(spec);
-        }
-        if let Some(v) = rest.strip_prefix('=') {
-            *value = Some(v.to_string());
-            return Some(spec);
-        }
-        if spec.kind == Kind::Value {
-            p.option_error(spec.name, "may not occur within a group!");
-            return None;
-        }
-        let mut dummy = 0;
-        provide(p, spec, None, &[], &mut dummy, position);
-        if p.immediate.is_some() {
-            return None;
-        }
-        *name = rest;
-        (spec, len) = grouping_prefix(specs, name)?;
-    }
+/// The parse step of the tools built on `cl` (`cl::ParseCommandLineOptions`, then the tool's
+/// own `-h` flag when its table has one).
+#[derive(Debug, Clone, Copy)]
+pub struct Cl {
+    /// The options and positional rules.
+    pub config: Config<'static>,
 }
 
-/// `ProvideOption`: checks the value against what the option expects and records it.
-fn provide(
-    p: &mut Parsed,
-    spec: Spec,
-    value: Option<String>,
-    argv: &[String],
-    i: &mut usize,
-    position: usize,
-) {
-    match spec.kind {
-        Kind::Value => {
-            let value = match value {
-                Some(v) => v,
-                None if *i + 1 < argv.len() => {
-                    *i += 1;
-                    argv[*i].clone()
-                }
-                None => {
-                    p.option_error(spec.name, "requires a value!");
-                    return;
-                }
-            };
-            let pieces: Vec<String> = if spec.comma_separated {
-                value.split(',').map(str::to_string).collect()
-            } else {
-                vec![value]
-            };
-            for v in pieces {
-                p.occurrences.push(Occurrence {
-                    name: spec.name,
-                    value: Some(v),
-                    position,
-                });
-            }
-        }
-        Kind::Flag => {
-            if let Some(v) = &value {
-                if parse_bool(v).is_none() {
-                    p.option_error(
-                        spec.name,
-                        &format!("'{v}' is invalid value for boolean argument! Try 0 or 1"),
-                    );
-                    return;
-                }
-            }
-            p.occurrences.push(Occurrence {
-                name: spec.name,
-                value,
-                position,
+impl Parse for Cl {
+    type Args = Parsed;
+
+    fn parse(
+        &self,
+        argv0: &str,
+        words: &[String],
+        expansion_failed: bool,
+        report: &Reporter,
+    ) -> Step<Parsed> {
+        if expansion_failed {
+            // `ParseCommandLineOptions` returns before parsing anything (and does not exit):
+            // the tool runs with every option at its default.
+            return Step::Run(Parsed {
+                prog: options::program_name(argv0),
+                argv0: argv0.to_string(),
+                ..Parsed::default()
             });
         }
-        Kind::Immediate => {
-            // `--help` and `--version` are `cl::ValueDisallowed`.
-            if let Some(v) = &value {
-                p.option_error(
-                    spec.name,
-                    &format!("does not allow a value! '{v}' specified."),
-                );
-                return;
-            }
-            p.occurrences.push(Occurrence {
-                name: spec.name,
-                value: None,
-                position,
+        let p = options::parse(argv0, words, &self.config);
+        report.raw(&p.errors);
+        if let Some(name) = p.immediate {
+            return Step::Show(match name {
+                "help-hidden" => Text::HelpHidden,
+                "help-list" => Text::HelpList,
+                "help-list-hidden" => Text::HelpListHidden,
+                "version" => Text::Version,
+                _ => Text::Help,
             });
-            p.immediate = Some(spec.name);
         }
+        if p.failed() {
+            return Step::Fail;
+        }
+        if p.flag("h") == Some(true) {
+            return Step::Show(Text::HelpList);
+        }
+        Step::Run(p)
     }
-}
-
-/// `LookupNearestOption`: the option closest (Levenshtein) to what was typed, rendered with its
-/// dashes (and `=value` when the option takes one). Ties go to the option LLVM meets first.
-fn nearest(body: &str, config: &Config<'_>) -> Option<String> {
-    if body.is_empty() {
-        return None;
-    }
-    let (lhs, rhs) = body.split_once('=').unwrap_or((body, ""));
-    let listed = config
-        .suggest_order
-        .iter()
-        .filter_map(|n| config.specs.iter().find(|s| s.name == *n));
-    let rest = config
-        .specs
-        .iter()
-        .filter(|s| !config.suggest_order.contains(&s.name));
-    let mut best: Option<(usize, String)> = None;
-    for s in listed.chain(rest).filter(|s| !s.really_hidden) {
-        let permit_value = s.kind != Kind::Immediate;
-        let flag = if permit_value { lhs } else { body };
-        let d = edit_distance(s.name, flag);
-        if best.as_ref().is_none_or(|(bd, _)| d < *bd) {
-            let shown = if rhs.is_empty() || !permit_value {
-                s.name.to_string()
-            } else {
-                format!("{}={rhs}", s.name)
-            };
-            best = Some((d, shown));
-        }
-    }
-    // `PrintArg`: one dash for a one-character string, two otherwise (counting any `=value`).
-    best.map(|(_, s)| {
-        let dashes = if s.len() == 1 { "-" } else { "--" };
-        format!("{dashes}{s}")
-    })
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
-
-/// Expands `@file` arguments as `ExpansionContext::expandResponseFiles` does: relative names
-/// against the working directory; a file that does not exist leaves the argument as it is;
-/// one that exists but cannot be read is an error ("cannot not open file", LLVM's wording);
-/// expanding a file from within itself is an error. GNU tokenization.
-pub fn expand_response_files(mut argv: Vec<String>) -> Result<Vec<String>, String> {
-    // (absolute path, index one past its last expanded argument)
-    let mut stack: Vec<(std::path::PathBuf, usize)> = Vec::new();
-    let mut i = 0;
-    while i < argv.len() {
-        while stack.last().is_some_and(|(_, end)| *end <= i) {
-            stack.pop();
-        }
-        let Some(name) = argv[i].strip_prefix('@') else {
-            i += 1;
-            continue;
-        };
-        let path = Path::new(name);
-        let path = if path.is_relative() {
-            std::env::current_dir()
-                .map_err(|e| format!("cannot get absolute path for: {name}: {e}"))?
-                .join(path)
-        } else {
-            path.to_path_buf()
-        };
-        match std::fs::metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                i += 1;
-                continue;
-            }
-            Err(e) => {
-                return Err(format!(
-                    "cannot not open file '{}': {}",
-                    path.display(),
-                    os_message(&e)
-                ))
-            }
-            Ok(_) => {}
-        }
-        for (open, _) in &stack {
-            if same_file(open, &path) {
-                return Err(format!("recursive expansion of: '{}'", open.display()));
-            }
-        }
-        // Through the one input opener: a FIFO (on which LLVM 19 hangs) is refused at once,
-        // `/dev/zero` read only up to a bound.
-        let bytes = offkit_tools::MappedFile::open_llvm(&path).map_err(|e| {
-            format!(
-                "cannot not open file '{}': {}",
-                path.display(),
-                os_message(&e)
-            )
-        })?;
-        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
-        let tokens = tokenize_gnu(&String::from_utf8_lossy(bytes));
-        let added = tokens.len();
-        for (_, end) in &mut stack {
-            *end = *end + added - 1;
-        }
-        stack.push((path, i + added));
-        argv.splice(i..=i, tokens);
-    }
-    Ok(argv)
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
-}
-
-/// An OS error as LLVM prints `std::error_code::message()`: the C library's text, without
-/// Rust's " (os error N)" suffix.
-pub fn os_message(e: &std::io::Error) -> String {
-    let text = match e.raw_os_error() {
-        Some(code) => std::io::Error::from_raw_os_error(code).to_string(),
-        None => e.to_string(),
-    };
-    match text.rfind(" (os error ") {
-        Some(at) if text.ends_with(')') => text[..at].to_string(),
-        _ => text,
-    }
-}
-
-/// `cl::TokenizeGNUCommandLine`.
-pub fn tokenize_gnu(src: &str) -> Vec<String> {
-    let c: Vec<char> = src.chars().collect();
-    let ws = |ch: char| matches!(ch, ' ' | '\t' | '\r' | '\n');
-    let mut out = Vec::new();
-    let mut tok = String::new();
-    let mut i = 0;
-    while i < c.len() {
-        if tok.is_empty() {
-            while i < c.len() && ws(c[i]) {
-                i += 1;
-            }
-            if i == c.len() {
-                break;
-            }
-        }
-        let ch = c[i];
-        if ch == '\\' && i + 1 < c.len() {
-            tok.push(c[i + 1]);
-            i += 2;
-            continue;
-        }
-        if ch == '"' || ch == '\'' {
-            i += 1;
-            while i < c.len() && c[i] != ch {
-                if c[i] == '\\' && i + 1 < c.len() {
-                    i += 1;
-                }
-                tok.push(c[i]);
-                i += 1;
-            }
-            if i == c.len() {
-                break;
-            }
-            i += 1;
-            continue;
-        }
-        if ws(ch) {
-            if !tok.is_empty() {
-                out.push(std::mem::take(&mut tok));
-            }
-            i += 1;
-            continue;
-        }
-        tok.push(ch);
-        i += 1;
-    }
-    if !tok.is_empty() {
-        out.push(tok);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -628,158 +223,90 @@ mod tests {
     use super::*;
 
     const SPECS: &[Spec] = &[
-        Spec::value("type"),
-        Spec::list("targets"),
-        Spec::value("input"),
-        Spec::flag("list"),
-        Spec::value("o"),
-        Spec::immediate("help"),
-    ];
-
-    fn args(v: &[&str]) -> Vec<OsString> {
-        v.iter().map(OsString::from).collect()
-    }
-
-    #[test]
-    fn values_flags_and_lists() {
-        let p = parse(
-            &args(&[
-                "/x/tool",
-                "-type",
-                "bc",
-                "--targets=a,,b",
-                "-input=x",
-                "-o",
-                "out",
-                "--list=0",
-            ]),
-            SPECS,
-            false,
-        );
-        assert!(!p.failed(), "{}", p.errors);
-        assert_eq!(p.last("type"), Some("bc"));
-        assert_eq!(p.values("targets"), ["a", "", "b"]);
-        assert_eq!(p.flag("list"), Some(false));
-        assert_eq!(p.last("o"), Some("out"));
-        assert_eq!(p.prog, "tool");
-    }
-
-    #[test]
-    fn errors_as_llvm_prints_them() {
-        let p = parse(
-            &args(&["tool", "-lst", "word", "--list=yes", "-type"]),
-            SPECS,
-            false,
-        );
-        assert_eq!(
-            p.errors,
-            "tool: Unknown command line argument '-lst'.  Try: 'tool --help'\n\
-             tool: Did you mean '--list'?\n\
-             tool: Unknown command line argument 'word'.  Try: 'tool --help'\n\
-             tool: for the --list option: 'yes' is invalid value for boolean argument! Try 0 or 1\n\
-             tool: for the --type option: requires a value!\n"
-        );
-    }
-
-    #[test]
-    fn immediate_stops() {
-        let p = parse(&args(&["tool", "--help", "-bogus"]), SPECS, false);
-        assert_eq!(p.immediate, Some("help"));
-        assert!(!p.failed());
-    }
-
-    const TOOL: &[Spec] = &[
         Spec::flag("h").really_hidden(),
         Spec::value("o"),
-        Spec::value("image"),
-        Spec::flag("archive"),
         Spec::immediate("help"),
+        Spec::immediate("help-list"),
         Spec::immediate("version"),
     ];
 
-    fn tool(v: &[&str]) -> Parsed {
-        parse_config(
-            &args(v),
-            &Config {
-                specs: TOOL,
-                max_positionals: Some(1),
-                suggest_order: &["o", "help", "version", "archive", "image"],
+    const TOOL: Tool<Cl> = Tool {
+        name: "clang-offload-packager",
+        help: Help {
+            help: "OVERVIEW: x\n\nUSAGE: clang-offload-packager [options]\n\nOPTIONS:\n",
+            hidden: "hidden\n",
+            list: "USAGE: clang-offload-packager [options]\nlist\n",
+            list_hidden: "list hidden\n",
+            usage_as_invoked: true,
+        },
+        parser: Cl {
+            config: Config {
+                required: &["o"],
+                ..Config::new(SPECS)
             },
-        )
+        },
+    };
+
+    fn words(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn step(v: &[&str], expansion_failed: bool) -> Step<Parsed> {
+        let report = Reporter::new("/x/tool-19", &Env::default());
+        TOOL.parser
+            .parse("/x/tool-19", &words(v), expansion_failed, &report)
     }
 
     #[test]
-    fn one_letter_options_group() {
-        let p = tool(&["t", "-ho", "out"]);
-        assert!(!p.failed(), "{}", p.errors);
-        assert_eq!(p.flag("h"), Some(true));
-        assert_eq!(p.last("o"), Some("out"));
-        let p = tool(&["t", "-oh"]);
+    fn texts_name_the_program_as_invoked() {
         assert_eq!(
-            p.errors,
-            "t: for the -o option: may not occur within a group!\n\
-             t: Unknown command line argument '-oh'.  Try: 't --help'\n\
-             t: Did you mean '-o'?\n"
+            TOOL.text(Text::Help, "/usr/bin/clang-offload-packager-19"),
+            "OVERVIEW: x\n\nUSAGE: clang-offload-packager-19 [options]\n\nOPTIONS:\n"
         );
-        let p = tool(&["t", "-hx"]);
-        assert_eq!(p.flag("h"), Some(true));
-        assert!(p.errors.contains("Unknown command line argument '-hx'"));
-        assert_eq!(tool(&["t", "-o=x"]).last("o"), Some("x"));
-    }
-
-    #[test]
-    fn immediates_take_no_value_and_positionals_are_counted() {
-        let p = tool(&["t", "--help=0"]);
-        assert_eq!(p.immediate, None);
         assert_eq!(
-            p.errors,
-            "t: for the --help option: does not allow a value! '0' specified.\n"
+            TOOL.text(Text::Version, "anything"),
+            "Debian clang-offload-packager version 19.1.7 (3~deb12u1)\n"
         );
-        let p = tool(&["t", "a", "b"]);
+        let fixed = Tool {
+            help: Help {
+                usage_as_invoked: false,
+                ..TOOL.help
+            },
+            ..TOOL
+        };
         assert_eq!(
-            p.errors,
-            "t: Too many positional arguments specified!\nCan specify at most 1 positional \
-             arguments: See: t --help\n"
-        );
-        assert!(!tool(&["t", "a"]).failed());
-        // A suggestion keeps the typed value and counts it in the dashes.
-        let p = tool(&["t", "--zz=5"]);
-        assert!(
-            p.errors.ends_with("t: Did you mean '--o=5'?\n"),
-            "{}",
-            p.errors
+            fixed.text(Text::HelpList, "/x/other"),
+            "USAGE: clang-offload-packager [options]\nlist\n"
         );
     }
 
     #[test]
-    fn response_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let rsp = dir.path().join("args.rsp");
-        std::fs::write(&rsp, "-o 'a b' @missing\n").unwrap();
-        let p = tool(&["t", &format!("@{}", rsp.display())]);
-        assert_eq!(p.last("o"), Some("a b"));
-        assert_eq!(p.positionals, ["@missing"]);
-        std::fs::write(&rsp, format!("@{}", rsp.display())).unwrap();
-        let p = tool(&["t", &format!("@{}", rsp.display())]);
-        assert!(p
-            .expansion_error
-            .unwrap()
-            .starts_with("recursive expansion of: '"));
-        let p = tool(&["t", &format!("@{}", dir.path().display())]);
-        assert_eq!(
-            p.expansion_error.unwrap(),
-            format!(
-                "cannot not open file '{}': Is a directory\n",
-                dir.path().display()
-            )
-        );
-    }
-
-    #[test]
-    fn gnu_tokens() {
-        assert_eq!(
-            tokenize_gnu("a 'b c' \"d\\\"e\" f\\ g\n"),
-            ["a", "b c", "d\"e", "f g"]
-        );
+    fn cl_steps() {
+        // Help wins over the errors before it; `-h` is the list, once the line parses.
+        assert!(matches!(
+            step(&["-bogus", "--help"], false),
+            Step::Show(Text::Help)
+        ));
+        assert!(matches!(
+            step(&["-o", "x", "-h"], false),
+            Step::Show(Text::HelpList)
+        ));
+        assert!(matches!(step(&["-h"], false), Step::Fail));
+        assert!(matches!(step(&["-bogus"], false), Step::Fail));
+        // After a response-file error nothing is parsed and nothing is required.
+        match step(&["--help"], true) {
+            Step::Run(p) => {
+                assert!(p.occurrences.is_empty() && !p.failed());
+                assert_eq!(
+                    (p.prog.as_str(), p.argv0.as_str()),
+                    ("tool-19", "/x/tool-19")
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        match step(&["-o", "out"], false) {
+            Step::Run(p) => assert_eq!(p.last("o"), Some("out")),
+            other => panic!("{other:?}"),
+        }
     }
 }

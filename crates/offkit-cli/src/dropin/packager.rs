@@ -22,12 +22,12 @@ mod files;
 mod package;
 
 use std::ffi::OsString;
-use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
 use offkit_tools::Env;
 
 use super::cl::{self, Spec};
+use super::error::Error;
 
 /// The options of LLVM 19's tool: its own (`-o`, `--image`, `--archive`, the hidden `-h`),
 /// `cl`'s generic ones, and `-W`, the one one-letter option among the 2,488 that libLLVM and
@@ -65,137 +65,52 @@ const SUGGEST_ORDER: &[&str] = &[
     "print-options",
 ];
 
-const HELP: &str = include_str!("packager/help.txt");
-const HELP_HIDDEN: &str = include_str!("packager/help-hidden.txt");
-const HELP_LIST: &str = include_str!("packager/help-list.txt");
-const HELP_LIST_HIDDEN: &str = include_str!("packager/help-list-hidden.txt");
-const VERSION: &str = "Debian clang-offload-packager version 19.1.7 (3~deb12u1)\n";
+/// The tool: `cl` with the table above and at most one positional argument (the input).
+const TOOL: cl::Tool<cl::Cl> = cl::Tool {
+    name: "clang-offload-packager",
+    help: cl::Help {
+        help: include_str!("packager/help.txt"),
+        hidden: include_str!("packager/help-hidden.txt"),
+        list: include_str!("packager/help-list.txt"),
+        list_hidden: include_str!("packager/help-list-hidden.txt"),
+        usage_as_invoked: true,
+    },
+    parser: cl::Cl {
+        config: cl::Config {
+            max_positionals: Some(1),
+            suggest_order: SUGGEST_ORDER,
+            ..cl::Config::new(SPECS)
+        },
+    },
+};
 
 /// Runs the tool with its full argument vector.
 pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
-    let parsed = cl::parse_config(
-        &args,
-        &cl::Config {
-            specs: SPECS,
-            max_positionals: Some(1),
-            suggest_order: SUGGEST_ORDER,
-        },
-    );
-    let mut stderr = std::io::stderr().lock();
-    if let Some(msg) = &parsed.expansion_error {
-        // LLVM prints this and then runs with nothing parsed, which does nothing.
-        let _ = stderr.write_all(msg.as_bytes());
-        return ExitCode::SUCCESS;
-    }
-    let _ = stderr.write_all(parsed.errors.as_bytes());
-    if let Some(which) = parsed.immediate {
-        let text = match which {
-            "version" => VERSION.to_string(),
-            "help-hidden" => usage(HELP_HIDDEN, &parsed.prog),
-            "help-list" => usage(HELP_LIST, &parsed.prog),
-            "help-list-hidden" => usage(HELP_LIST_HIDDEN, &parsed.prog),
-            _ => usage(HELP, &parsed.prog),
-        };
-        return print_stdout(&text);
-    }
-    if parsed.failed() {
-        return ExitCode::from(1);
-    }
-    if parsed.flag("h") == Some(true) {
-        // `-h` is the tool's own option, handled after parsing with `cl::PrintHelpMessage()`:
-        // the uncategorized list.
-        return print_stdout(&usage(HELP_LIST, &parsed.prog));
-    }
-    let reporter = Reporter::new(&parsed.argv0, env);
-    let output = parsed.last("o").unwrap_or("").to_string();
-    let input = parsed.positionals.first().cloned().unwrap_or_default();
-    let images: Vec<String> = parsed
-        .values("image")
-        .into_iter()
-        .map(str::to_string)
-        .collect();
-    if !input.is_empty() && !output.is_empty() {
-        return reporter.error(
-            "Packaging to an output file and extracting from an input file are mutually \
-             exclusive.",
-        );
-    }
-    let result = if !output.is_empty() {
-        package::run(&output, &images)
-    } else if !input.is_empty() {
-        extract::run(
-            &input,
-            &images,
-            parsed.flag("archive") == Some(true),
-            &reporter,
-        )
-    } else {
-        Ok(())
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => reporter.error(&msg),
-    }
-}
-
-/// The help text with the program name `cl` prints in its USAGE line.
-fn usage(text: &str, prog: &str) -> String {
-    text.replacen(
-        "USAGE: clang-offload-packager ",
-        &format!("USAGE: {prog} "),
-        1,
-    )
-}
-
-fn print_stdout(text: &str) -> ExitCode {
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
-    ExitCode::SUCCESS
-}
-
-/// Prints `<argv0>: error: …` and `<argv0>: warning: …` as LLVM's `WithColor` does, with its
-/// colors when standard error is a terminal whose `TERM` LLVM 19 knows to take ANSI colors.
-pub(crate) struct Reporter {
-    argv0: String,
-    color: bool,
-}
-
-/// LLVM 19's `terminalHasColors`.
-fn term_has_colors(term: &str) -> bool {
-    matches!(term, "ansi" | "cygwin" | "linux")
-        || ["screen", "xterm", "vt100", "rxvt"]
-            .iter()
-            .any(|p| term.starts_with(p))
-        || term.ends_with("color")
-}
-
-impl Reporter {
-    fn new(argv0: &str, env: &Env) -> Reporter {
-        Reporter {
-            argv0: argv0.to_string(),
-            color: std::io::stderr().is_terminal() && env.get("TERM").is_some_and(term_has_colors),
+    TOOL.main(args, env, |parsed, reporter| {
+        let output = parsed.last("o").unwrap_or("");
+        let input = parsed.positionals.first().map_or("", String::as_str);
+        let images: Vec<String> = parsed
+            .values("image")
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if !input.is_empty() && !output.is_empty() {
+            return Err(Error::msg(
+                "Packaging to an output file and extracting from an input file are mutually \
+                 exclusive.",
+            ));
         }
-    }
-
-    /// `raw_ostream::changeColor(…, /*Bold=*/true)` then `resetColor()` around the label.
-    fn emit(&self, label: &str, ansi: &str, msg: &str) {
-        let text = if self.color {
-            format!("{}: \x1b[0;1;{ansi}m{label}: \x1b[0m{msg}\n", self.argv0)
+        if !output.is_empty() {
+            package::run(output, &images)
+        } else if !input.is_empty() {
+            extract::run(
+                input,
+                &images,
+                parsed.flag("archive") == Some(true),
+                reporter,
+            )
         } else {
-            format!("{}: {label}: {msg}\n", self.argv0)
-        };
-        let _ = std::io::stderr().lock().write_all(text.as_bytes());
-    }
-
-    /// Reports an error and gives the exit status 1.
-    fn error(&self, msg: &str) -> ExitCode {
-        self.emit("error", "31", msg);
-        ExitCode::from(1)
-    }
-
-    /// Reports a warning.
-    pub(crate) fn warning(&self, msg: &str) {
-        self.emit("warning", "35", msg);
-    }
+            Ok(())
+        }
+    })
 }

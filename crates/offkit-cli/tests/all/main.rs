@@ -4,6 +4,7 @@
 mod arch;
 mod bundler;
 mod check;
+mod dropin;
 mod hip;
 mod hostile;
 mod inspect;

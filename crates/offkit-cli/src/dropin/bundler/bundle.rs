@@ -87,11 +87,11 @@ pub fn bundle(ctx: &Ctx<'_>) -> Run {
         Handler::Object => return bundle_object(ctx, &out_path),
     };
     let p = Path::new(&out_path);
-    let mut out = Output::create(p).map_err(|e| file_error(p, &e))?;
+    let mut out = Output::create(p).map_err(|e| file_error(p, e))?;
     if cfg.compress {
         let plain = write::in_memory(&entries, format).map_err(|e| error(e.to_string()))?;
         let bytes = compress(ctx, &plain)?;
-        std::io::Write::write_all(&mut out, &bytes).map_err(|e| file_error(p, &e))?;
+        std::io::Write::write_all(&mut out, &bytes).map_err(|e| file_error(p, e))?;
     } else {
         let r = match format {
             Format::Binary { align } => write::binary(&entries, align, &mut out),
@@ -99,11 +99,11 @@ pub fn bundle(ctx: &Ctx<'_>) -> Run {
             Format::Object => Ok(()),
         };
         r.map_err(|e| match e {
-            offkit_bundle::Error::Write { source, .. } => file_error(p, &source),
+            offkit_bundle::Error::Write { source, .. } => file_error(p, source),
             e => error(e.to_string()),
         })?;
     }
-    out.commit().map_err(|e| file_error(p, &e))
+    out.commit().map_err(|e| file_error(p, e))
 }
 
 /// A fat object: `llvm-objcopy --add-section … --set-section-flags …=readonly,exclude -- host out`
@@ -113,7 +113,7 @@ fn bundle_object(ctx: &Ctx<'_>, out_path: &str) -> Run {
     let cfg = &ctx.cfg;
     let p = Path::new(out_path);
     // LLVM opens (and empties) the output before running objcopy; fail as it would.
-    drop(Output::create(p).map_err(|e| file_error(p, &e))?);
+    drop(Output::create(p).map_err(|e| file_error(p, e))?);
     let Some(host) = cfg.host_index else {
         return Err(error(
             "cannot bundle an object file without a host target (LLVM 19 crashes here)",

@@ -37,12 +37,12 @@ impl TempFile {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 128 => {
                     attempt += 1
                 }
-                Err(e) => return Err(file_error(&dir, &e)),
+                Err(e) => return Err(file_error(&dir, e)),
             }
         };
         if let Some(c) = contents {
-            file.write_all(c).map_err(|e| file_error(file.path(), &e))?;
-            file.flush().map_err(|e| file_error(file.path(), &e))?;
+            file.write_all(c).map_err(|e| file_error(file.path(), e))?;
+            file.flush().map_err(|e| file_error(file.path(), e))?;
         }
         Ok(TempFile { file })
     }

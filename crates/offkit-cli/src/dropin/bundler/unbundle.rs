@@ -13,7 +13,7 @@ use offkit_llvm::adt::stringmap::StringMap;
 use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
 use offkit_tools::fs::Outputs;
 
-use super::{error, file_error, handler, objcopy, read_input, Ctx, Fail, Handler, Run};
+use super::{error, file_error, handler, objcopy, read_input, Ctx, Handler, Run};
 
 /// The input after `CompressedOffloadBundle::decompress`: the file itself (mapped, payloads
 /// copied by the kernel) or the decompressed bytes.
@@ -176,19 +176,19 @@ fn missing_message(mut names: Vec<&str>) -> String {
 /// all are written (LLVM 19 leaves the outputs written before a failure; offkit leaves none).
 fn write_payload(outs: &mut Outputs, input: &Input, payload: Payload<'_>, path: &str) -> Run {
     let p = Path::new(path);
-    let mut out = Output::create(p).map_err(|e| file_error(p, &e))?;
+    let mut out = Output::create(p).map_err(|e| file_error(p, e))?;
     let r = match payload {
         Payload::Range(off, len) => input.copy_range(off, len, &mut out),
         Payload::Bytes(b) => out.write_all(b),
     };
-    r.map_err(|e| file_error(p, &e))?;
+    r.map_err(|e| file_error(p, e))?;
     outs.push(out);
     Ok(())
 }
 
 /// Renames every output of `outs` into place.
 pub fn commit(outs: Outputs) -> Run {
-    outs.commit().map_err(|(p, e)| file_error(&p, &e))
+    outs.commit().map_err(|(p, e)| file_error(&p, e))
 }
 
 enum Payload<'a> {
@@ -252,7 +252,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
                 match bundle {
                     Bundle::Binary(e) => {
                         if e.payload(data).is_none() {
-                            return Err(Fail::Error(format!(
+                            return Err(error(format!(
                                 "'{path}': the bundle '{}' ({} bytes at offset {:#x}) lies outside the input (LLVM 19 reads out of bounds)",
                                 e.id_str(),
                                 e.size,

@@ -17,9 +17,10 @@ use offkit_format::kind::OffloadKind;
 use offkit_format::scan::{holder, offload_binaries, Binaries, Holder, Resolver};
 use offkit_tools::mmap::MappedFile;
 
-use super::files::{commit, message, stage_file, stem, Outputs};
+use super::files::{commit, stage_file, stem, Outputs};
 use super::package::ImageArgs;
-use super::Reporter;
+use crate::dropin::cl::Reporter;
+use crate::dropin::error::{Error, Result};
 
 /// `object_error::parse_failed`.
 const PARSE_FAILED: &str = "Invalid data was encountered while parsing the file";
@@ -33,19 +34,13 @@ struct Found<'d> {
     entry: Entry<'d>,
 }
 
-/// Runs extraction mode; `Err` is the message LLVM would print after `error: `.
-pub fn run(
-    input: &str,
-    images: &[String],
-    archive: bool,
-    reporter: &Reporter,
-) -> Result<(), String> {
+/// Runs extraction mode; an error prints as LLVM's message after `error: `.
+pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -> Result {
     let (data, name) = if input == "-" {
-        let d = MappedFile::stdin().map_err(|e| format!("'{input}': {}", message(&e)))?;
+        let d = MappedFile::stdin().map_err(|e| Error::file(input, e))?;
         (d, "<stdin>".to_string())
     } else {
-        let d = MappedFile::open_llvm(Path::new(input))
-            .map_err(|e| format!("'{input}': {}", message(&e)))?;
+        let d = MappedFile::open_llvm(Path::new(input)).map_err(|e| Error::file(input, e))?;
         (d, input.to_string())
     };
     let dir = (input != "-").then(|| {
@@ -64,7 +59,7 @@ pub fn run(
         };
         if archive {
             let Some(file) = args.get("file") else {
-                return Err("Image must have a 'file' argument.".into());
+                return Err(Error::msg("Image must have a 'file' argument."));
             };
             write_archive(&mut outs, file, &matched)?;
         } else if let Some(file) = args.get("file") {
@@ -158,7 +153,7 @@ impl AsRef<[u8]> for Mapped {
 
 /// [`binaries`], for the scanner.
 fn read_llvm19(d: &[u8], base: u64) -> Result<Vec<Binary<'_>>, Msg> {
-    binaries(d, base).map_err(Msg)
+    binaries(d, base)
 }
 
 /// A thin archive's members: files next to the archive, opened as LLVM opens inputs.
@@ -174,7 +169,8 @@ impl Resolver for ThinMembers {
     ) -> std::io::Result<Box<dyn AsRef<[u8]>>> {
         let path = self.dir.join(member);
         let file = MappedFile::open_llvm(&path).map_err(|e| {
-            std::io::Error::new(e.kind(), format!("'{}': {}", path.display(), message(&e)))
+            let kind = e.kind();
+            std::io::Error::new(kind, Error::file(&path, e).to_string())
         })?;
         Ok(Box::new(Mapped(file)))
     }
@@ -184,7 +180,7 @@ impl Resolver for ThinMembers {
 /// scanner's flat list, [`offkit_format::scan::offload_binaries`]), each section read with
 /// LLVM 19's checks and messages; each named after its buffer (the innermost archive member,
 /// or the input).
-fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<Found<'d>>, String> {
+fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<Found<'d>>> {
     let mut thin = ThinMembers {
         dir: dir.unwrap_or_default(),
     };
@@ -195,7 +191,7 @@ fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<F
         skip_shared_input: false,
         bitcode_error,
     };
-    let found = offload_binaries(data, 0, name, &mut opts).map_err(|m| m.0)?;
+    let found = offload_binaries(data, 0, name, &mut opts).map_err(|m| Error::Message(m.0))?;
     Ok(found
         .into_iter()
         .flat_map(|f| {
@@ -211,20 +207,20 @@ fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<F
 /// The names LLVM's archive writer lists in the symbol table for a bitcode member (its
 /// irsymtab, read by offkit's bitcode reader); `Err` where offkit cannot do what LLVM would
 /// (rebuild a missing table from the module).
-fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, String> {
-    offkit_llvm::bitcode::archive_symbols(data, 0).map_err(|e| e.to_string())
+fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, offkit_format::Error> {
+    offkit_llvm::bitcode::archive_symbols(data, 0).map_err(offkit_format::Error::from)
 }
 
 /// Reads the offload binaries of one section (or raw file) as LLVM 19 does: version 1 only,
 /// each at the end of the previous one, with LLVM's checks and messages; where LLVM would read
 /// out of bounds, offkit's own message.
-fn binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>, String> {
+fn binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>, Msg> {
     let mut pos = 0usize;
     let mut out = Vec::new();
     while pos < data.len() {
         let rest = data.get(pos..).unwrap_or_default();
         llvm19_checks(rest)?;
-        let b = binary::parse_one(rest, base + pos as u64).map_err(|e| e.to_string())?;
+        let b = binary::parse_one(rest, base + pos as u64).map_err(|e| Msg(e.to_string()))?;
         pos += b.size as usize;
         out.push(b);
     }
@@ -240,9 +236,9 @@ fn u64_at(d: &[u8], at: u64) -> Option<u64> {
 
 /// The checks of LLVM 19's `OffloadBinary::create`, run on the rest of the section and then on
 /// a copy of the binary's own `size` bytes, with the errors they give.
-fn llvm19_checks(rest: &[u8]) -> Result<(), String> {
-    let fail = |m: &str| Err(m.to_string());
-    let checks = |buf: &[u8]| -> Result<(), String> {
+fn llvm19_checks(rest: &[u8]) -> Result<(), Msg> {
+    let fail = |m: &str| Err(Msg(m.to_string()));
+    let checks = |buf: &[u8]| -> Result<(), Msg> {
         if buf.len() < 72
             || !buf.starts_with(&binary::MAGIC)
             || buf.get(4..8) != Some(&[1, 0, 0, 0])
@@ -325,12 +321,13 @@ fn is_symbolic(data: &[u8]) -> bool {
 /// Writes the matched images as LLVM 19's `writeArchive` does for the packager: GNU format,
 /// deterministic (mtime, uid, gid 0, mode 644), a symbol table of the object members, each
 /// member named after the buffer the image came from.
-fn write_archive(outs: &mut Outputs, file: &str, matched: &[&Found<'_>]) -> Result<(), String> {
+fn write_archive(outs: &mut Outputs, file: &str, matched: &[&Found<'_>]) -> Result {
     for f in matched {
         if holder(&f.entry.image) == Holder::Bitcode {
             // Where offkit cannot list a bitcode member's symbols as LLVM would, refuse rather
             // than write a different archive.
-            bitcode_archive_symbols(&f.entry.image).map_err(|e| format!("'{}': {e}", f.name))?;
+            bitcode_archive_symbols(&f.entry.image)
+                .map_err(|e| Error::msg(format!("'{}': {e}", f.name)))?;
         }
     }
     let members: Vec<NewArchiveMember<'_>> = matched
@@ -339,7 +336,7 @@ fn write_archive(outs: &mut Outputs, file: &str, matched: &[&Found<'_>]) -> Resu
         .collect();
     let mut bytes = Cursor::new(Vec::new());
     ar_archive_writer::write_archive_to_stream(&mut bytes, &members, ArchiveKind::Gnu, false, None)
-        .map_err(|e| message(&e))?;
+        .map_err(Error::Os)?;
     let mut bytes = bytes.into_inner();
     if !matched.iter().any(|f| is_symbolic(&f.entry.image)) {
         drop_symbol_table(&mut bytes);

@@ -8,7 +8,7 @@ use std::path::Path;
 
 pub use offkit_tools::fs::{Output, Outputs};
 
-use crate::dropin::cl::os_message;
+use crate::dropin::error::{Error, Result};
 
 /// `sys::path::filename`: the last component; a path ending in `/` names `.`.
 pub fn filename(path: &str) -> &str {
@@ -50,24 +50,19 @@ pub fn stem(path: &str) -> &str {
     }
 }
 
-/// The message LLVM prints for an I/O error (`std::error_code::message()`).
-pub fn message(e: &io::Error) -> String {
-    os_message(e)
-}
-
 /// Writes `data` to `path` as LLVM's `writeFile` helper does (through the one output path),
 /// but the output joins `outs` and appears only when they are committed together
 /// ([`commit`]): LLVM 19 leaves the files written before a failure, offkit none.
-pub fn stage_file(outs: &mut Outputs, path: &str, data: &[u8]) -> Result<(), String> {
-    let mut out = Output::create(Path::new(path)).map_err(|e| message(&e))?;
-    io::Write::write_all(&mut out, data).map_err(|e| message(&e))?;
+pub fn stage_file(outs: &mut Outputs, path: &str, data: &[u8]) -> Result {
+    let mut out = Output::create(Path::new(path)).map_err(Error::Os)?;
+    io::Write::write_all(&mut out, data).map_err(Error::Os)?;
     outs.push(out);
     Ok(())
 }
 
 /// Renames every output of `outs` into place.
-pub fn commit(outs: Outputs) -> Result<(), String> {
-    outs.commit().map_err(|(_, e)| message(&e))
+pub fn commit(outs: Outputs) -> Result {
+    outs.commit().map_err(|(_, e)| Error::Os(e))
 }
 
 #[cfg(test)]
@@ -95,13 +90,18 @@ mod tests {
         let p = dir.path().join("out");
         let mut outs = Outputs::default();
         stage_file(&mut outs, p.to_str().unwrap(), b"abc").unwrap();
+        let message = |r: Result| r.unwrap_err().to_string();
         assert_eq!(
-            stage_file(&mut outs, dir.path().to_str().unwrap(), b"x"),
-            Err("Is a directory".to_string())
+            message(stage_file(&mut outs, dir.path().to_str().unwrap(), b"x")),
+            "Is a directory"
         );
         assert_eq!(
-            stage_file(&mut outs, dir.path().join("no/x").to_str().unwrap(), b"x"),
-            Err("No such file or directory".to_string())
+            message(stage_file(
+                &mut outs,
+                dir.path().join("no/x").to_str().unwrap(),
+                b"x"
+            )),
+            "No such file or directory"
         );
         // Not committed: nothing appears.
         drop(outs);

@@ -16,7 +16,8 @@ use offkit_llvm::adt::densemap::StringKeyMap;
 
 use offkit_tools::mmap::{self, MappedFile, Special};
 
-use super::files::{extension, message, Output};
+use super::files::{extension, Output};
+use crate::dropin::error::{Error, Result};
 
 /// The key/value arguments of one `--image`, as LLVM's `getImageArguments` builds its
 /// `DenseMap<StringRef, StringRef>`: split on `,`, each piece at its first `=`; a repeated
@@ -99,13 +100,15 @@ fn open_image(name: &str) -> io::Result<(Source, [u8; 4], usize)> {
     Ok((source, magic, n))
 }
 
-/// Runs packaging mode; `Err` is the message LLVM would print after `error: `.
-pub fn run(output: &str, images: &[String]) -> Result<(), String> {
+/// Runs packaging mode; an error prints as LLVM's message after `error: `.
+pub fn run(output: &str, images: &[String]) -> Result {
     let mut plan = Vec::new();
     for arg in images {
         let args = ImageArgs::parse(arg);
         let (Some(_), Some(files)) = (args.get("triple"), args.get("file")) else {
-            return Err("'file' and 'triple' are required image arguments".into());
+            return Err(Error::msg(
+                "'file' and 'triple' are required image arguments",
+            ));
         };
         let ordered = args.in_map_order();
         let mut offload_kind = OffloadKind::None;
@@ -119,7 +122,7 @@ pub fn run(output: &str, images: &[String]) -> Result<(), String> {
         }
         // Several `file=` keys (or a value with commas) make one binary per file.
         for name in files.split(',') {
-            let (source, magic, n) = open_image(name).map_err(|e| message(&e))?;
+            let (source, magic, n) = open_image(name).map_err(Error::Os)?;
             // Clang uses `.o` for LTO bitcode, so content wins over the extension.
             let image_kind = if is_bitcode(&magic[..n]) {
                 ImageKind::Bitcode
@@ -136,7 +139,7 @@ pub fn run(output: &str, images: &[String]) -> Result<(), String> {
                 flags: 0,
                 strings: strings.clone(),
             };
-            let layout = layout_v1(&spec, len).map_err(|e| e.to_string())?;
+            let layout = layout_v1(&spec, len)?;
             plan.push(Planned {
                 layout,
                 source,
@@ -144,9 +147,9 @@ pub fn run(output: &str, images: &[String]) -> Result<(), String> {
             });
         }
     }
-    let mut out = Output::create(Path::new(output)).map_err(|e| message(&e))?;
-    write_all(&mut out, &plan).map_err(|e| message(&e))?;
-    out.commit().map_err(|e| message(&e))
+    let mut out = Output::create(Path::new(output)).map_err(Error::Os)?;
+    write_all(&mut out, &plan).map_err(Error::Os)?;
+    out.commit().map_err(Error::Os)
 }
 
 fn write_all(w: &mut Output, plan: &[Planned]) -> io::Result<()> {
