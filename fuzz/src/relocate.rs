@@ -31,6 +31,8 @@ mod tests {
             let suffix = offkit_link::relocate::suffix(s);
             let out = offkit_link::relocate::rewrite(std::path::Path::new("seed.o"), s, &suffix);
             assert!(out.is_ok(), "{out:?}");
+            // And the whole body, which rewrites the result again (regress-*: found by fuzzing).
+            super::run(s);
         }
         for input in crate::mutations(&seeds, 40) {
             super::run(&input);

@@ -337,6 +337,15 @@ pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result
     let trailing = secs.iter().all(|s| s.index >= n - secs.len()) && elf.shstrndx < n - secs.len();
     if !trailing {
         let mut b = Builder::read(obj)?;
+        offkit_format::container::builder_alignments(
+            b.sections.iter_mut().map(|s| &mut s.sh_addralign),
+        )
+        .map_err(|i| {
+            FatObjError::Malformed(format!(
+                "section {} has an alignment that is not a power of two up to 2^32",
+                i + 1
+            ))
+        })?;
         for s in b.sections.iter_mut() {
             if bundle_id(s.name.as_slice()).is_some() {
                 s.delete = true;

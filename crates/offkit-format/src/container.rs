@@ -98,3 +98,34 @@ pub fn offload_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
     let found = crate::scan::offload_binaries(data, base, "", &mut opts)?;
     Ok(found.into_iter().map(|f| f.binary).collect())
 }
+
+/// Makes the section alignments of an ELF file about to be rebuilt with `object`'s builder safe
+/// for it: `0` (no constraint, as `1`) becomes `1`, and the index of the first section whose
+/// alignment is not a power of two up to 2^32 is returned as an error. The builder computes
+/// `(offset + align - 1) & !(align - 1)`, which overflows for `0` and is meaningless for
+/// the others (found by fuzzing `offkit_link::relocate::rewrite`).
+pub fn builder_alignments<'a>(
+    aligns: impl IntoIterator<Item = &'a mut u64>,
+) -> std::result::Result<(), usize> {
+    for (i, a) in aligns.into_iter().enumerate() {
+        if *a == 0 {
+            *a = 1;
+        }
+        if !a.is_power_of_two() || *a > 1 << 32 {
+            return Err(i);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn builder_alignments_are_made_safe() {
+        let mut a = [0u64, 1, 4096, 1 << 32];
+        assert_eq!(super::builder_alignments(a.iter_mut()), Ok(()));
+        assert_eq!(a, [1, 1, 4096, 1 << 32]);
+        assert_eq!(super::builder_alignments([8u64, 12].iter_mut()), Err(1));
+        assert_eq!(super::builder_alignments([1u64 << 33].iter_mut()), Err(0));
+    }
+}

@@ -119,6 +119,19 @@ pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
         source,
     };
     let mut b = Builder::read(copy.as_slice()).map_err(rebuild)?;
+    offkit_format::container::builder_alignments(
+        b.sections.iter_mut().map(|s| &mut s.sh_addralign),
+    )
+    .map_err(|i| {
+        let at = section_header_offset(data, i + 1);
+        bad(
+            at,
+            &format!(
+                "section {} has an alignment that is not a power of two up to 2^32",
+                i + 1
+            ),
+        )
+    })?;
     for (i, s) in b.sections.iter_mut().enumerate() {
         if let Some(&(_, ty)) = opaque.iter().find(|(at, _)| *at == i + 1) {
             s.sh_type = elf::SectionType(ty);
@@ -171,6 +184,23 @@ pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     b.write(&mut out).map_err(rebuild)?;
     Ok(out)
+}
+
+/// The file offset of section `index`'s header (0 if the header table cannot be read).
+fn section_header_offset(data: &[u8], index: usize) -> u64 {
+    fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8], index: usize) -> Option<u64> {
+        let header = Elf::parse(data).ok()?;
+        let endian = header.endian().ok()?;
+        let shoff: u64 = header.e_shoff(endian).into();
+        let entsize = u64::from(header.e_shentsize(endian));
+        shoff.checked_add(entsize.checked_mul(index as u64)?)
+    }
+    match FileKind::parse(data) {
+        Ok(FileKind::Elf32) => of::<elf::FileHeader32<Endianness>>(data, index),
+        Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>>(data, index),
+        _ => None,
+    }
+    .unwrap_or(0)
 }
 
 /// Marks the sections of the types in [`OPAQUE`] as `SHT_PROGBITS` in `copy` (a copy of

@@ -97,7 +97,12 @@ impl<'d> Linked<'d> {
             .ok()?
             .iter()
             .filter(|p| p.p_type(e) == elf::PT_LOAD)
-            .map(|p| (p.p_vaddr(e), p.p_offset(e), p.p_filesz(e)))
+            // What a header claims is bounded by the file (a fuzzed size made the table
+            // search below run for hours).
+            .map(|p| {
+                let in_file = (data.len() as u64).saturating_sub(p.p_offset(e));
+                (p.p_vaddr(e), p.p_offset(e), p.p_filesz(e).min(in_file))
+            })
             .collect();
         let sections = h.sections(e, data).ok()?;
         let mut out = Linked {
@@ -118,12 +123,17 @@ impl<'d> Linked<'d> {
             if name == b".llvm.offloading" {
                 out.offloading = Some((i, s.sh_addr(e), s.sh_offset(e), s.sh_size(e)));
             } else if s.sh_type(e) == elf::SHT_PROGBITS && flags & elf::SHF_EXECINSTR.0 == 0 {
-                out.data_sections.push((s.sh_addr(e), s.sh_size(e)));
+                let in_file = (data.len() as u64).saturating_sub(s.sh_offset(e));
+                out.data_sections
+                    .push((s.sh_addr(e), s.sh_size(e).min(in_file)));
             } else if s.sh_type(e) == elf::SHT_RELA {
                 let Some(relative) = relative else { continue };
                 let (off, size) = (s.sh_offset(e), s.sh_size(e));
                 let mut at = off;
-                while at.checked_add(24).is_some_and(|end| end <= off + size) {
+                while at
+                    .checked_add(24)
+                    .is_some_and(|end| end <= off.saturating_add(size))
+                {
                     let (Some(r_offset), Some(info), Some(addend)) =
                         (out.u64_at(at), out.u64_at(at + 8), out.u64_at(at + 16))
                     else {
@@ -150,7 +160,7 @@ impl<'d> Linked<'d> {
         self.loads
             .iter()
             .find(|(v, _, n)| va >= *v && va - v < *n)
-            .map(|(v, o, _)| o + (va - v))
+            .and_then(|(v, o, _)| o.checked_add(va - v))
     }
 
     /// The pointer-sized word at `va` as the loader leaves it.
@@ -164,9 +174,9 @@ impl<'d> Linked<'d> {
     fn in_offloading(&self, p: u64, end: bool) -> bool {
         self.offloading.is_some_and(|(_, va, _, size)| {
             if end {
-                p > va && p <= va + size
+                p > va && p <= va.saturating_add(size)
             } else {
-                p >= va && p < va + size
+                p >= va && p < va.saturating_add(size)
             }
         })
     }
@@ -174,9 +184,9 @@ impl<'d> Linked<'d> {
     fn record(&self, at: u64) -> Option<[u64; 4]> {
         let r = [
             self.word(at)?,
-            self.word(at + 8)?,
-            self.word(at + 16)?,
-            self.word(at + 24)?,
+            self.word(at.checked_add(8)?)?,
+            self.word(at.checked_add(16)?)?,
+            self.word(at.checked_add(24)?)?,
         ];
         (self.in_offloading(r[0], false) && self.in_offloading(r[1], true) && r[0] < r[1])
             .then_some(r)
@@ -189,8 +199,13 @@ impl<'d> Linked<'d> {
             return out;
         }
         for &(start, size) in &self.data_sections {
-            let mut d = start.next_multiple_of(8);
-            while d + 32 <= start + size {
+            let Some(mut d) = start.checked_next_multiple_of(8) else {
+                continue;
+            };
+            while d
+                .checked_add(32)
+                .is_some_and(|e| e <= start.saturating_add(size))
+            {
                 let found = (|| {
                     let off = self.offset_of(d)?;
                     let count = u32::from_le_bytes(
@@ -205,7 +220,7 @@ impl<'d> Linked<'d> {
                     }
                     let array = self.word(d + 8)?;
                     let records = (0..u64::from(count))
-                        .map(|i| self.record(array + 32 * i))
+                        .map(|i| self.record(array.checked_add(32 * i)?))
                         .collect::<Option<Vec<_>>>()?;
                     Some(Table {
                         descriptor: d,
