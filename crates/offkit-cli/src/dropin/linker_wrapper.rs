@@ -7,8 +7,8 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
-use offkit_link::{Link, LinkConfig};
 use offkit_link::opts::{self, Opt};
+use offkit_link::{Link, LinkConfig};
 use offkit_tools::{os_message, Env};
 
 use super::cl::{self, Reporter, Step, Text};
@@ -77,7 +77,10 @@ pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
 /// The action: the link, by `offkit_link`.
 fn link(words: Vec<String>, env: &Env, argv0: &str, report: &Reporter) -> Result<(), Error> {
     let run = |config: &LinkConfig| Link::new(config, env)?.with_argv0(Path::new(argv0)).run();
-    link_error(LinkConfig::from_llvm_args(&words).and_then(|config| run(&config)), report)
+    link_error(
+        LinkConfig::from_llvm_args(&words).and_then(|config| run(&config)),
+        report,
+    )
 }
 
 /// LLVM 19's text for a failed link: `-mllvm` diagnostics as they are, a file that cannot be
@@ -89,7 +92,9 @@ fn link_error(r: Result<(), offkit_link::Error>, report: &Reporter) -> Result<()
             report.raw(&text);
             Err(Error::Reported)
         }
-        Err(e) if e.llvm19_text().is_some() => Err(Error::msg(e.llvm19_text().unwrap_or_default().to_string())),
+        Err(e) if e.llvm19_text().is_some() => {
+            Err(Error::msg(e.llvm19_text().unwrap_or_default().to_string()))
+        }
         Err(offkit_link::Error::Read { path, source }) => Err(Error::file(path, source)),
         Err(e @ offkit_link::Error::ToolFailed { .. }) => Err(Error::msg(e.to_string())),
         Err(e) => {
