@@ -66,7 +66,6 @@ mod explain;
 mod invoke;
 mod link;
 mod lto;
-pub mod optable;
 pub mod opts;
 mod plan;
 pub mod relocate;

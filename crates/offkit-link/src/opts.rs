@@ -7,13 +7,13 @@
 //! the host linker verbatim, and every word that is not an option is an *input* — so the value
 //! of an unknown separate option (`-m elf_x86_64`) is an input too.
 //!
-//! Matching and rendering are `OptTable`'s ([`crate::optable`]): `-lomp` renders as `-l omp`,
+//! Matching and rendering are `OptTable`'s ([`offkit_llvm::opt_table`]): `-lomp` renders as `-l omp`,
 //! an alias as the option it aliases (`--output=x` → `-o x`, `-r` → `--relocatable`,
 //! `-rpath=/d` → `--rpath /d`). This module holds only the wrapper's table.
 
-use crate::optable::{self, Kind, Spec, Table};
+use offkit_llvm::opt_table::{self as optable, Kind, Spec, Table};
 
-pub use crate::optable::ParseError;
+pub use offkit_llvm::opt_table::ParseError;
 
 /// Every option the wrapper knows (aliases are folded into the option they alias), plus the
 /// two classes of everything else.

@@ -13,7 +13,9 @@
 //! - [`bitcode`]: the bitstream, the embedded offload objects of a module, and the irsymtab;
 //! - [`string_table`]: the layout of LLVM's `StringTableBuilder` (offload binaries' string
 //!   tables, ELF string tables);
-//! - [`cl`]: how LLVM's command-line library reads integers;
+//! - the two LLVM command-line parsers the drop-ins use: [`cl`] (`llvm/Support/CommandLine`:
+//!   the bundler, the packager, the wrapper; and how it reads integers) and [`opt_table`]
+//!   (`llvm/Option`'s `OptTable`: the linker wrapper);
 //! - and the parsing base both crates share: the bounded [`reader::Reader`] and the named
 //!   [`limits`].
 //!
@@ -42,6 +44,7 @@ pub mod bitcode;
 pub mod cl;
 pub mod error;
 pub mod limits;
+pub mod opt_table;
 pub mod reader;
 pub mod string_table;
 pub mod target_id;

@@ -18,7 +18,6 @@
 //!   and the linker wrapper goes on with the words expanded so far. `@missing` stays a word.
 //! * Errors go through one [`Reporter`] (`WithColor`: colored on a color terminal).
 
-pub mod options;
 pub mod report;
 pub mod response;
 
@@ -28,7 +27,7 @@ use std::process::ExitCode;
 
 use offkit_tools::Env;
 
-pub use options::{Config, Parsed, Spec};
+pub use offkit_llvm::cl::options::{self, Config, Parsed, Spec};
 pub use report::Reporter;
 
 use super::error::{Error, Result};

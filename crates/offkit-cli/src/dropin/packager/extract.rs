@@ -7,11 +7,8 @@
 //! bitcode file (the `llvm.embedded.object` globals); anything else holds no images. Each
 //! `--image` is a filter; its matches are written under LLVM's names.
 
-use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
-use ar_archive_writer::{ArchiveKind, NewArchiveMember, ObjectReader, DEFAULT_OBJECT_READER};
-use object::{Object, ObjectSymbol, SymbolKind};
 use offkit_format::binary::{self, Binary, Entry};
 use offkit_format::kind::OffloadKind;
 use offkit_format::scan::{holder, offload_binaries, Binaries, Holder, Resolver};
@@ -265,59 +262,6 @@ fn llvm19_checks(rest: &[u8]) -> Result<(), Msg> {
     checks(rest.get(..size).unwrap_or_default())
 }
 
-/// The symbols LLVM's archive writer indexes for a member: `SF_Global`, defined, and not
-/// format-specific (file and section symbols; `object` skips the null symbol); bitcode through the IR symbol table.
-/// Unlike the crate's default reader this never panics on a malformed object.
-fn archive_symbols(
-    buf: &[u8],
-    f: &mut dyn FnMut(&[u8]) -> std::io::Result<()>,
-) -> std::io::Result<bool> {
-    if holder(buf) == Holder::Bitcode {
-        // `write_archive` checked that the table can be read.
-        for n in bitcode_archive_symbols(buf).unwrap_or_default() {
-            f(n)?;
-        }
-        return Ok(true);
-    }
-    let Ok(file) = object::File::parse(buf) else {
-        return Ok(false);
-    };
-    for sym in file.symbols() {
-        if matches!(sym.kind(), SymbolKind::File | SymbolKind::Section)
-            || sym.is_local()
-            || sym.is_undefined()
-        {
-            continue;
-        }
-        if let Ok(name) = sym.name_bytes() {
-            f(name)?;
-        }
-    }
-    Ok(true)
-}
-
-static READER: ObjectReader = ObjectReader {
-    get_symbols: archive_symbols,
-    ..DEFAULT_OBJECT_READER
-};
-
-/// Whether LLVM's archive writer reads symbols from a member (`SymbolicFile::isSymbolicFile`):
-/// objects of the formats LLVM knows, and bitcode.
-fn is_symbolic(data: &[u8]) -> bool {
-    use object::FileKind;
-    holder(data) == Holder::Bitcode
-        || matches!(
-            FileKind::parse(data),
-            Ok(FileKind::Elf32
-                | FileKind::Elf64
-                | FileKind::Coff
-                | FileKind::CoffBig
-                | FileKind::CoffImport
-                | FileKind::MachO32
-                | FileKind::MachO64)
-        )
-}
-
 /// Writes the matched images as LLVM 19's `writeArchive` does for the packager: GNU format,
 /// deterministic (mtime, uid, gid 0, mode 644), a symbol table of the object members, each
 /// member named after the buffer the image came from.
@@ -330,39 +274,12 @@ fn write_archive(outs: &mut Outputs, file: &str, matched: &[&Found<'_>]) -> Resu
                 .map_err(|e| Error::msg(format!("'{}': {e}", f.name)))?;
         }
     }
-    let members: Vec<NewArchiveMember<'_>> = matched
+    // The one archive writer (LLVM's `writeArchive` rules: symbol table only when a member
+    // is an object or bitcode).
+    let members: Vec<(String, &[u8])> = matched
         .iter()
-        .map(|f| NewArchiveMember::new(f.entry.image.as_ref(), &READER, f.name.clone()))
+        .map(|f| (f.name.clone(), f.entry.image.as_ref()))
         .collect();
-    let mut bytes = Cursor::new(Vec::new());
-    ar_archive_writer::write_archive_to_stream(&mut bytes, &members, ArchiveKind::Gnu, false, None)
-        .map_err(Error::Os)?;
-    let mut bytes = bytes.into_inner();
-    if !matched.iter().any(|f| is_symbolic(&f.entry.image)) {
-        drop_symbol_table(&mut bytes);
-    }
+    let bytes = offkit_bundle::archive::write(&members).map_err(Error::Os)?;
     stage_file(outs, file, &bytes)
-}
-
-/// Removes the leading symbol table member (`/`). `ar_archive_writer` writes an empty one for
-/// any member; LLVM only when some member is an object or bitcode (`HasObject`). No other part
-/// of a GNU archive refers to the symbol table, so dropping it gives LLVM's bytes.
-fn drop_symbol_table(archive: &mut Vec<u8>) {
-    const MAGIC: usize = 8;
-    const HEADER: usize = 60;
-    let Some(header) = archive.get(MAGIC..MAGIC + HEADER) else {
-        return;
-    };
-    if !header.starts_with(b"/ ") {
-        return;
-    }
-    let size = std::str::from_utf8(&header[48..58])
-        .ok()
-        .and_then(|s| s.trim().parse::<usize>().ok());
-    if let Some(size) = size {
-        let end = MAGIC + HEADER + size + size % 2;
-        if end <= archive.len() {
-            archive.drain(MAGIC..end);
-        }
-    }
 }

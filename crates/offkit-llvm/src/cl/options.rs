@@ -1,6 +1,6 @@
 //! LLVM's `cl` command-line parser, as the LLVM 19 tools built on it parse (`CommandLine.cpp`).
 //!
-//! The rules reproduced here (response files are expanded before, by [`super::response`]): one
+//! The rules reproduced here (response files are expanded before, by the tool's driver): one
 //! or two leading dashes; `-name=value`, or `-name value` for options that
 //! require a value; boolean flags take only `=value` (`true/TRUE/True/1/false/FALSE/False/0`);
 //! `--` ends the options; `-` alone is positional; unknown options and stray positionals print
@@ -197,7 +197,7 @@ pub fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-pub use offkit_llvm::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
+pub use crate::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
 /// How a tool's command line is parsed, beyond its option table.
 #[derive(Debug, Clone, Copy)]
