@@ -178,7 +178,7 @@ mod tests {
         )
         .unwrap();
         let so = dir.path().join("k.so");
-        let st = std::process::Command::new("clang-19")
+        let st = std::process::Command::new(offkit_testutil::clang())
             .args(["-shared", "-fPIC", "-O1"])
             .arg(&c)
             .arg("-o")

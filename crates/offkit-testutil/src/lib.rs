@@ -20,5 +20,5 @@ pub mod stub_runtime;
 pub mod targets;
 pub mod wrap;
 
-pub use llvm::{clang, llvm_bin, llvm_lib, llvm_root, llvm_tool, LLVM_BIN};
+pub use llvm::{clang, llvm_bin, llvm_lib, llvm_root, llvm_tool};
 pub use run::{run, run_ok, Output};
