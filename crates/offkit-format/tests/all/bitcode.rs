@@ -279,7 +279,10 @@ fn multi_module_files_are_refused_like_llvm() {
         Err(Error::Invalid { .. })
     ));
     let packager = tb::packager_extract(dir.path(), &cat, "triple=x86_64-pc-linux-gnu", "c.img");
-    assert!(packager.unwrap_err().contains("Failed to create module"));
+    assert!(packager
+        .unwrap_err()
+        .to_string()
+        .contains("Failed to create module"));
     // llvm-cat -b writes no symbol table: LLVM would rebuild one; offkit says it cannot.
     assert!(matches!(
         bitcode::symbol_table(&data, 0),
