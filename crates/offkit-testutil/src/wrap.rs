@@ -636,3 +636,36 @@ pub fn link_and_run(dir: &Path, host: &Path, wrapper: &Path, name: &str, linker:
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::write::{Object as WriteObject, StandardSection};
+    use object::{Architecture, BinaryFormat, Endianness as E};
+
+    fn object(data: &[u8]) -> Vec<u8> {
+        let mut o = WriteObject::new(BinaryFormat::Elf, Architecture::X86_64, E::Little);
+        let s = o.section_id(StandardSection::Data);
+        o.append_section_data(s, data, 8);
+        o.write().unwrap()
+    }
+
+    /// The same bytes pass; one changed byte fails, naming where and what differs.
+    #[test]
+    fn same_bytes_or_the_differences() {
+        let a = object(b"0123456789abcdef");
+        assert_same_bytes(&a, &a.clone(), "same");
+        let b = object(b"0123456789abcdeX");
+        let msg = std::panic::catch_unwind(|| assert_same_bytes(&a, &b, "changed"))
+            .expect_err("different bytes must fail")
+            .downcast::<String>()
+            .unwrap();
+        assert!(
+            msg.starts_with("changed: objects are not the same bytes"),
+            "{msg}"
+        );
+        assert!(msg.contains("first difference at 0x4f"), "{msg}");
+        assert!(msg.contains("section .data: contents differ"), "{msg}");
+        assert!(object_differences(&a, b"not ELF")[0].starts_with("cannot compare"));
+    }
+}
