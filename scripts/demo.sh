@@ -26,7 +26,7 @@ show "$offkit" shims "$out/shims"
 show "${cc[@]}" -B "$out/shims" "$out/main.o" -L"$out" -lsaxpy -o "$out/saxpy"
 
 step "run on LLVM 19's libomptarget (the x86_64 offload device is this CPU)"
-LD_LIBRARY_PATH=/usr/lib/llvm-19/lib show "$out/saxpy"
+LD_LIBRARY_PATH=${OFFKIT_LLVM_ROOT:-/usr/lib/llvm-19}/lib show "$out/saxpy"
 
 step "run on offkit's runtime (crates/offkit-rt: a libomptarget.so.19.1 in Rust), no LLVM offload library"
 LD_LIBRARY_PATH=$PWD/target/release show "$out/saxpy"

@@ -40,44 +40,9 @@ pub const MAX_NODES: usize = 4096;
 /// The largest `properties` file read (the kernel's is under a page).
 pub const MAX_PROPERTIES: u64 = 1 << 16;
 
-/// The errors of device detection.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum Error {
-    /// A file or directory of the topology could not be read.
-    #[error("failed to read `{}`", path.display())]
-    Read {
-        /// The file or directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
-    /// A topology file is not in the KFD's format.
-    #[error("`{}`: {what} at offset {offset:#x}", path.display())]
-    Format {
-        /// The file.
-        path: PathBuf,
-        /// The offset of the offending line or byte.
-        offset: u64,
-        /// What is wrong.
-        what: String,
-    },
-    /// The topology has more nodes than offkit reads.
-    #[error("`{}` has more than {MAX_NODES} nodes", path.display())]
-    TooManyNodes {
-        /// The nodes directory.
-        path: PathBuf,
-    },
-    /// The CUDA driver is present but a call failed.
-    #[error("the CUDA driver's `{call}` failed with error {code}")]
-    Cuda {
-        /// The driver function.
-        call: &'static str,
-        /// Its `CUresult`.
-        code: i32,
-    },
-}
+/// The runtime's errors (device detection's among them), re-exported here where detection
+/// returns them.
+pub use crate::Error;
 
 /// The kind of an offload device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

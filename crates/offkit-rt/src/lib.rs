@@ -35,6 +35,7 @@ mod call;
 mod cpu;
 mod device;
 mod env;
+mod error;
 pub mod ffi;
 mod image;
 mod libomp;
@@ -43,3 +44,5 @@ mod ops;
 mod plugin;
 mod policy;
 mod registry;
+
+pub use error::Error;

@@ -11,6 +11,7 @@
 use std::ffi::{c_int, c_void, CStr, CString};
 
 use crate::policy::c_str;
+use crate::Error;
 
 /// An image loaded on a device: the plugin's handle and one more word it may need (the host
 /// plugin's memfd).
@@ -27,7 +28,7 @@ pub(crate) trait Plugin: Sync {
     /// How many devices it has.
     fn num_devices(&self) -> usize;
     /// Loads an ELF image on `device` (device constructors run here, as in LLVM 19).
-    fn load_image(&self, device: i32, elf: &[u8]) -> Result<Image, String>;
+    fn load_image(&self, device: i32, elf: &[u8]) -> Result<Image, Error>;
     /// The device address of `name` in a loaded image (a kernel or a global).
     fn symbol(&self, image: &Image, name: &CStr) -> Option<usize>;
     /// Unloads an image (device destructors run here).
@@ -66,11 +67,11 @@ impl Plugin for Host {
     /// Writes the image to a memfd and `dlopen`s it from `/proc/self/fd/N`. The descriptor
     /// stays open while the image is loaded: glibc recognises an already loaded object by its
     /// path, and a reused descriptor number would otherwise alias an earlier image.
-    fn load_image(&self, device: i32, elf: &[u8]) -> Result<Image, String> {
+    fn load_image(&self, device: i32, elf: &[u8]) -> Result<Image, Error> {
         // SAFETY: memfd_create with a NUL-terminated name.
         let fd = unsafe { libc::memfd_create(c"omptarget-image".as_ptr(), libc::MFD_CLOEXEC) };
         if fd < 0 {
-            return Err("Failed to create tmpfile for loading target image".to_owned());
+            return Err(Error::ImageTmpfile);
         }
         let mut rest = elf;
         while !rest.is_empty() {
@@ -79,9 +80,7 @@ impl Plugin for Host {
             if n <= 0 {
                 // SAFETY: closing the descriptor opened above.
                 unsafe { libc::close(fd) };
-                return Err(format!(
-                    "Failed to write target image to tmpfile /proc/self/fd/{fd}"
-                ));
+                return Err(Error::ImageWrite { fd });
             }
             rest = rest.get(n as usize..).unwrap_or_default();
         }
@@ -90,10 +89,10 @@ impl Plugin for Host {
         let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_LAZY | libc::RTLD_GLOBAL) };
         if handle.is_null() {
             // SAFETY: dlerror returns a thread-local message or NULL.
-            let err = c_str(unsafe { libc::dlerror() }).into_owned();
+            let reason = c_str(unsafe { libc::dlerror() }).into_owned();
             // SAFETY: closing the descriptor opened above.
             unsafe { libc::close(fd) };
-            return Err(format!("Failed to load target image: {err}"));
+            return Err(Error::ImageLoad { reason });
         }
         Ok(Image {
             device,
@@ -178,7 +177,7 @@ mod tests {
         )
         .unwrap();
         let so = dir.path().join("k.so");
-        let st = std::process::Command::new("clang-19")
+        let st = std::process::Command::new(offkit_testutil::clang())
             .args(["-shared", "-fPIC", "-O1"])
             .arg(&c)
             .arg("-o")
@@ -199,6 +198,12 @@ mod tests {
         p.data_retrieve(2, (&raw mut gv) as usize, g, 4);
         assert_eq!(gv, 0);
         p.unload_image(img);
-        assert!(p.load_image(0, b"not an ELF").is_err());
+        let err = p.load_image(0, b"not an ELF").unwrap_err();
+        assert!(matches!(err, Error::ImageLoad { .. }), "{err:?}");
+        assert!(
+            err.to_string()
+                .starts_with("Failed to load target image: /proc/self/fd/"),
+            "{err}"
+        );
     }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::llvm::{clang, llvm_tool};
 use crate::run::{run, run_ok};
+use crate::Error;
 
 /// Writes `src` to `dir/<name>` and compiles it with clang-19 `args` to `dir/<name>.bc`
 /// (`-c` is added). Returns the output path.
@@ -39,14 +40,9 @@ pub fn package(dir: &Path, name: &str, images: &[(&Path, &str)]) -> PathBuf {
 }
 
 /// Extracts, with LLVM 19's `clang-offload-packager`, the image of `input` matching `spec`
-/// (`triple=..,arch=..`) into `dir/<out>`; `None` if the packager fails (its stderr is
-/// returned in the error).
-pub fn packager_extract(
-    dir: &Path,
-    input: &Path,
-    spec: &str,
-    out: &str,
-) -> Result<Vec<u8>, String> {
+/// (`triple=..,arch=..`) into `dir/<out>` and returns its bytes; [`Error::ToolFailed`] (with
+/// the packager's stderr) if the packager fails.
+pub fn packager_extract(dir: &Path, input: &Path, spec: &str, out: &str) -> Result<Vec<u8>, Error> {
     let path = dir.join(out);
     let o = run(
         llvm_tool("clang-offload-packager"),
@@ -56,10 +52,15 @@ pub fn packager_extract(
         ],
         dir,
     );
+    let tool = "clang-offload-packager";
     if o.code != Some(0) {
-        return Err(o.stderr_str());
+        return Err(Error::ToolFailed {
+            tool,
+            code: o.code,
+            stderr: o.stderr_str(),
+        });
     }
-    std::fs::read(&path).map_err(|e| format!("packager wrote no {}: {e}", path.display()))
+    std::fs::read(&path).map_err(|source| Error::NoOutput { tool, path, source })
 }
 
 /// One line of `llvm-nm -a -p` for a bitcode file: the type letter and the name.

@@ -20,8 +20,13 @@ use crate::targets::write_bundle;
 /// The values every header field is set to: 0, 1, 2^31, 2^32−1, 2^63, 2^64−1.
 pub const EDGES: [u64; 6] = [0, 1, 1 << 31, u32::MAX as u64, 1 << 63, u64::MAX];
 
-/// How big a "real" bomb inflates: just over the 1 GiB address-space limit the test runs under.
-pub const BOMB_SIZE: u64 = (1 << 30) + (64 << 20);
+/// The address-space limit (`ulimit -v`, in bytes) every run of the hostile-input test is under:
+/// room for offkit and any honest input of the test (offkit runs in 16 MiB), and small, so that
+/// a bomb that inflates until memory runs out does little work before it does.
+pub const MEMORY_LIMIT: u64 = 128 << 20;
+
+/// How big a "real" bomb inflates: 64 MiB over [`MEMORY_LIMIT`], so holding it whole must fail.
+pub const BOMB_SIZE: u64 = MEMORY_LIMIT + (64 << 20);
 
 /// What a hostile case is, for choosing which commands run on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,6 +7,7 @@
 
 pub mod bitcode;
 pub mod bundler;
+mod error;
 pub mod fatbin;
 pub mod fixtures;
 pub mod hip;
@@ -20,5 +21,6 @@ pub mod stub_runtime;
 pub mod targets;
 pub mod wrap;
 
-pub use llvm::{clang, llvm_bin, llvm_lib, llvm_root, llvm_tool, LLVM_BIN};
+pub use error::Error;
+pub use llvm::{clang, llvm_bin, llvm_lib, llvm_root, llvm_tool};
 pub use run::{run, run_ok, Output};

@@ -13,11 +13,6 @@ pub const LLVM_ROOT_VAR: &str = "OFFKIT_LLVM_ROOT";
 /// The root when [`LLVM_ROOT_VAR`] is not set: where Debian's LLVM 19 is installed.
 pub const DEFAULT_LLVM_ROOT: &str = "/usr/lib/llvm-19";
 
-/// Where Debian's LLVM 19 installs its tools: [`DEFAULT_LLVM_ROOT`]`/bin`, whatever
-/// [`LLVM_ROOT_VAR`] says. Use [`llvm_bin`]; this stays for the tests of crates that have not
-/// moved to it yet.
-pub const LLVM_BIN: &str = "/usr/lib/llvm-19/bin";
-
 /// LLVM 19's installation root: `$OFFKIT_LLVM_ROOT` if set and not empty, else
 /// [`DEFAULT_LLVM_ROOT`].
 pub fn llvm_root() -> &'static Path {

@@ -1,8 +1,10 @@
-//! Test support for the wrap work: comparing two relocatable ELF objects semantically, running
-//! LLVM 19's `clang-linker-wrapper` to get its registration object and IR for given images, and
-//! making device images (tiny ELF files for any machine, via `yaml2obj`).
+//! Test support for the wrap work: comparing two relocatable ELF objects byte for byte (and,
+//! to explain a difference, by meaning), running LLVM 19's `clang-linker-wrapper` to get its
+//! registration object and IR for given images, and making device images (tiny ELF files for
+//! any machine, via `yaml2obj`).
 
 use std::collections::BTreeMap;
+use std::error::Error as _;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -12,6 +14,7 @@ use object::{Endianness, Object, ObjectSection, ObjectSymbol, RelocationTarget};
 
 use crate::llvm::{clang, llvm_lib, llvm_tool};
 use crate::run::{run, run_ok};
+use crate::Error;
 
 /// One section as compared: everything but its place in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,9 +69,13 @@ fn relocated_field(machine: u16, r_type: u32) -> Vec<u8> {
     }
 }
 
-fn view(bytes: &[u8]) -> Result<ObjectView, String> {
-    let file =
-        ElfFile64::<Endianness>::parse(bytes).map_err(|e| format!("not an ELF64 object: {e}"))?;
+/// [`Error::Object`] for a failure to read `what`.
+fn bad(what: &'static str) -> impl Fn(object::read::Error) -> Error {
+    move |source| Error::Object { what, source }
+}
+
+fn view(bytes: &[u8]) -> Result<ObjectView, Error> {
+    let file = ElfFile64::<Endianness>::parse(bytes).map_err(bad("ELF header"))?;
     let endian = Endianness::Little;
     let hdr = file.elf_header();
     let header = (
@@ -80,10 +87,10 @@ fn view(bytes: &[u8]) -> Result<ObjectView, String> {
     let machine = header.1;
     let shdrs = hdr
         .section_headers(endian, bytes)
-        .map_err(|e| e.to_string())?;
+        .map_err(bad("section headers"))?;
     let mut sections: BTreeMap<String, Vec<SectionView>> = BTreeMap::new();
     for sec in file.sections() {
-        let name = sec.name().map_err(|e| e.to_string())?.to_string();
+        let name = sec.name().map_err(bad("section name"))?.to_string();
         let sh = &shdrs[sec.index().0];
         let sh_type = sh.sh_type(endian).0;
         if IGNORED_SECTIONS.contains(&name.as_str())
@@ -96,17 +103,22 @@ fn view(bytes: &[u8]) -> Result<ObjectView, String> {
         let mut data = if sh_type == elf::SHT_NOBITS.0 {
             Vec::new()
         } else {
-            sec.data().map_err(|e| e.to_string())?.to_vec()
+            sec.data().map_err(bad("section contents"))?.to_vec()
         };
         let mut relocs = Vec::new();
         for (off, r) in sec.relocations() {
             let object::RelocationFlags::Elf { r_type } = r.flags() else {
-                return Err("non-ELF relocation".into());
+                return Err(Error::NonElfRelocation {
+                    section: name,
+                    offset: off,
+                });
             };
             let r_type = r_type.0;
             let target = match r.target() {
                 RelocationTarget::Symbol(i) => {
-                    let s = file.symbol_by_index(i).map_err(|e| e.to_string())?;
+                    let s = file
+                        .symbol_by_index(i)
+                        .map_err(bad("relocation's symbol"))?;
                     if s.kind() == object::SymbolKind::Section {
                         let sec = s
                             .section_index()
@@ -115,7 +127,7 @@ fn view(bytes: &[u8]) -> Result<ObjectView, String> {
                             .unwrap_or_default();
                         format!("section {sec}")
                     } else {
-                        s.name().map_err(|e| e.to_string())?.to_string()
+                        s.name().map_err(bad("symbol name"))?.to_string()
                     }
                 }
                 t => format!("{t:?}"),
@@ -141,16 +153,16 @@ fn view(bytes: &[u8]) -> Result<ObjectView, String> {
     let mut symbols = Vec::new();
     let table = file.elf_symbol_table();
     for sym in file.symbols() {
-        let raw = table.symbol(sym.index()).map_err(|e| e.to_string())?;
+        let raw = table.symbol(sym.index()).map_err(bad("symbol"))?;
         let section = match sym.section_index() {
             Some(i) => file
                 .section_by_index(i)
                 .and_then(|s| s.name().map(str::to_string))
-                .map_err(|e| e.to_string())?,
+                .map_err(bad("symbol's section"))?,
             None if sym.is_undefined() => "UND".to_string(),
             None => "ABS".to_string(),
         };
-        let mut name = sym.name().map_err(|e| e.to_string())?.to_string();
+        let mut name = sym.name().map_err(bad("symbol name"))?.to_string();
         if sym.kind() == object::SymbolKind::Section {
             name = section.clone();
         }
@@ -193,7 +205,7 @@ fn hex_diff(a: &[u8], b: &[u8]) -> String {
     }
 }
 
-/// The semantic differences between two relocatable objects (empty when they agree): the same
+/// The differences by meaning between two relocatable objects (empty when they agree): the same
 /// sections by name (type, flags, alignment, entry size, size, contents with relocated fields
 /// zeroed), the same relocations per section (offset, type, target symbol or section, addend)
 /// and the same symbols (name, binding, visibility, type, section, value, size). File layout,
@@ -202,11 +214,18 @@ pub fn object_differences(ours: &[u8], theirs: &[u8]) -> Vec<String> {
     let (a, b) = match (view(ours), view(theirs)) {
         (Ok(a), Ok(b)) => (a, b),
         (a, b) => {
+            let why = |r: Result<ObjectView, Error>| match r {
+                Ok(_) => "read".to_string(),
+                Err(e) => match e.source() {
+                    Some(cause) => format!("{e}: {cause}"),
+                    None => e.to_string(),
+                },
+            };
             return vec![format!(
-                "cannot read: ours {:?} theirs {:?}",
-                a.err(),
-                b.err()
-            )]
+                "cannot compare: ours {}, theirs {}",
+                why(a),
+                why(b)
+            )];
         }
     };
     let mut out = Vec::new();
@@ -290,12 +309,25 @@ pub fn object_differences(ours: &[u8], theirs: &[u8]) -> Vec<String> {
     out
 }
 
-/// Panics with the differences unless `ours` and `theirs` are the same object semantically
-/// (see [`object_differences`]).
+/// Panics unless `ours` and `theirs` are the same bytes. The message names the first
+/// differing byte and, to explain it, the differences by meaning ([`object_differences`]; when
+/// there are none, only the layout differs: section or symbol order, padding, `.comment`).
 #[track_caller]
-pub fn assert_same_object(ours: &[u8], theirs: &[u8], what: &str) {
-    let d = object_differences(ours, theirs);
-    assert!(d.is_empty(), "{what}: objects differ:\n{}", d.join("\n"));
+pub fn assert_same_bytes(ours: &[u8], theirs: &[u8], what: &str) {
+    if ours == theirs {
+        return;
+    }
+    let mut d = object_differences(ours, theirs);
+    if d.is_empty() {
+        d.push("none by meaning: the layout differs".to_string());
+    }
+    panic!(
+        "{what}: objects are not the same bytes ({} vs {} bytes, {}); differences:\n{}",
+        ours.len(),
+        theirs.len(),
+        hex_diff(ours, theirs),
+        d.join("\n")
+    );
 }
 
 /// What LLVM 19's linker wrapper made.
@@ -603,4 +635,37 @@ pub fn link_and_run(dir: &Path, host: &Path, wrapper: &Path, name: &str, linker:
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::write::{Object as WriteObject, StandardSection};
+    use object::{Architecture, BinaryFormat, Endianness as E};
+
+    fn object(data: &[u8]) -> Vec<u8> {
+        let mut o = WriteObject::new(BinaryFormat::Elf, Architecture::X86_64, E::Little);
+        let s = o.section_id(StandardSection::Data);
+        o.append_section_data(s, data, 8);
+        o.write().unwrap()
+    }
+
+    /// The same bytes pass; one changed byte fails, naming where and what differs.
+    #[test]
+    fn same_bytes_or_the_differences() {
+        let a = object(b"0123456789abcdef");
+        assert_same_bytes(&a, &a.clone(), "same");
+        let b = object(b"0123456789abcdeX");
+        let msg = std::panic::catch_unwind(|| assert_same_bytes(&a, &b, "changed"))
+            .expect_err("different bytes must fail")
+            .downcast::<String>()
+            .unwrap();
+        assert!(
+            msg.starts_with("changed: objects are not the same bytes"),
+            "{msg}"
+        );
+        assert!(msg.contains("first difference at 0x4f"), "{msg}");
+        assert!(msg.contains("section .data: contents differ"), "{msg}");
+        assert!(object_differences(&a, b"not ELF")[0].starts_with("cannot compare"));
+    }
 }

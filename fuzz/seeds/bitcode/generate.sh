@@ -4,7 +4,7 @@
 #   sh fuzz/seeds/bitcode/generate.sh
 set -eu
 cd "$(dirname "$0")"
-BIN=/usr/lib/llvm-19/bin
+BIN=${OFFKIT_LLVM_ROOT:-/usr/lib/llvm-19}/bin
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 

@@ -90,7 +90,7 @@ fn linker_wrapper_programs_run_on_offkits_runtime_built_by_offkits_tools() {
             .current_dir(work)
             .env(
                 "LD_LIBRARY_PATH",
-                format!("{}:/usr/lib/llvm-19/lib", rt.display()),
+                format!("{}:{}", rt.display(), offkit_testutil::llvm_lib().display()),
             )
             .env("LD_DEBUG", "libs")
             .env("OMP_TARGET_OFFLOAD", "mandatory")

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use offkit_testutil::wrap::{
-    assert_same_object, build_offload_program, compile_ir, link_and_run, EXPECTED,
+    assert_same_bytes, build_offload_program, compile_ir, link_and_run, EXPECTED,
 };
 use offkit_testutil::{clang, run, run_ok};
 
@@ -62,7 +62,7 @@ fn offkit_wrap_objects_and_ir_run_on_the_device() {
             EXPECTED
         );
 
-        // --emit=llvm: the same module as text; clang-19 compiles it to the same object, and
+        // --emit=llvm: the same module as text; clang-19 compiles it to the same bytes, and
         // a plain `clang-19 -c` of it links and runs too.
         let ll = d.join(format!("{name}.ll"));
         let mut ir_args: Vec<String> = args
@@ -74,7 +74,7 @@ fn offkit_wrap_objects_and_ir_run_on_the_device() {
         assert_eq!(r.code, Some(0), "{}", r.stderr_str());
         let ir = std::fs::read_to_string(&ll).unwrap();
         let compiled = compile_ir(d, &format!("{name}-ir"), &ir, HOST);
-        assert_same_object(&std::fs::read(&out).unwrap(), &compiled, name);
+        assert_same_bytes(&std::fs::read(&out).unwrap(), &compiled, name);
         let plain = d.join(format!("{name}-clang.o"));
         run_ok(clang(), ["-c", &s(&ll), "-o", &s(&plain)], d);
         assert_eq!(

@@ -3,7 +3,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-pub const LLVM_LIB: &str = "/usr/lib/llvm-19/lib";
+use offkit_testutil::{llvm_lib, llvm_tool};
 
 /// The directory where `libomptarget.so.19.1` is offkit's: a link to the cdylib cargo built
 /// for this test (the test binary lives in `target/<profile>/deps/`, the cdylib beside it and
@@ -48,11 +48,11 @@ pub fn program(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Compiles with clang-19 (clang++-19 for C++) for the host offload target.
+/// Compiles with clang-19 (clang++ for C++) for the host offload target.
 #[track_caller]
 pub fn clang(dir: &Path, out: &str, sources: &[&str], extra: &[&str]) -> PathBuf {
     let cxx = sources.iter().any(|s| s.ends_with(".cpp"));
-    let mut cmd = Command::new(if cxx { "clang++-19" } else { "clang-19" });
+    let mut cmd = Command::new(llvm_tool(if cxx { "clang++" } else { "clang" }));
     cmd.current_dir(dir)
         .args(["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "-O1"])
         .args(extra)
@@ -96,8 +96,8 @@ fn run_with(
     env: &[(&str, &str)],
 ) -> Output {
     let lib_path = match rt {
-        Runtime::Llvm => LLVM_LIB.to_owned(),
-        Runtime::Offkit => format!("{}:{LLVM_LIB}", rt_dir().display()),
+        Runtime::Llvm => llvm_lib().display().to_string(),
+        Runtime::Offkit => format!("{}:{}", rt_dir().display(), llvm_lib().display()),
     };
     cmd.args(args)
         .current_dir(exe.parent().unwrap())

@@ -1,7 +1,9 @@
 //! The library is the one a program loads, under LLVM 19's SONAME, with its exports.
 use std::process::Command;
 
-use crate::harness::{clang, rt_dir, run, work_dir, Runtime, LLVM_LIB};
+use offkit_testutil::llvm_lib;
+
+use crate::harness::{clang, rt_dir, run, work_dir, Runtime};
 
 fn readelf(args: &[&str], file: &std::path::Path) -> String {
     let o = Command::new("readelf")
@@ -29,7 +31,7 @@ fn versioned_exports(file: &std::path::Path) -> Vec<String> {
 #[test]
 fn soname_version_node_and_exports_match_llvm_19() {
     let ours = rt_dir().join("libomptarget.so.19.1");
-    let llvm = std::path::Path::new(LLVM_LIB).join("libomptarget.so.19.1");
+    let llvm = llvm_lib().join("libomptarget.so.19.1");
     assert!(readelf(&["-d", "-W"], &ours).contains("Library soname: [libomptarget.so.19.1]"));
     assert!(readelf(&["-V", "-W"], &ours).contains("Name: VERS1.0"));
     let mut ours = versioned_exports(&ours);
@@ -50,7 +52,10 @@ fn programs_load_offkits_library_without_warnings() {
         "{err}"
     );
     assert!(
-        !err.contains(&format!("calling init: {LLVM_LIB}/libomptarget")),
+        !err.contains(&format!(
+            "calling init: {}",
+            llvm_lib().join("libomptarget").display()
+        )),
         "{err}"
     );
     assert!(!err.contains("no version information"), "{err}");
@@ -58,7 +63,7 @@ fn programs_load_offkits_library_without_warnings() {
         .arg(&exe)
         .env(
             "LD_LIBRARY_PATH",
-            format!("{}:{LLVM_LIB}", rt_dir().display()),
+            format!("{}:{}", rt_dir().display(), llvm_lib().display()),
         )
         .output()
         .expect("ldd runs");

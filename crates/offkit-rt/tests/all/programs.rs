@@ -242,11 +242,11 @@ fn most_specific_image_for_this_cpu() {
     for level in ["x86-64-v3", "x86-64-v4"] {
         let obj = march(level, &format!("{level}.o"));
         let bin = d.join(format!("{level}.bin"));
-        let ok = Command::new("llvm-objcopy-19")
+        let ok = Command::new(offkit_testutil::llvm_tool("llvm-objcopy"))
             .arg(format!("--dump-section=.llvm.offloading={}", bin.display()))
             .arg(&obj)
             .status()
-            .expect("llvm-objcopy-19 runs");
+            .expect("llvm-objcopy runs");
         assert!(ok.success());
         // An object that only carries the image, as the linker wrapper expects it.
         let asm = d.join(format!("{level}.s"));
@@ -260,7 +260,7 @@ fn most_specific_image_for_this_cpu() {
         )
         .unwrap();
         let o = d.join(format!("{level}-image.o"));
-        let ok = Command::new("clang-19")
+        let ok = Command::new(offkit_testutil::clang())
             .arg("-c")
             .arg(&asm)
             .arg("-o")
@@ -271,7 +271,7 @@ fn most_specific_image_for_this_cpu() {
         extra.push(o);
     }
     let exe = d.join("levels");
-    let ok = Command::new("clang-19")
+    let ok = Command::new(offkit_testutil::clang())
         .args(["-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"])
         .arg(d.join("base.o"))
         .args(&extra)

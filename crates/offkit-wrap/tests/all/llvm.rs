@@ -1,17 +1,20 @@
-//! Conformance: for the same images, offkit's object is LLVM 19's object (sections, symbols,
-//! relocations), and offkit's IR is what LLVM 19 prints.
+//! Conformance, byte for byte: for the same images, offkit's registration object is the very
+//! bytes of LLVM 19's (the `a.out.<kind>.image.wrapper.o` that `clang-linker-wrapper
+//! --save-temps` keeps), offkit's IR is the text LLVM 19 prints (`--print-wrapped-module`), and
+//! clang-19 compiles that text to the same bytes again. A failure shows the first differing
+//! byte and, to explain it, the differences by meaning (sections, relocations, symbols).
 
 use offkit_testutil::fixtures::{compile_openmp, OPENMP_SAXPY};
 use offkit_testutil::stub_runtime::fake_cuda;
 use offkit_testutil::wrap::{
-    amdgpu_elf, assert_same_object, assert_same_text, compile_ir, cuda_elf, device_elf, llvm_wrap,
+    amdgpu_elf, assert_same_bytes, assert_same_text, compile_ir, cuda_elf, device_elf, llvm_wrap,
 };
 use offkit_wrap::{compressed, Image, Kind, WrapOptions};
 
 use crate::common::{embedded_images, has_arch_keys, opts, views, wrap, wrap_ir};
 
 #[test]
-fn openmp_x86_64_and_aarch64_match_llvm() {
+fn openmp_x86_64_and_aarch64_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let o = compile_openmp(
         dir.path(),
@@ -31,12 +34,12 @@ fn openmp_x86_64_and_aarch64_match_llvm() {
         assert_eq!(images.len(), 1);
         let imgs = views(&images);
         let ours = wrap(&imgs, &opts(host, Kind::OpenMp));
-        assert_same_object(&ours, &llvm.object, host);
+        assert_same_bytes(&ours, &llvm.object, host);
         let ir = wrap_ir(&imgs, &opts(host, Kind::OpenMp));
         assert_same_text(&ir, &llvm.ir, &format!("{host}: IR"));
         let target = host.split('-').next().unwrap().to_string() + "-linux-gnu";
         let compiled = compile_ir(&llvm.dir, "llvm-ir", &llvm.ir, &target);
-        assert_same_object(
+        assert_same_bytes(
             &ours,
             &compiled,
             &format!("{host}: LLVM's IR compiled by clang-19"),
@@ -53,10 +56,10 @@ fn clang_target(host: &str) -> String {
 
 #[track_caller]
 fn check_against(ours: &[u8], ir: &str, llvm: &offkit_testutil::wrap::LlvmWrapped, host: &str) {
-    assert_same_object(ours, &llvm.object, host);
+    assert_same_bytes(ours, &llvm.object, host);
     assert_same_text(ir, &llvm.ir, &format!("{host}: IR"));
     let compiled = compile_ir(&llvm.dir, "ours-ir", ir, &clang_target(host));
-    assert_same_object(
+    assert_same_bytes(
         ours,
         &compiled,
         &format!("{host}: offkit's IR compiled by clang-19"),
@@ -64,7 +67,7 @@ fn check_against(ours: &[u8], ir: &str, llvm: &offkit_testutil::wrap::LlvmWrappe
 }
 
 #[test]
-fn hip_matches_llvm() {
+fn hip_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Two GPUs given in the order LLVM 19 reorders (gfx90a sorts after gfx1030's "gfx1").
@@ -91,7 +94,7 @@ fn hip_matches_llvm() {
 }
 
 #[test]
-fn cuda_matches_llvm() {
+fn cuda_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let cubin = cuda_elf(d, "k.cubin", 70, 64);
@@ -115,7 +118,7 @@ fn cuda_matches_llvm() {
 }
 
 #[test]
-fn relocatable_matches_llvm() {
+fn relocatable_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let a = amdgpu_elf(d, "a.gfx906", 0x2f, 1001);
@@ -144,7 +147,7 @@ fn relocatable_matches_llvm() {
 /// More than 16 images: libstdc++'s introsort path of LLVM 19's broken comparator, with
 /// repeated architectures, AMD and NVIDIA images mixed.
 #[test]
-fn many_images_in_llvm_order() {
+fn many_images_in_llvm19_order_byte_identical() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let amd = [
@@ -210,7 +213,7 @@ fn check_many(d: &std::path::Path, files: &[std::path::PathBuf]) {
 
 /// `clang-linker-wrapper --compress [--compression-level=N]`: a compressed bundle (`CCOB`).
 #[test]
-fn compressed_hip_matches_llvm() {
+fn compressed_hip_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let a = amdgpu_elf(d, "a.gfx942", 0x4c, 20000);
@@ -238,7 +241,7 @@ fn compressed_hip_matches_llvm() {
 /// `--override-image` of a CPU image: LLVM records no `arch` for it, unless its sort compares
 /// the image past the triples (`StringData["arch"]` inserts an empty one).
 #[test]
-fn images_without_arch_match_llvm() {
+fn images_without_arch_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let x86 = device_elf(d, "x86.so", "EM_X86_64", 0, 0, 200);
@@ -279,7 +282,7 @@ fn images_without_arch_match_llvm() {
 /// A HIP offload bundle made beforehand (as offkit's linker wrapper has the bundler make it)
 /// is embedded as given.
 #[test]
-fn ready_made_hip_bundle_matches_llvm() {
+fn ready_made_hip_bundle_byte_identical_to_llvm19() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let a = amdgpu_elf(d, "a.gfx90a", 0x3f, 777);

@@ -1,5 +1,5 @@
-//! offkit-wrap's integration tests: conformance with LLVM 19's registration objects, and
-//! programs that link and run against LLVM 19's libomptarget.
+//! offkit-wrap's integration tests: conformance with LLVM 19's registration objects, byte for
+//! byte, and programs that link and run against LLVM 19's libomptarget.
 
 mod bad_input;
 mod common;
