@@ -163,6 +163,10 @@ pub(crate) struct Outcome {
     pub removed: Vec<String>,
     /// The IDs of the entries kept.
     pub kept: Vec<String>,
+    /// Whether the new bytes are still to be made ([`defer`]).
+    pub pending: bool,
+    /// For a pending bundle, its new size when known now (a decompressed bundle's).
+    pub expected: Option<u64>,
 }
 
 /// The payload alignment the bundle was written with, as `-bundle-align` (the largest power
@@ -258,6 +262,8 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
         kept: h
             .map(|h| h.entries.iter().map(|e| e.id_str().into_owned()).collect())
             .unwrap_or_default(),
+        pending: false,
+        expected: None,
     };
     let stream_opts = |header: &compressed::Header, level: i32| Options {
         version: header.version,
@@ -301,6 +307,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                     bytes: None,
                     removed,
                     kept,
+                    ..unchanged(None)
                 });
             }
             let bytes = match kind {
@@ -326,6 +333,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                 bytes: Some(bytes),
                 removed,
                 kept,
+                ..unchanged(None)
             })
         }
         (Edit::Replace(r), kind) => {
@@ -374,6 +382,52 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             })
         }
     }
+}
+
+/// What `edit` will make of `piece` when making it is costly — a whole bundle compressed or
+/// inflated — worked out from its header alone: the entries kept and removed, marked
+/// [`Outcome::pending`] (its bytes are made when the plan is written, a few bundles at a
+/// time), or unchanged when a prune removes nothing from a compressed bundle. `None` when the
+/// edit is cheap and is applied at once ([`apply`]).
+pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Option<Outcome>> {
+    let ids = |h: &binary::Header<'_>| h.entries.iter().map(|e| e.id_str().into_owned()).collect();
+    let later = |kept: Vec<String>, removed: Vec<String>, expected: Option<u64>| Outcome {
+        bytes: None,
+        removed,
+        kept,
+        pending: true,
+        expected,
+    };
+    Ok(match (edit, &piece.kind) {
+        (Edit::Compress(_), Kind::Plain(h)) => Some(later(ids(h), Vec::new(), None)),
+        (Edit::Compress(opts), Kind::Compressed(blob))
+            if blob.header.version != opts.version || blob.header.method != opts.method =>
+        {
+            check_header(blob, piece.offset)?;
+            Some(later(Vec::new(), Vec::new(), None))
+        }
+        (Edit::Decompress, Kind::Compressed(blob)) => {
+            check_header(blob, piece.offset)?;
+            Some(later(
+                Vec::new(),
+                Vec::new(),
+                Some(blob.header.uncompressed_size),
+            ))
+        }
+        (Edit::Prune { filter, .. }, Kind::Compressed(blob)) => {
+            let prefix = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)?;
+            let h = binary::parse(&prefix, blob.header.uncompressed_size, piece.offset)?;
+            let (keep, drop): (Vec<_>, Vec<_>) = h.entries.iter().partition(|e| filter.keeps(e.id));
+            let kept = keep.iter().map(|e| e.id_str().into_owned()).collect();
+            let removed: Vec<String> = drop.iter().map(|e| e.id_str().into_owned()).collect();
+            let pending = !removed.is_empty();
+            Some(Outcome {
+                pending,
+                ..later(kept, removed, None)
+            })
+        }
+        _ => None,
+    })
 }
 
 /// How much of a compressed bundle is inflated to check the bundle header inside.

@@ -1,13 +1,12 @@
 //! Planning a rewrite: the bundle sections of a file, their bundles, and what each becomes
 //! (worked out on all cores, in a deterministic order).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use object::{Object, ObjectSection};
 use offkit_format::bundle::sequence::{self, Piece};
 
 use crate::edit::{apply, Content, Edit};
 use crate::error::{Error, Result};
+use crate::par::par_map;
 
 /// A range of the file that holds a sequence of bundles.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,14 +38,47 @@ pub struct Change {
     pub kept: Vec<String>,
     /// The IDs of its entries removed.
     pub removed: Vec<String>,
-    /// Its new bytes, or `None` when it stays as it is.
+    /// Its new bytes, or `None` when it stays as it is or they are made later.
     pub bytes: Option<Content>,
+    /// Whether its new bytes are still to be made: compressing or inflating a whole bundle of
+    /// a linked file is left to [`write`](crate::write) (or [`settle`](crate::settle) for a
+    /// dry run), which makes them a few bundles at a time, so that they are never all held
+    /// in memory.
+    pub pending: bool,
+    /// The size of its new bytes made by [`write`](crate::write) or
+    /// [`settle`](crate::settle) (written, then dropped).
+    pub made: Option<u64>,
 }
 
 impl Change {
-    /// Its size once rewritten.
+    /// Checks that `size` bytes fit its slot.
+    pub(crate) fn fits(&self, size: u64, input: &str, section: &str) -> Result<()> {
+        if size <= self.slot {
+            return Ok(());
+        }
+        Err(Error::DoesNotFit {
+            input: input.to_string(),
+            section: section.to_string(),
+            index: self.index,
+            offset: self.offset,
+            new_size: size,
+            slot: self.slot,
+            short: size - self.slot,
+        })
+    }
+
+    /// Its size once rewritten (a pending bundle's is known once it is made).
     pub fn new_size(&self) -> u64 {
-        self.bytes.as_ref().map_or(self.old_size, Content::len)
+        match (&self.bytes, self.made) {
+            (Some(b), _) => b.len(),
+            (None, Some(n)) => n,
+            (None, None) => self.old_size,
+        }
+    }
+
+    /// Whether it is rewritten (or, pending, will be).
+    pub fn changed(&self) -> bool {
+        self.bytes.is_some() || self.made.is_some() || self.pending
     }
 }
 
@@ -92,12 +124,14 @@ pub struct Plan {
     pub tables: Option<crate::table::ImageTables>,
     /// The CUDA fat binaries a prune rewrites (patched in place).
     pub fatbins: Vec<crate::cuda::FatbinPrune>,
+    /// The edit that makes the [`Change::pending`] bundles' bytes.
+    pub edit: Edit,
 }
 
 impl Plan {
     /// Whether anything changes.
     pub fn changes_anything(&self) -> bool {
-        self.changes.iter().any(|c| c.bytes.is_some())
+        self.changes.iter().any(Change::changed)
             || !self.binaries.is_empty()
             || self.tables.is_some()
             || !self.fatbins.is_empty()
@@ -235,10 +269,21 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             pieces.push((ri, p, slot));
         }
     }
+    let whole = regions.len() == 1
+        && regions[0].name == "(file)"
+        && pieces.len() == 1
+        && pieces[0].1.offset == 0;
+    // A linked file's bundles stay where they are: the costly ones are made when it is
+    // written, a window at a time (an object's or a raw bundle's are laid out anew here).
+    let defer = !whole && !relocatable;
     let outcomes = par_map(
         &pieces,
         threads,
-        |(_, p, _)| apply(p, edit),
+        |(_, p, _)| match crate::edit::defer(p, edit) {
+            Ok(Some(o)) if defer => Ok(o),
+            Ok(_) => apply(p, edit),
+            Err(e) => Err(e),
+        },
         || {
             Err(offkit_format::Error::Invalid {
                 what: "offload bundle",
@@ -247,10 +292,6 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             })
         },
     );
-    let whole = regions.len() == 1
-        && regions[0].name == "(file)"
-        && pieces.len() == 1
-        && pieces[0].1.offset == 0;
     let mut changes = Vec::with_capacity(pieces.len());
     let mut resized = !binaries.is_empty();
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
@@ -265,6 +306,8 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             kept: o.kept,
             removed: o.removed,
             bytes: o.bytes,
+            pending: o.pending,
+            made: None,
         };
         // In an object a section may grow: a bundle alone in its section (as the compiler
         // writes it) is written again with its section resized.
@@ -272,16 +315,11 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         if c.bytes.is_some() && relocatable {
             resized = true;
         }
-        if !whole && c.new_size() > c.slot && !(relocatable && alone) {
-            return Err(Error::DoesNotFit {
-                input: input.to_string(),
-                section: regions[*ri].name.clone(),
-                index: c.index,
-                offset: c.offset,
-                new_size: c.new_size(),
-                slot: c.slot,
-                short: c.new_size() - c.slot,
-            });
+        let size = o.expected.unwrap_or(c.new_size());
+        // A raw bundle file, or an object's section holding one bundle, grows with it.
+        let may_grow = whole || (relocatable && alone);
+        if !may_grow {
+            c.fits(size, input, &regions[*ri].name)?;
         }
         changes.push(c);
     }
@@ -295,6 +333,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         binaries,
         tables,
         fatbins,
+        edit: edit.clone(),
     })
 }
 
@@ -354,49 +393,4 @@ fn prune_binaries(
         }
     }
     Ok(out)
-}
-
-/// `f` over every item on `threads` threads (0: all cores), the results in the items' order.
-/// A worker that panics is a bug; its items come back as `missing()`.
-pub(crate) fn par_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-    missing: impl Fn() -> R,
-) -> Vec<R> {
-    let threads = if threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        threads
-    }
-    .min(items.len())
-    .max(1);
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<Option<R>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        out.push((i, f(item)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        let mut all: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-        for w in workers {
-            for (i, r) in w.join().unwrap_or_default() {
-                if let Some(slot) = all.get_mut(i) {
-                    *slot = Some(r);
-                }
-            }
-        }
-        all
-    });
-    done.iter_mut()
-        .map(|r| r.take().unwrap_or_else(&missing))
-        .collect()
 }

@@ -10,7 +10,8 @@ use offkit_tools::fs::AtomicFile;
 
 use crate::edit::{Content, Part, HEADER_PREFIX};
 use crate::error::{Error, Result};
-use crate::plan::{par_map, Plan};
+use crate::par::{par_map, par_window};
+use crate::plan::{Change, Plan};
 
 /// What was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +28,7 @@ pub struct Written {
 /// frees left as holes; then the result is re-read and checked ([`validate`]) and renamed into
 /// place. With `keep_owner`, `dest`'s current mode and ownership are kept (rewriting in place).
 pub fn write(
-    plan: &Plan,
+    plan: &mut Plan,
     data: &[u8],
     src: &File,
     dest: &Path,
@@ -59,15 +60,20 @@ pub fn write(
             _ => {
                 // Each bundle's slot: the bundle (new or copied), then up to the next bundle
                 // only zeros (the sequence's rule), seeked over: holes, whatever the input had.
+                // Pending bundles are made a window at a time and written as they come.
                 let mut pos = 0u64;
-                for c in plan.changes.iter() {
+                let made = stream(plan, src, |c, made| {
                     copy(src, f, pos, c.offset - pos).map_err(werr)?;
-                    let written = match &c.bytes {
-                        Some(content) => {
+                    let written = match (made, &c.bytes) {
+                        (Some(bytes), _) => {
+                            f.write_all(bytes).map_err(werr)?;
+                            bytes.len() as u64
+                        }
+                        (None, Some(content)) => {
                             write_content(f, src, content).map_err(werr)?;
                             content.len()
                         }
-                        None => {
+                        (None, None) => {
                             copy(src, f, c.offset, c.old_size).map_err(werr)?;
                             c.old_size
                         }
@@ -76,7 +82,9 @@ pub fn write(
                     f.seek(SeekFrom::Current(rest as i64)).map_err(werr)?;
                     holes += rest;
                     pos = c.offset + c.slot.max(written);
-                }
+                    Ok(())
+                })?;
+                settled(plan, made);
                 copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
                 f.set_len(plan.file_size).map_err(werr)?;
                 size = plan.file_size;
@@ -96,12 +104,117 @@ pub fn write(
             let _ = std::os::unix::fs::fchown(out.file(), Some(m.uid()), Some(m.gid()));
         }
     }
-    // Mapped, not read: the check touches the headers and the bundles only.
+    // Mapped, not read: the check touches the headers and the bundles only, and lets go of
+    // the pages it read every few bundles.
     let check = offkit_tools::mmap::MappedFile::open(out.tmp_path()).map_err(werr)?;
-    validate(plan, data, &check)?;
+    validate_releasing(plan, data, &check, &|| check.release())?;
     drop(check);
     out.commit().map_err(werr)?;
     Ok(Written { size, holes })
+}
+
+/// A pending bundle made: its new bytes and entries.
+struct Made {
+    bytes: Vec<u8>,
+    kept: Vec<String>,
+    removed: Vec<String>,
+}
+
+/// The bundles of `plan` handed to `put` in file order, each pending one with its new bytes,
+/// made on all cores a window at a time (twice as many bundles as cores, and the bundles being
+/// read) from the input `src`, read with `pread` rather than through a map, so that neither the
+/// input's pages nor the new bundles pile up in memory. A pending bundle that outgrows its
+/// slot is an error. Returns, for each change, the size and entries of what was made.
+fn stream(
+    plan: &Plan,
+    src: &File,
+    mut put: impl FnMut(&Change, Option<&[u8]>) -> Result<()>,
+) -> Result<Vec<Option<MadeSize>>> {
+    use std::os::unix::fs::FileExt;
+    let format = |source| Error::Format {
+        input: plan.input.clone(),
+        source,
+    };
+    let make = |c: &Change| -> Result<Option<Made>> {
+        if !c.pending {
+            return Ok(None);
+        }
+        let mut buf = vec![0; c.old_size as usize];
+        src.read_exact_at(&mut buf, c.offset)
+            .map_err(|source| Error::Read {
+                path: plan.input.clone().into(),
+                source,
+            })?;
+        let piece = sequence::sequence(&buf, c.offset)
+            .next()
+            .ok_or_else(|| Error::Unusable {
+                input: plan.input.clone(),
+                message: format!("no bundle at {:#x}", c.offset),
+            })?
+            .map_err(format)?;
+        let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
+        Ok(Some(Made {
+            bytes: o.bytes.map(|b| materialize(&b, &buf)).unwrap_or(buf),
+            kept: o.kept,
+            removed: o.removed,
+        }))
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut out = Vec::with_capacity(plan.changes.len());
+    par_window(
+        &plan.changes,
+        threads,
+        threads * 2,
+        make,
+        || {
+            Err(Error::Unusable {
+                input: plan.input.clone(),
+                message: "a worker thread failed".into(),
+            })
+        },
+        |i, made| {
+            let Some(c) = plan.changes.get(i) else {
+                return Ok(());
+            };
+            let made = made?;
+            if let Some(m) = &made {
+                let section = plan.regions.get(c.region).map_or("?", |r| r.name.as_str());
+                c.fits(m.bytes.len() as u64, &plan.input, section)?;
+            }
+            put(c, made.as_ref().map(|m| &m.bytes[..]))?;
+            out.push(made.map(|m| (m.bytes.len() as u64, m.kept, m.removed)));
+            Ok(())
+        },
+    )?;
+    Ok(out)
+}
+
+/// What [`stream`] made of a pending bundle, once written: its size, the entries kept and
+/// removed.
+type MadeSize = (u64, Vec<String>, Vec<String>);
+
+/// Records in `plan` what [`stream`] made.
+fn settled(plan: &mut Plan, made: Vec<Option<MadeSize>>) {
+    for (c, m) in plan.changes.iter_mut().zip(made) {
+        if let Some((n, kept, removed)) = m {
+            c.pending = false;
+            c.made = Some(n);
+            c.kept = kept;
+            c.removed = removed;
+        }
+    }
+}
+
+/// Makes the pending bundles of `plan` (from `src`, the open input), without writing them, for
+/// a dry run: afterwards every [`Change`] has its new size. A bundle that does not fit its slot
+/// is an error, as writing it would be.
+pub fn settle(plan: &mut Plan, src: &File) -> Result<()> {
+    if !plan.changes.iter().any(|c| c.pending) {
+        return Ok(());
+    }
+    let made = stream(plan, src, |_, _| Ok(()))?;
+    settled(plan, made);
+    Ok(())
 }
 
 /// The rewrite of `data` by `plan`, in memory (for archive members): a relocatable object with
@@ -372,6 +485,12 @@ fn write_zeros(f: &mut File, mut n: u64) -> io::Result<()> {
 /// parses (a compressed one is decompressed, its size and hash checked, and the bundle inside
 /// parsed); a pruned bundle holds exactly the entries kept.
 pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
+    validate_releasing(plan, before, after, &|| {})
+}
+
+/// [`validate`], calling `release` after every few bundles read (to let go of the pages of a
+/// mapped `after`).
+fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn()) -> Result<()> {
     let bad = |message: String| Error::Validation {
         input: plan.input.clone(),
         message,
@@ -472,8 +591,26 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             plan.changes.len()
         )));
     }
+    let pairs: Vec<_> = found.iter().zip(&plan.changes).collect();
+    let chunk = 4 * std::thread::available_parallelism().map_or(1, |n| n.get());
+    for pairs in pairs.chunks(chunk) {
+        check_bundles(plan, pairs)?;
+        release();
+    }
+    Ok(())
+}
+
+/// One bundle found again by [`validate`]: its offset in its region, its region, the bundle.
+type Found<'a> = (u64, usize, sequence::Piece<'a>);
+
+/// Checks the bundles found again against their changes (on all cores).
+fn check_bundles(plan: &Plan, pairs: &[(&Found<'_>, &Change)]) -> Result<()> {
+    let bad = |message: String| Error::Validation {
+        input: plan.input.clone(),
+        message,
+    };
     let results = par_map(
-        &found.iter().zip(&plan.changes).collect::<Vec<_>>(),
+        pairs,
         0,
         |((rel, ri, p), c)| -> std::result::Result<(), String> {
             let was = c.offset - plan.regions.get(c.region).map_or(0, |r| r.offset);

@@ -118,7 +118,7 @@ fn run(files: &[PathBuf], dest: &Dest, edit: &Edit, cmd: &str, done: &str) -> Re
         |f| rewrite(f, dest, edit),
         |_, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
+                for c in plan.changes.iter().filter(|c| c.changed()) {
                     println!(
                         "  {}: {} -> {} bytes",
                         bundle_name(plan, c),
@@ -126,7 +126,7 @@ fn run(files: &[PathBuf], dest: &Dest, edit: &Edit, cmd: &str, done: &str) -> Re
                         c.new_size()
                     );
                 }
-                let n = plan.changes.iter().filter(|c| c.bytes.is_some()).count();
+                let n = plan.changes.iter().filter(|c| c.changed()).count();
                 println!(
                     "{}: {} of {} {}{}, {}{}",
                     plan.input,
@@ -142,7 +142,7 @@ fn run(files: &[PathBuf], dest: &Dest, edit: &Edit, cmd: &str, done: &str) -> Re
     )?;
     let plans = || all.iter().flat_map(|d| &d.plans);
     let bundles: usize = plans()
-        .map(|p| p.changes.iter().filter(|c| c.bytes.is_some()).count())
+        .map(|p| p.changes.iter().filter(|c| c.changed()).count())
         .sum();
     let net: i64 = plans().map(Plan::freed).sum();
     println!(

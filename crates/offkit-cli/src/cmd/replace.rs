@@ -113,7 +113,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         |f| rewrite(f, &dest, &edit),
         |f, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
+                for c in plan.changes.iter().filter(|c| c.changed()) {
                     println!(
                         "  {}: {} -> {} bytes",
                         bundle_name(plan, c),

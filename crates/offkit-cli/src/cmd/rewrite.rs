@@ -90,7 +90,7 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
             archive: true,
         });
     }
-    let plan = offkit_surgery::plan(&opened.data, &name, edit, 0)?;
+    let mut plan = offkit_surgery::plan(&opened.data, &name, edit, 0)?;
     let target = match dest {
         Dest::DryRun => None,
         Dest::InPlace if !plan.changes_anything() => None,
@@ -99,14 +99,19 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
     };
     let written = match (target, &opened.file) {
         (Some((out, keep)), Some(file)) => Some(offkit_surgery::write(
-            &plan,
+            &mut plan,
             &opened.data,
             file,
             &out,
             keep,
         )?),
         (Some(_), None) => bail!("`{}` is not a regular file", path.display()),
-        (None, _) => None,
+        (None, Some(file)) => {
+            // A dry run still makes the pending bundles, for their sizes.
+            offkit_surgery::settle(&mut plan, file)?;
+            None
+        }
+        (None, None) => None,
     };
     Ok(Done {
         plans: vec![plan],
