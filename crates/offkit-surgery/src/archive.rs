@@ -71,12 +71,13 @@ pub fn plan_archive(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Re
 }
 
 /// Writes the archive `data` rewritten by `plan` to `dest` (beside it, checked: the archive
-/// read back has the same members, each rewritten member as planned, then renamed).
+/// read back has the same members, each rewritten member as planned, then renamed) with the
+/// mode `perms` gives it.
 pub fn write_archive(
     plan: &ArchivePlan,
     data: &[u8],
     dest: &Path,
-    keep_owner: bool,
+    perms: crate::Perms,
 ) -> Result<u64> {
     let werr = |source: std::io::Error| Error::Write {
         path: dest.to_path_buf(),
@@ -115,9 +116,7 @@ pub fn write_archive(
     }
     let mut out = offkit_tools::fs::AtomicFile::create(dest).map_err(werr)?;
     std::io::Write::write_all(out.file(), &bytes).map_err(werr)?;
-    if keep_owner {
-        out.keep_permissions_of_dest().map_err(werr)?;
-    }
+    perms.apply(&mut out).map_err(werr)?;
     out.commit().map_err(werr)?;
     Ok(bytes.len() as u64)
 }

@@ -11,6 +11,7 @@ use offkit_tools::fs::AtomicFile;
 use crate::edit::{Content, Part, HEADER_PREFIX};
 use crate::error::{Error, Result};
 use crate::par::{par_map, par_window};
+use crate::perms::Perms;
 use crate::plan::{Change, Plan};
 
 /// What was written.
@@ -26,13 +27,13 @@ pub struct Written {
 /// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
 /// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
 /// frees left as holes; then the result is re-read and checked ([`validate`]) and renamed into
-/// place. With `keep_owner`, `dest`'s current mode and ownership are kept (rewriting in place).
+/// place with the mode `perms` gives it.
 pub fn write(
     plan: &mut Plan,
     data: &[u8],
     src: &File,
     dest: &Path,
-    keep_owner: bool,
+    perms: Perms,
 ) -> Result<Written> {
     let werr = |source: io::Error| Error::Write {
         path: dest.to_path_buf(),
@@ -96,14 +97,7 @@ pub fn write(
         }
         f.flush().map_err(werr)?;
     }
-    if keep_owner {
-        out.keep_permissions_of_dest().map_err(werr)?;
-        if let Ok(m) = std::fs::metadata(dest) {
-            use std::os::unix::fs::MetadataExt;
-            // Only root may give a file away; for anyone else the owner is already theirs.
-            let _ = std::os::unix::fs::fchown(out.file(), Some(m.uid()), Some(m.gid()));
-        }
-    }
+    perms.apply(&mut out).map_err(werr)?;
     // Mapped, not read: the check touches the headers and the bundles only, and lets go of
     // the pages it read every few bundles.
     let check = offkit_tools::mmap::MappedFile::open(out.tmp_path()).map_err(werr)?;

@@ -85,7 +85,8 @@ fn rewrite(input: &Path, output: &Path, edit: &Edit) -> Result<Plan, Error> {
     let data = std::fs::read(input).unwrap();
     let mut plan = offkit_surgery::plan(&data, &input.display().to_string(), edit, 2)?;
     let src = std::fs::File::open(input).unwrap();
-    offkit_surgery::write(&mut plan, &data, &src, output, false)?;
+    let perms = offkit_surgery::Perms::of(&src.metadata().unwrap(), false);
+    offkit_surgery::write(&mut plan, &data, &src, output, perms)?;
     Ok(plan)
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use offkit_surgery::Target;
+use offkit_surgery::{Perms, Target};
 use offkit_tools::Env;
 
 use super::rewrite::Dest;
@@ -56,6 +56,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     for f in &a.files {
         let name = f.display().to_string();
         let data = std::fs::read(f).with_context(|| format!("cannot read {name}"))?;
+        let meta = std::fs::metadata(f).with_context(|| format!("cannot read {name}"))?;
         let Some(c) = offkit_surgery::convert_file(&data, &name, to)? else {
             println!("{name}: nothing to convert");
             continue;
@@ -79,10 +80,9 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
             .with_context(|| format!("cannot write {}", target.display()))?;
         std::io::Write::write_all(out.file(), &c.bytes)
             .with_context(|| format!("cannot write {}", target.display()))?;
-        if matches!(dest, Dest::InPlace) {
-            out.keep_permissions_of_dest()
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
+        Perms::of(&meta, matches!(dest, Dest::InPlace))
+            .apply(&mut out)
+            .with_context(|| format!("cannot write {}", target.display()))?;
         out.commit()
             .with_context(|| format!("cannot write {}", target.display()))?;
         println!("{name}: converted ({} bytes)", c.bytes.len());

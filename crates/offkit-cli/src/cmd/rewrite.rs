@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use offkit_surgery::{Edit, Plan, Written};
+use offkit_surgery::{Edit, Perms, Plan, Written};
 use offkit_tools::mmap::{self, Special};
 
 use crate::output::{inputs_failed, plural, print_error};
@@ -67,6 +67,15 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
     let opened = mmap::open(path, Special::Refuse)
         .with_context(|| format!("failed to read `{}`", path.display()))?;
     let name = path.display().to_string();
+    let meta = match &opened.file {
+        Some(f) => Some(
+            f.metadata()
+                .with_context(|| format!("failed to read `{}`", path.display()))?,
+        ),
+        None => None,
+    };
+    // In place: the file's own mode and owner; elsewhere: the input's mode less the umask.
+    let perms = |in_place| meta.as_ref().map(|m| Perms::of(m, in_place));
     if offkit_bundle::archive::is_archive(&opened.data) {
         let ap = offkit_surgery::plan_archive(&opened.data, &name, edit, 0)?;
         let plans: Vec<Plan> = ap.plans().cloned().collect();
@@ -78,8 +87,9 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
             Dest::To(o) => Some((o.clone(), false)),
         };
         let written = match target {
-            Some((out, keep)) => {
-                let size = offkit_surgery::write_archive(&ap, &opened.data, &out, keep)?;
+            Some((out, in_place)) => {
+                let perms = perms(in_place).unwrap_or(Perms::KeepDest);
+                let size = offkit_surgery::write_archive(&ap, &opened.data, &out, perms)?;
                 Some(Written { size, holes: 0 })
             }
             None => None,
@@ -98,12 +108,12 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
         Dest::To(o) => Some((o.clone(), false)),
     };
     let written = match (target, &opened.file) {
-        (Some((out, keep)), Some(file)) => Some(offkit_surgery::write(
+        (Some((out, in_place)), Some(file)) => Some(offkit_surgery::write(
             &mut plan,
             &opened.data,
             file,
             &out,
-            keep,
+            perms(in_place).unwrap_or(Perms::KeepDest),
         )?),
         (Some(_), None) => bail!("`{}` is not a regular file", path.display()),
         (None, Some(file)) => {
