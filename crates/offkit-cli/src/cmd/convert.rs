@@ -68,6 +68,9 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         for s in &c.to {
             println!("  put in {s}");
         }
+        for w in &c.warnings {
+            eprintln!("warning: {name}: {w}");
+        }
         let target = match &dest {
             Dest::DryRun => {
                 println!("{name}: would be converted");
