@@ -77,8 +77,6 @@ pub(crate) struct Linked<'d> {
     shentsize: u64,
 }
 
-const MAX_IMAGES: u32 = 4096;
-
 impl<'d> Linked<'d> {
     /// Reads `data` when it is a linked (not relocatable) little-endian ELF64 file.
     pub(crate) fn parse(data: &'d [u8]) -> Option<Linked<'d>> {
@@ -200,7 +198,7 @@ impl<'d> Linked<'d> {
                             .try_into()
                             .ok()?,
                     );
-                    if count == 0 || count > MAX_IMAGES {
+                    if count == 0 || count > offkit_format::limits::MAX_REGISTERED_IMAGES {
                         return None;
                     }
                     let array = self.word(d + 8)?;
