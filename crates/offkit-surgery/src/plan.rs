@@ -1,11 +1,15 @@
 //! Planning a rewrite: the bundle sections of a file, their bundles, and what each becomes
 //! (worked out on all cores, in a deterministic order).
 
+use std::fs::File;
+
 use object::{Object, ObjectSection};
 use offkit_format::bundle::sequence::{self, Piece};
+use offkit_format::limits;
 
 use crate::edit::{apply, Content, Edit};
 use crate::error::{Error, Result};
+use crate::holes::Extents;
 use crate::par::par_map;
 
 /// A range of the file that holds a sequence of bundles.
@@ -222,6 +226,30 @@ pub(crate) fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
 /// Plans `edit` on `data` (the input named `input`), rewriting the bundles on `threads`
 /// threads (0: all cores). Every bundle is checked against its slot.
 pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Plan> {
+    plan_in(data, &Extents::none(), input, edit, threads)
+}
+
+/// [`plan`] for `data` mapped from `file`: the holes of the file (the bytes a prune in place
+/// freed) are skipped, not read, so a file rewritten before is walked as fast as the first
+/// time.
+pub fn plan_file(
+    data: &[u8],
+    file: &File,
+    input: &str,
+    edit: &Edit,
+    threads: usize,
+) -> Result<Plan> {
+    let extents = Extents::of(file, data.len() as u64);
+    plan_in(data, &extents, input, edit, threads)
+}
+
+fn plan_in(
+    data: &[u8],
+    extents: &Extents,
+    input: &str,
+    edit: &Edit,
+    threads: usize,
+) -> Result<Plan> {
     let format = |source| Error::Format {
         input: input.to_string(),
         source,
@@ -255,9 +283,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
                 input: input.to_string(),
                 message: format!("section `{}` lies outside the file", r.name),
             })?;
-        let seq: Vec<Piece<'_>> = sequence::sequence(bytes, r.offset)
-            .collect::<offkit_format::Result<_>>()
-            .map_err(format)?;
+        let seq = walk(bytes, r.offset, extents).map_err(format)?;
         let ends: Vec<u64> = seq
             .iter()
             .skip(1)
@@ -337,6 +363,60 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
     })
 }
 
+/// The bundles of `bytes` (a region at absolute offset `base`), as [`sequence::sequence`] reads
+/// them, but where the zero padding after a bundle runs into a hole of the file, the walk
+/// starts again after the hole instead of reading its zeros.
+fn walk<'d>(
+    bytes: &'d [u8],
+    base: u64,
+    extents: &Extents,
+) -> offkit_format::Result<Vec<Piece<'d>>> {
+    let end = base + bytes.len() as u64;
+    let mut out: Vec<Piece<'d>> = Vec::new();
+    let mut start = 0u64;
+    'restart: loop {
+        let rest = usize::try_from(start)
+            .ok()
+            .and_then(|s| bytes.get(s..))
+            .unwrap_or_default();
+        for p in sequence::sequence(rest, base + start) {
+            let mut p = p?;
+            if out.len() >= limits::MAX_ROWS {
+                return Err(offkit_format::Error::limit(
+                    limits::Limit::Rows,
+                    "bundles in a sequence",
+                    p.offset,
+                    out.len() as u64 + 1,
+                ));
+            }
+            p.index = out.len();
+            let after = p.offset + p.data.len() as u64;
+            out.push(p);
+            let hole = extents.hole_after(after);
+            if hole >= end {
+                continue;
+            }
+            // Only zeros up to the hole: the next bundle, if any, is after it.
+            let tail = usize::try_from(after - base)
+                .ok()
+                .zip(usize::try_from(hole - base).ok())
+                .and_then(|(a, h)| bytes.get(a..h))
+                .unwrap_or_default();
+            if tail.iter().all(|&b| b == 0) {
+                match extents.data_from(hole) {
+                    Some(next) if next < end => {
+                        start = next - base;
+                        continue 'restart;
+                    }
+                    _ => break 'restart,
+                }
+            }
+        }
+        break;
+    }
+    Ok(out)
+}
+
 /// The `.llvm.offloading` sections of a relocatable object with the offload binaries `filter`
 /// does not keep taken out (a binary goes when none of its images stays); only the sections
 /// that change.
@@ -393,4 +473,45 @@ fn prune_binaries(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use offkit_format::bundle::binary;
+
+    /// A plain bundle of one host entry and one device payload of `n` bytes.
+    fn bundle(n: usize) -> Vec<u8> {
+        let ids: [&[u8]; 2] = [
+            b"host-x86_64-unknown-linux-gnu-",
+            b"hipv4-amdgcn-amd-amdhsa--gfx90a",
+        ];
+        let l = binary::layout(&ids, &[0, n as u64], 1).unwrap();
+        let mut b = l.header.clone();
+        b.resize(l.offsets[1] as usize, 0);
+        b.extend(std::iter::repeat_n(7u8, n));
+        b
+    }
+
+    #[test]
+    fn the_walk_starts_again_after_a_hole_without_reading_it() {
+        let mut data = bundle(100);
+        data.resize(0x3000, 0);
+        data.extend(bundle(200));
+        data.resize(0x5000, 0);
+        let base = 0x10000;
+        let whole = walk(&data, base, &Extents::none()).unwrap();
+        let offsets = |ps: &[Piece<'_>]| ps.iter().map(|p| (p.index, p.offset)).collect::<Vec<_>>();
+        assert_eq!(offsets(&whole), [(0, base), (1, base + 0x3000)]);
+        // The bytes of a hole read as zeros; here they are not zeros, so a walk that read
+        // them would fail: it must jump from the first run to the second.
+        let mut holed = data.clone();
+        holed.get_mut(0x1000..0x3000).unwrap().fill(0xee);
+        let e = Extents::from_runs(vec![(base, base + 0x1000), (base + 0x3000, base + 0x5000)]);
+        assert_eq!(offsets(&walk(&holed, base, &e).unwrap()), offsets(&whole));
+        // Nothing after the hole: the walk ends there.
+        let e = Extents::from_runs(vec![(base, base + 0x1000)]);
+        assert_eq!(offsets(&walk(&holed, base, &e).unwrap()), [(0, base)]);
+        assert!(walk(&holed, base, &Extents::none()).is_err());
+    }
 }

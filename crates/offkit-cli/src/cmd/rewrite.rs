@@ -100,7 +100,10 @@ pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit) -> Result<Done> {
             archive: true,
         });
     }
-    let mut plan = offkit_surgery::plan(&opened.data, &name, edit, 0)?;
+    let mut plan = match &opened.file {
+        Some(f) => offkit_surgery::plan_file(&opened.data, f, &name, edit, 0)?,
+        None => offkit_surgery::plan(&opened.data, &name, edit, 0)?,
+    };
     let target = match dest {
         Dest::DryRun => None,
         Dest::InPlace if !plan.changes_anything() => None,
