@@ -27,13 +27,15 @@ pub struct Written {
 /// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
 /// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
 /// frees left as holes; then the result is re-read and checked ([`validate`]) and renamed into
-/// place with the mode `perms` gives it.
+/// place with the mode `perms` gives it. `progress(done, total)` is called as the bundles are
+/// written, in bytes of the input's bundles.
 pub fn write(
     plan: &mut Plan,
     data: &[u8],
     src: &File,
     dest: &Path,
     perms: Perms,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Written> {
     let werr = |source: io::Error| Error::Write {
         path: dest.to_path_buf(),
@@ -63,7 +65,7 @@ pub fn write(
                 // only zeros (the sequence's rule), seeked over: holes, whatever the input had.
                 // Pending bundles are made a window at a time and written as they come.
                 let mut pos = 0u64;
-                let made = stream(plan, src, |c, made| {
+                let made = stream(plan, src, progress, |c, made| {
                     copy(src, f, pos, c.offset - pos).map_err(werr)?;
                     let written = match (made, &c.bytes) {
                         (Some(bytes), _) => {
@@ -122,6 +124,7 @@ struct Made {
 fn stream(
     plan: &Plan,
     src: &File,
+    progress: &mut dyn FnMut(u64, u64),
     mut put: impl FnMut(&Change, Option<&[u8]>) -> Result<()>,
 ) -> Result<Vec<Option<MadeSize>>> {
     use std::os::unix::fs::FileExt;
@@ -155,6 +158,8 @@ fn stream(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut out = Vec::with_capacity(plan.changes.len());
+    let total: u64 = plan.changes.iter().map(|c| c.old_size).sum();
+    let mut done = 0;
     par_window(
         &plan.changes,
         threads,
@@ -176,6 +181,8 @@ fn stream(
                 c.fits(m.bytes.len() as u64, &plan.input, section)?;
             }
             put(c, made.as_ref().map(|m| &m.bytes[..]))?;
+            done += c.old_size;
+            progress(done, total);
             out.push(made.map(|m| (m.bytes.len() as u64, m.kept, m.removed)));
             Ok(())
         },
@@ -201,12 +208,12 @@ fn settled(plan: &mut Plan, made: Vec<Option<MadeSize>>) {
 
 /// Makes the pending bundles of `plan` (from `src`, the open input), without writing them, for
 /// a dry run: afterwards every [`Change`] has its new size. A bundle that does not fit its slot
-/// is an error, as writing it would be.
-pub fn settle(plan: &mut Plan, src: &File) -> Result<()> {
+/// is an error, as writing it would be. `progress` as for [`write`].
+pub fn settle(plan: &mut Plan, src: &File, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
     if !plan.changes.iter().any(|c| c.pending) {
         return Ok(());
     }
-    let made = stream(plan, src, |_, _| Ok(()))?;
+    let made = stream(plan, src, progress, |_, _| Ok(()))?;
     settled(plan, made);
     Ok(())
 }

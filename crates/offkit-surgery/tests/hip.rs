@@ -86,7 +86,7 @@ fn rewrite(input: &Path, output: &Path, edit: &Edit) -> Result<Plan, Error> {
     let mut plan = offkit_surgery::plan(&data, &input.display().to_string(), edit, 2)?;
     let src = std::fs::File::open(input).unwrap();
     let perms = offkit_surgery::Perms::of(&src.metadata().unwrap(), false);
-    offkit_surgery::write(&mut plan, &data, &src, output, perms)?;
+    offkit_surgery::write(&mut plan, &data, &src, output, perms, &mut |_, _| {})?;
     Ok(plan)
 }
 

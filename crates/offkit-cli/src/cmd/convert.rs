@@ -1,13 +1,11 @@
 //! `offkit convert`: the device code of objects and static libraries converted between the old
 //! driver's offload bundles and the new driver's offload binaries.
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result};
 use offkit_surgery::{Perms, Target};
 use offkit_tools::Env;
 
-use super::rewrite::Dest;
+use super::rewrite::{Dest, Targets};
 use crate::output::plural;
 
 /// Convert objects and static libraries between the old driver's offload bundles and the new
@@ -27,33 +25,23 @@ use crate::output::plural;
                         offkit convert libk.a --to offload-binary --in-place"
 )]
 pub struct Args {
-    /// The files: relocatable objects and static archives.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    targets: Targets,
     /// What to convert to.
     #[arg(long, value_name = "FORMAT", value_parser = ["offload-binary", "bundle"])]
     to: String,
-    /// Write the result here (one input only).
-    #[arg(short = 'o', value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Rewrite the inputs in place.
-    #[arg(long)]
-    in_place: bool,
-    /// Say what would be converted, write nothing.
-    #[arg(long)]
-    dry_run: bool,
 }
 
 /// Runs `offkit convert`.
 pub fn run(a: Args, _env: &Env) -> Result<()> {
-    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), false)?;
+    let dest = a.targets.dest(false)?;
     let to = if a.to == "bundle" {
         Target::Bundle
     } else {
         Target::OffloadBinary
     };
     let mut converted = 0;
-    for f in &a.files {
+    for f in &a.targets.files {
         let name = f.display().to_string();
         let data = std::fs::read(f).with_context(|| format!("cannot read {name}"))?;
         let meta = std::fs::metadata(f).with_context(|| format!("cannot read {name}"))?;

@@ -8,7 +8,7 @@ use offkit_surgery::{Edit, Replacement};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
-use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
+use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest, Progress};
 
 /// Put a changed code object back in place of an image of an offload bundle.
 ///
@@ -110,7 +110,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     });
     let done = each(
         std::slice::from_ref(&a.file),
-        |f| rewrite(f, &dest, &edit),
+        |f| rewrite(f, &dest, &edit, &mut Progress::new(false)),
         |f, d| {
             for plan in &d.plans {
                 for c in plan.changes.iter().filter(|c| c.changed()) {
