@@ -132,29 +132,39 @@ fn stream(
         input: plan.input.clone(),
         source,
     };
+    thread_local! {
+        /// Each worker's read buffer, kept from bundle to bundle: a fresh one would cost a
+        /// page fault per 4 KiB of every bundle.
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
     let make = |c: &Change| -> Result<Option<Made>> {
         if !c.pending {
             return Ok(None);
         }
-        let mut buf = vec![0; c.old_size as usize];
-        src.read_exact_at(&mut buf, c.offset)
-            .map_err(|source| Error::Read {
-                path: plan.input.clone().into(),
-                source,
-            })?;
-        let piece = sequence::sequence(&buf, c.offset)
-            .next()
-            .ok_or_else(|| Error::Unusable {
-                input: plan.input.clone(),
-                message: format!("no bundle at {:#x}", c.offset),
-            })?
-            .map_err(format)?;
-        let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
-        Ok(Some(Made {
-            bytes: o.bytes.map(|b| materialize(&b, &buf)).unwrap_or(buf),
-            kept: o.kept,
-            removed: o.removed,
-        }))
+        BUF.with_borrow_mut(|buf| {
+            buf.clear();
+            buf.resize(c.old_size as usize, 0);
+            src.read_exact_at(buf, c.offset)
+                .map_err(|source| Error::Read {
+                    path: plan.input.clone().into(),
+                    source,
+                })?;
+            let piece = sequence::sequence(buf, c.offset)
+                .next()
+                .ok_or_else(|| Error::Unusable {
+                    input: plan.input.clone(),
+                    message: format!("no bundle at {:#x}", c.offset),
+                })?
+                .map_err(format)?;
+            let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
+            Ok(Some(Made {
+                bytes: o
+                    .bytes
+                    .map_or_else(|| buf.clone(), |b| materialize(&b, buf)),
+                kept: o.kept,
+                removed: o.removed,
+            }))
+        })
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut out = Vec::with_capacity(plan.changes.len());
