@@ -270,7 +270,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
     }
     // An old-driver HIP object's host code made to register as a new-driver one's.
     let host = match to {
-        Target::OffloadBinary => hip_host::plan(data, h, &sections).map_err(unusable)?,
+        Target::OffloadBinary => hip_host::plan(data, h, &sections, input)?,
         Target::Bundle => None,
     };
     let mut warnings = Vec::new();
@@ -326,11 +326,8 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         data = &patched;
     }
     let h = elf::FileHeader64::<LE>::parse(data).map_err(|e| unusable(e.to_string()))?;
-    let bytes = edit_sections(data, h, &take, add, &renames).map_err(unusable)?;
-    check(&bytes, to, &to_names).map_err(|message| Error::Validation {
-        input: input.to_string(),
-        message,
-    })?;
+    let bytes = edit_sections(data, h, &take, add, &renames, input)?;
+    check(&bytes, to, &to_names, input)?;
     to_names.extend(entries);
     Ok(Some(Converted {
         bytes,
@@ -342,18 +339,22 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
 
 /// Reads the converted object again: it parses as an ELF file, and holds what was put in (the
 /// images of `.llvm.offloading`, or the bundle sections), nothing of what was taken out.
-fn check(bytes: &[u8], to: Target, put: &[String]) -> std::result::Result<(), String> {
+fn check(bytes: &[u8], to: Target, put: &[String], input: &str) -> Result<()> {
+    let bad = |m: String| Error::validation(input, m);
     use object::{Object, ObjectSection};
-    let file = object::File::parse(bytes).map_err(|e| format!("it does not read back: {e}"))?;
+    let file =
+        object::File::parse(bytes).map_err(|e| bad(format!("it does not read back: {e}")))?;
     let mut found = Vec::new();
     let mut offloading = 0;
     for s in file.sections() {
         let name = s.name().unwrap_or_default();
         if name == ".llvm.offloading" {
             offloading += 1;
-            let data = s.data().map_err(|e| format!("section `{name}`: {e}"))?;
+            let data = s
+                .data()
+                .map_err(|e| bad(format!("section `{name}`: {e}")))?;
             for b in offkit_format::binary::parse_all(data, 0) {
-                let b = b.map_err(|e| e.to_string())?;
+                let b = b.map_err(|e| Error::reread(input, e))?;
                 for e in &b.entries {
                     let kind = kind_name(e.offload_kind);
                     found.push(format!("{kind} {} {}", e.triple(), e.arch()));
@@ -365,7 +366,7 @@ fn check(bytes: &[u8], to: Target, put: &[String]) -> std::result::Result<(), St
     }
     let sections = usize::from(to == Target::OffloadBinary);
     if offloading != sections || found != put {
-        return Err(format!("it holds {found:?}, not {put:?}"));
+        return Err(bad(format!("it holds {found:?}, not {put:?}")));
     }
     Ok(())
 }
@@ -399,17 +400,22 @@ fn edit_sections(
     take: &[usize],
     add: Vec<NewSection>,
     renames: &[(usize, Vec<u8>)],
-) -> std::result::Result<Vec<u8>, String> {
+    input: &str,
+) -> Result<Vec<u8>> {
+    let fail = |m: &str| Error::unusable(input, m);
     const SHENT: usize = 64;
-    let shoff = usize::try_from(h.e_shoff(LE)).map_err(|e| e.to_string())?;
+    let shoff = usize::try_from(h.e_shoff(LE))
+        .map_err(|_| fail("its section header table lies outside the file"))?;
     let shnum = usize::from(h.e_shnum(LE));
     let strndx = usize::from(h.e_shstrndx(LE).0);
     if shnum == 0 || strndx == 0 || strndx >= shnum || usize::from(h.e_shentsize(LE)) != SHENT {
-        return Err("its section header table is not one this edit handles".into());
+        return Err(fail(
+            "its section header table is not one this edit handles",
+        ));
     }
     let table = data
         .get(shoff..shoff + shnum * SHENT)
-        .ok_or("its section header table lies outside the file")?;
+        .ok_or_else(|| fail("its section header table lies outside the file"))?;
     let mut headers: Vec<[u8; SHENT]> = table
         .chunks_exact(SHENT)
         .map(|c| c.try_into().unwrap_or([0; SHENT]))
@@ -429,7 +435,7 @@ fn edit_sections(
     let strtab = &headers[strndx];
     let mut names = data
         .get(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
-        .ok_or("its section-name table lies outside the file")?
+        .ok_or_else(|| fail("its section-name table lies outside the file"))?
         .to_vec();
     if let Some(d) =
         out.get_mut(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
@@ -489,7 +495,7 @@ fn edit_sections(
     for hd in &headers {
         out.extend_from_slice(hd);
     }
-    let new_shnum = u16::try_from(headers.len()).map_err(|_| "too many sections".to_string())?;
+    let new_shnum = u16::try_from(headers.len()).map_err(|_| fail("too many sections"))?;
     out[0x28..0x30].copy_from_slice(&(new_shoff as u64).to_le_bytes());
     out[0x3c..0x3e].copy_from_slice(&new_shnum.to_le_bytes());
     Ok(out)
@@ -502,10 +508,6 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
     if !matches!(object::FileKind::parse(data), Ok(object::FileKind::Archive)) {
         return convert_object(data, input, to);
     }
-    let unusable = |message: String| Error::Unusable {
-        input: input.to_string(),
-        message,
-    };
     let members = crate::archive::members(data, input, "converted", "convert")?;
     let (mut new, mut from, mut to_names) = (Vec::new(), Vec::new(), Vec::new());
     let mut warnings = Vec::new();
@@ -530,22 +532,7 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
     if from.is_empty() {
         return Ok(None);
     }
-    let refs: Vec<(String, &[u8])> = new.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
-    let bytes = offkit_bundle::archive::write(&refs)
-        .map_err(|e| unusable(format!("cannot write the archive: {e}")))?;
-    let back = offkit_bundle::archive::read_members(&bytes)
-        .map_err(|e| unusable(format!("the converted archive does not read back: {e}")))?;
-    let same = back.len() == new.len()
-        && back
-            .iter()
-            .zip(&new)
-            .all(|((n, b), (m, c))| n == m.as_bytes() && *b == &c[..]);
-    if !same {
-        return Err(Error::Validation {
-            input: input.to_string(),
-            message: "the converted archive does not hold the members written".into(),
-        });
-    }
+    let bytes = crate::archive::rebuild(&new, input, "converted")?;
     Ok(Some(Converted {
         bytes,
         from,

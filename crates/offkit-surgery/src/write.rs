@@ -524,8 +524,9 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
             }
         }
     }
+    let reread = |e| Error::reread(&plan.input, e);
     let regions_after = if plan.resized {
-        crate::plan::regions(after, &plan.input).map_err(|e| bad(e.to_string()))?
+        crate::plan::regions(after, &plan.input)?
     } else {
         plan.regions.clone()
     };
@@ -542,7 +543,7 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
             .ok_or_else(|| bad(format!("`{}` went missing", b.name)))?;
         let mut ids = Vec::new();
         for bin in offkit_format::binary::parse_all(sec.data().unwrap_or_default(), b.offset) {
-            let bin = bin.map_err(|e| bad(e.to_string()))?;
+            let bin = bin.map_err(reread)?;
             ids.extend(
                 bin.entries
                     .iter()
@@ -554,9 +555,9 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
         }
     }
     if let Some(t) = &plan.tables {
-        validate_tables(t, after).map_err(bad)?;
+        validate_tables(t, after, &plan.input)?;
     }
-    crate::cuda::validate(&plan.fatbins, after).map_err(bad)?;
+    crate::cuda::validate(&plan.fatbins, after, &plan.input)?;
     let mut found = Vec::new();
     if plan.whole || plan.resized {
         // Small files: every region walked again as a sequence.
@@ -569,7 +570,7 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
                     .unwrap_or_default()
             };
             for p in sequence::sequence(bytes, r.offset) {
-                let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
+                let p = p.map_err(reread)?;
                 found.push((p.offset - r.offset, ri, p));
             }
         }
@@ -591,7 +592,7 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
             let p = sequence::sequence(bytes, c.offset)
                 .next()
                 .ok_or_else(|| bad(format!("no bundle at {:#x}", c.offset)))?
-                .map_err(|e| bad(e.to_string()))?;
+                .map_err(reread)?;
             found.push((p.offset - r, c.region, p));
         }
     }
@@ -616,33 +617,30 @@ type Found<'a> = (u64, usize, sequence::Piece<'a>);
 
 /// Checks the bundles found again against their changes (on all cores).
 fn check_bundles(plan: &Plan, pairs: &[(&Found<'_>, &Change)]) -> Result<()> {
-    let bad = |message: String| Error::Validation {
-        input: plan.input.clone(),
-        message,
-    };
+    let bad = |message: String| Error::validation(&plan.input, message);
     let results = par_map(
         pairs,
         0,
-        |((rel, ri, p), c)| -> std::result::Result<(), String> {
+        |((rel, ri, p), c)| -> Result<()> {
             let was = c.offset - plan.regions.get(c.region).map_or(0, |r| r.offset);
             if *ri != c.region || *rel != was || p.data.len() as u64 != c.new_size() {
-                return Err(format!(
+                return Err(bad(format!(
                     "bundle {} is at {:#x} with {} bytes, not at {:#x} with {}",
                     c.index,
                     p.offset,
                     p.data.len(),
                     c.offset,
                     c.new_size()
-                ));
+                )));
             }
             // What was made in memory (a compressed bundle, above all) must be what is there.
             if let Some(Content { parts }) = &c.bytes {
                 if let [Part::Bytes(b)] = &parts[..] {
                     if p.data != &b[..] {
-                        return Err(format!(
+                        return Err(bad(format!(
                             "bundle {} at {:#x} is not the bytes written",
                             c.index, c.offset
-                        ));
+                        )));
                     }
                 }
             }
@@ -654,41 +652,40 @@ fn check_bundles(plan: &Plan, pairs: &[(&Found<'_>, &Change)]) -> Result<()> {
                 Kind::Plain(_) => (p.data, p.data.len() as u64),
                 Kind::Compressed(blob) => {
                     inflated = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| Error::reread(&plan.input, e))?;
                     (&inflated[..], blob.header.uncompressed_size)
                 }
             };
-            let h = binary::parse(plain, size, p.offset).map_err(|e| e.to_string())?;
+            let h =
+                binary::parse(plain, size, p.offset).map_err(|e| Error::reread(&plan.input, e))?;
             if !c.removed.is_empty() {
                 let ids: Vec<String> = h.entries.iter().map(|e| e.id_str().into_owned()).collect();
                 if ids != c.kept {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "bundle {} holds {ids:?}, not {:?}",
                         c.index, c.kept
-                    ));
+                    )));
                 }
             }
             Ok(())
         },
-        || Err("a worker thread failed".into()),
+        || Err(bad("a worker thread failed".into())),
     );
-    for r in results {
-        r.map_err(bad)?;
-    }
-    Ok(())
+    results.into_iter().collect()
 }
 
 /// Checks the image tables of a pruned linked file: `.llvm.offloading` holds exactly the
 /// binaries kept, every table registers only kept images, and as many as it should.
-fn validate_tables(t: &crate::table::ImageTables, after: &[u8]) -> std::result::Result<(), String> {
+fn validate_tables(t: &crate::table::ImageTables, after: &[u8], input: &str) -> Result<()> {
+    let bad = |message: String| Error::validation(input, message);
     let bytes = usize::try_from(t.offset)
         .ok()
         .zip(usize::try_from(t.new_size).ok())
         .and_then(|(o, n)| after.get(o..o.checked_add(n)?))
-        .ok_or("`.llvm.offloading` is cut short")?;
+        .ok_or_else(|| bad("`.llvm.offloading` is cut short".into()))?;
     let mut ids = Vec::new();
     for b in offkit_format::binary::parse_all(bytes, t.offset) {
-        let b = b.map_err(|e| e.to_string())?;
+        let b = b.map_err(|e| Error::reread(input, e))?;
         ids.extend(
             b.entries
                 .iter()
@@ -696,20 +693,23 @@ fn validate_tables(t: &crate::table::ImageTables, after: &[u8]) -> std::result::
         );
     }
     if ids != t.kept {
-        return Err(format!(
+        return Err(bad(format!(
             "`.llvm.offloading` holds {ids:?}, not {:?}",
             t.kept
-        ));
+        )));
     }
-    let tables = crate::table::registered(after).map_err(|e| e.to_string())?;
+    let tables = crate::table::registered(after).map_err(|e| Error::reread(input, e))?;
     let registered: usize = tables.iter().map(Vec::len).sum();
     let wanted = t.descriptors.len();
     if tables.len() != wanted && registered > 0 {
-        return Err(format!("{} image tables found, not {wanted}", tables.len()));
+        return Err(bad(format!(
+            "{} image tables found, not {wanted}",
+            tables.len()
+        )));
     }
     for id in tables.iter().flatten() {
         if !t.kept.contains(id) {
-            return Err(format!("an image table still registers {id}"));
+            return Err(bad(format!("an image table still registers {id}")));
         }
     }
     Ok(())

@@ -6,7 +6,7 @@ use offkit_format::bundle::compressed::{Method, Options};
 use offkit_surgery::{Edit, Plan};
 use offkit_tools::Env;
 
-use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest, Progress, Targets};
+use super::rewrite::{each, freed, how, print_changed, rewrite, Dest, Progress, Targets};
 use crate::output::plural;
 
 /// Compress every offload bundle of files, as LLVM 19's `clang-offload-bundler -compress`
@@ -84,14 +84,7 @@ fn run(targets: &Targets, edit: &Edit, cmd: &str, done: &str) -> Result<()> {
         |f| rewrite(f, &dest, edit, &mut progress),
         |_, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| c.changed()) {
-                    println!(
-                        "  {}: {} -> {} bytes",
-                        bundle_name(plan, c),
-                        c.old_size,
-                        c.new_size()
-                    );
-                }
+                print_changed(plan);
                 let n = plan.changes.iter().filter(|c| c.changed()).count();
                 println!(
                     "{}: {} of {} {}{}, {}{}",

@@ -8,7 +8,7 @@ use offkit_surgery::{Edit, Replacement};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
-use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest, Progress};
+use super::rewrite::{each, freed, how, print_changed, rewrite, Dest, Progress};
 
 /// Put a changed code object back in place of an image of an offload bundle.
 ///
@@ -113,14 +113,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         |f| rewrite(f, &dest, &edit, &mut Progress::new(false)),
         |f, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| c.changed()) {
-                    println!(
-                        "  {}: {} -> {} bytes",
-                        bundle_name(plan, c),
-                        c.old_size,
-                        c.new_size()
-                    );
-                }
+                print_changed(plan);
                 println!(
                     "{}: replaced {}, {}{}",
                     f.display(),

@@ -273,6 +273,18 @@ pub fn how(d: &Done, plan: &Plan) -> String {
     }
 }
 
+/// Prints a line for every bundle of `plan` rewritten: `  NAME: OLD -> NEW bytes`.
+pub fn print_changed(plan: &Plan) {
+    for c in plan.changes.iter().filter(|c| c.changed()) {
+        println!(
+            "  {}: {} -> {} bytes",
+            bundle_name(plan, c),
+            c.old_size,
+            c.new_size()
+        );
+    }
+}
+
 /// The name of a bundle for per-bundle lines: `.hip_fatbin bundle 2 at 0x5000`.
 pub fn bundle_name(plan: &Plan, c: &offkit_surgery::Change) -> String {
     let region = plan.regions.get(c.region).map_or("?", |r| r.name.as_str());

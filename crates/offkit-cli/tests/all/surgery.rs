@@ -127,30 +127,7 @@ fn convert_old_driver_rdc_object_links_like_a_new_driver_one() {
     use offkit_testutil::packager::run_as;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("k.hip"),
-        "#define __global__ __attribute__((global))\ntypedef struct { unsigned x, y, z; } dim3;\n\
-         extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, void *);\n\
-         __global__ void kern(int *p) { p[0] = 1; }\n",
-    )
-    .unwrap();
-    let clang = offkit_testutil::llvm_tool("clang");
-    let hip = [
-        "-x",
-        "hip",
-        "--offload-arch=gfx90a",
-        "-fgpu-rdc",
-        "-nogpulib",
-        "-nogpuinc",
-        "-c",
-        "k.hip",
-    ];
-    let mut old = hip.to_vec();
-    old.extend(["--no-offload-new-driver", "-o", "old.o"]);
-    run_ok(&clang, &old, d);
-    let mut new = hip.to_vec();
-    new.extend(["--offload-new-driver", "-o", "new.o"]);
-    run_ok(&clang, &new, d);
+    old_and_new_rdc_objects(d, "__global__ void kern(int *p) { p[0] = 1; }\n");
     let out = run_ok(
         OFFKIT,
         ["convert", "old.o", "--to", "offload-binary", "-o", "conv.o"],
@@ -301,6 +278,40 @@ fn convert_old_driver_rdc_object_links_like_a_new_driver_one() {
     assert!(nm.contains("_Z4kernPi"), "{nm}");
 }
 
+/// Writes `k.hip` (a HIP prelude, then `kernels`) in `d` and compiles it with clang-19 for
+/// gfx90a with `-fgpu-rdc` by the old driver (`old.o`) and the new one (`new.o`).
+fn old_and_new_rdc_objects(d: &std::path::Path, kernels: &str) {
+    std::fs::write(
+        d.join("k.hip"),
+        format!(
+            "#define __global__ __attribute__((global))\ntypedef struct {{ unsigned x, y, z; }} dim3;\n\
+             extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, \
+             void *);\n{kernels}"
+        ),
+    )
+    .unwrap();
+    let clang = offkit_testutil::llvm_tool("clang");
+    for (driver, out) in [
+        ("--no-offload-new-driver", "old.o"),
+        ("--offload-new-driver", "new.o"),
+    ] {
+        let args = [
+            "-x",
+            "hip",
+            "--offload-arch=gfx90a",
+            "-fgpu-rdc",
+            "-nogpulib",
+            "-nogpuinc",
+            "-c",
+            "k.hip",
+            driver,
+            "-o",
+            out,
+        ];
+        run_ok(&clang, args, d);
+    }
+}
+
 /// An old-driver HIP `-fgpu-rdc` object converted, then linked for real through LLVM 19's
 /// `clang-linker-wrapper` (clang-19 `--offload-new-driver --hip-link`) with a stand-in HIP
 /// runtime: the program registers one fat binary holding the gfx90a image and every kernel,
@@ -310,38 +321,17 @@ fn convert_old_driver_rdc_object_links_like_a_new_driver_one() {
 fn converted_old_driver_object_registers_its_kernels_in_a_real_link() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("k.hip"),
-        "#define __global__ __attribute__((global))\ntypedef struct { unsigned x, y, z; } dim3;\n\
-         extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, void *);\n\
-         __global__ void kern(int *p) { p[0] = 1; }\n\
+    old_and_new_rdc_objects(
+        d,
+        "__global__ void kern(int *p) { p[0] = 1; }\n\
          __global__ void scale(float *x, float a) { x[0] *= a; }\n\
          static __global__ void hidden(int *p) { p[1] = 2; }\n\
          void *use_hidden = (void *)hidden;\n",
-    )
-    .unwrap();
+    );
     std::fs::write(d.join("main.c"), "int main(void) { return 0; }\n").unwrap();
     let clang = offkit_testutil::llvm_tool("clang");
     let rt = offkit_testutil::stub_runtime::stub_runtime(d);
     run_ok(&clang, ["-c", "main.c", "-o", "main.o"], d);
-    let hip = [
-        "-x",
-        "hip",
-        "--offload-arch=gfx90a",
-        "-fgpu-rdc",
-        "-nogpulib",
-        "-nogpuinc",
-        "-c",
-        "k.hip",
-    ];
-    for (driver, out) in [
-        ("--no-offload-new-driver", "old.o"),
-        ("--offload-new-driver", "new.o"),
-    ] {
-        let mut args = hip.to_vec();
-        args.extend([driver, "-o", out]);
-        run_ok(&clang, &args, d);
-    }
     let out = run_ok(
         OFFKIT,
         ["convert", "old.o", "--to", "offload-binary", "-o", "conv.o"],

@@ -26,6 +26,8 @@
 use object::read::elf::{FileHeader, Rela, SectionHeader, SectionTable, Sym};
 use object::{elf, LittleEndian as LE};
 
+use crate::error::{Error, Result};
+
 /// The section the new driver's HIP offload entries go in.
 pub(super) const ENTRIES: &[u8] = b"hip_offloading_entries";
 /// The old wrapper record's section, renamed.
@@ -80,7 +82,9 @@ pub(super) fn plan(
     data: &[u8],
     h: &elf::FileHeader64<LE>,
     sections: &SectionTable<'_, elf::FileHeader64<LE>>,
-) -> Result<Option<HostEdit>, String> {
+    input: &str,
+) -> Result<Option<HostEdit>> {
+    let fail = |m: String| Error::unusable(input, m);
     let (symtab_index, symtab) = match sections
         .iter()
         .enumerate()
@@ -90,7 +94,7 @@ pub(super) fn plan(
             i,
             sections
                 .symbols(LE, data, elf::SHT_SYMTAB)
-                .map_err(|e| format!("cannot read its symbol table: {e}"))?,
+                .map_err(|e| fail(format!("cannot read its symbol table: {e}")))?,
         ),
         None => return Ok(None),
     };
@@ -137,7 +141,7 @@ pub(super) fn plan(
         }
         let relas = rel
             .data_as_array::<elf::Rela64<LE>, _>(LE, data)
-            .map_err(|e| format!("cannot read relocation section {ri}: {e}"))?;
+            .map_err(|e| fail(format!("cannot read relocation section {ri}: {e}")))?;
         for r in relas {
             let sym = symtab.symbol(object::SymbolIndex(r.r_sym(LE, false) as usize));
             // A static stub is relocated against its section's symbol plus its address.
@@ -166,17 +170,23 @@ pub(super) fn plan(
                     && s.st_type() == elf::STT_OBJECT
             });
             let Some(handle) = handle else {
-                return Err(format!(
+                return Err(fail(format!(
                     "no symbol names the kernel handle at {at:#x} of section `{}`",
                     String::from_utf8_lossy(sec_name(t))
-                ));
+                )));
             };
             let handle_name = name_of(
                 symtab
                     .symbol(object::SymbolIndex(handle))
-                    .map_err(|e| e.to_string())?,
+                    .map_err(|e| fail(e.to_string()))?,
             );
-            let (str_sym, addend, name) = name_string(data, sections, &symtab, handle_name)?;
+            let (str_sym, addend, name) = name_string(data, sections, &symtab, handle_name)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "no symbol locates the name string of kernel `{}`",
+                        String::from_utf8_lossy(handle_name)
+                    ))
+                })?;
             edit.kernels.push((
                 handle as u32,
                 str_sym as u32,
@@ -195,7 +205,7 @@ pub(super) fn plan(
         }
         let relas = rel
             .data_as_array::<elf::Rela64<LE>, _>(LE, data)
-            .map_err(|e| format!("cannot read the relocations of `.init_array`: {e}"))?;
+            .map_err(|e| fail(format!("cannot read the relocations of `.init_array`: {e}")))?;
         // The assembler relocates against the constructor or against its section's symbol.
         let ctor_sym = symtab.symbol(object::SymbolIndex(ctor)).ok();
         let is_ctor = |r: &elf::Rela64<LE>| {
@@ -235,9 +245,9 @@ pub(super) fn plan(
     let wrapper = sections
         .iter()
         .position(|s| sec_name(s) == b".hipFatBinSegment")
-        .ok_or("it has `__hip_module_ctor` but no `.hipFatBinSegment`")?;
+        .ok_or_else(|| fail("it has `__hip_module_ctor` but no `.hipFatBinSegment`".into()))?;
     if let Some(w) = section_of(wrapper) {
-        let mut bytes = w.data(LE, data).map_err(|e| e.to_string())?.to_vec();
+        let mut bytes = w.data(LE, data).map_err(|e| fail(e.to_string()))?.to_vec();
         for rec in bytes.chunks_mut(24) {
             if let Some(magic) = rec.get_mut(..8) {
                 magic.fill(0);
@@ -284,13 +294,13 @@ pub(super) fn plan(
 /// handle's own name, or for a static kernel the name the old driver externalized it under
 /// (`_ZL6hiddenPi.intern.<cuid>`) — and a symbol and addend locating that string: the old
 /// registration code's own symbol of exactly that string, else a section symbol plus the
-/// string's offset.
+/// string's offset. `None` when no symbol does.
 fn name_string(
     data: &[u8],
     sections: &SectionTable<'_, elf::FileHeader64<LE>>,
     symtab: &object::read::elf::SymbolTable<'_, elf::FileHeader64<LE>>,
     handle: &[u8],
-) -> Result<(usize, i64, Vec<u8>), String> {
+) -> Option<(usize, i64, Vec<u8>)> {
     let bytes_of = |shndx: usize| {
         sections
             .section(object::SectionIndex(shndx))
@@ -315,14 +325,14 @@ fn name_string(
             continue;
         }
         if string == handle {
-            return Ok((i, 0, string.to_vec()));
+            return Some((i, 0, string.to_vec()));
         }
         if string.starts_with(&interned) && found.is_none() {
             found = Some((i, 0, string.to_vec()));
         }
     }
-    if let Some(f) = found {
-        return Ok(f);
+    if found.is_some() {
+        return found;
     }
     let want = [handle, b"\0"].concat();
     for (i, s) in symtab.iter().enumerate() {
@@ -333,11 +343,8 @@ fn name_string(
             continue;
         };
         if let Some(at) = bytes.windows(want.len()).position(|w| w == &want[..]) {
-            return Ok((i, at as i64, handle.to_vec()));
+            return Some((i, at as i64, handle.to_vec()));
         }
     }
-    Err(format!(
-        "no symbol locates the name string of kernel `{}`",
-        String::from_utf8_lossy(handle)
-    ))
+    None
 }
