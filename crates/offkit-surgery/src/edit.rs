@@ -44,6 +44,79 @@ impl Filter {
     }
 }
 
+/// The names of an offload binary's images, `triple-arch`, as prunes report them.
+pub(crate) fn image_names(b: &offkit_format::binary::Binary<'_>) -> Vec<String> {
+    b.entries
+        .iter()
+        .map(|e| format!("{}-{}", e.triple(), e.arch()))
+        .collect()
+}
+
+/// One offload binary of a `.llvm.offloading` section split by a [`Filter`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BinaryRange {
+    /// Its range in the section (padded to 8 after version 1, as the compiler lays them out).
+    pub start: u64,
+    /// Where it ends.
+    pub end: u64,
+    /// Whether it stays (one of its images does).
+    pub keep: bool,
+    /// Where it goes in the section's new contents.
+    pub new_start: u64,
+}
+
+/// A `.llvm.offloading` section's offload binaries split by a [`Filter`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BinarySplit {
+    /// Each binary, in order.
+    pub bins: Vec<BinaryRange>,
+    /// The images kept (`triple-arch`), in order.
+    pub kept: Vec<String>,
+    /// The images removed.
+    pub removed: Vec<String>,
+    /// The binaries kept, one after another: the section's new contents.
+    pub section: Vec<u8>,
+}
+
+/// Splits the offload binaries of `bytes` (a `.llvm.offloading` section at absolute `offset`)
+/// by `filter`: a binary stays when one of its images does.
+pub(crate) fn split_binaries(
+    bytes: &[u8],
+    offset: u64,
+    filter: &Filter,
+) -> offkit_format::Result<BinarySplit> {
+    let mut out = BinarySplit::default();
+    for b in offkit_format::binary::parse_all(bytes, offset) {
+        let b = b?;
+        let names = image_names(&b);
+        let keep = b
+            .entries
+            .iter()
+            .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
+        let start = b.offset - offset;
+        let mut end = start + b.size;
+        if b.version != 1 {
+            end = end.next_multiple_of(8).min(bytes.len() as u64);
+        }
+        let new_start = out.section.len() as u64;
+        if keep {
+            let range = usize::try_from(start).ok().zip(usize::try_from(end).ok());
+            out.section
+                .extend_from_slice(range.and_then(|(s, e)| bytes.get(s..e)).unwrap_or_default());
+            out.kept.extend(names);
+        } else {
+            out.removed.extend(names);
+        }
+        out.bins.push(BinaryRange {
+            start,
+            end,
+            keep,
+            new_start,
+        });
+    }
+    Ok(out)
+}
+
 /// Whether the image (`triple`, `tid`) was made for `device` in the sense of [`Filter::Drop`].
 fn made_for(device: &Device, triple: &str, tid: &str) -> bool {
     match device {

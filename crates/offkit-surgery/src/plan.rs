@@ -424,7 +424,6 @@ fn prune_binaries(
     data: &[u8],
     filter: &crate::edit::Filter,
 ) -> offkit_format::Result<Vec<BinarySection>> {
-    use offkit_format::binary;
     let Ok(file) = object::File::parse(data) else {
         return Ok(Vec::new());
     };
@@ -436,39 +435,15 @@ fn prune_binaries(
         let Some((offset, size)) = s.file_range() else {
             continue;
         };
-        let bytes = s.data().unwrap_or_default();
-        let (mut kept, mut removed, mut new) = (Vec::new(), Vec::new(), Vec::new());
-        for b in binary::parse_all(bytes, offset) {
-            let b = b?;
-            let names: Vec<String> = b
-                .entries
-                .iter()
-                .map(|e| format!("{}-{}", e.triple(), e.arch()))
-                .collect();
-            let keep = b
-                .entries
-                .iter()
-                .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
-            if keep {
-                let start = (b.offset - offset) as usize;
-                let mut end = start + b.size as usize;
-                if b.version != 1 {
-                    end = (end.div_ceil(8) * 8).min(bytes.len());
-                }
-                new.extend_from_slice(bytes.get(start..end).unwrap_or_default());
-                kept.extend(names);
-            } else {
-                removed.extend(names);
-            }
-        }
-        if !removed.is_empty() {
+        let split = crate::edit::split_binaries(s.data().unwrap_or_default(), offset, filter)?;
+        if !split.removed.is_empty() {
             out.push(BinarySection {
                 name: ".llvm.offloading".into(),
                 offset,
                 old_size: size,
-                kept,
-                removed,
-                bytes: new,
+                kept: split.kept,
+                removed: split.removed,
+                bytes: split.section,
             });
         }
     }

@@ -544,11 +544,7 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
         let mut ids = Vec::new();
         for bin in offkit_format::binary::parse_all(sec.data().unwrap_or_default(), b.offset) {
             let bin = bin.map_err(reread)?;
-            ids.extend(
-                bin.entries
-                    .iter()
-                    .map(|e| format!("{}-{}", e.triple(), e.arch())),
-            );
+            ids.extend(crate::edit::image_names(&bin));
         }
         if ids != b.kept {
             return Err(bad(format!("`{}` holds {ids:?}, not {:?}", b.name, b.kept)));
@@ -686,11 +682,7 @@ fn validate_tables(t: &crate::table::ImageTables, after: &[u8], input: &str) -> 
     let mut ids = Vec::new();
     for b in offkit_format::binary::parse_all(bytes, t.offset) {
         let b = b.map_err(|e| Error::reread(input, e))?;
-        ids.extend(
-            b.entries
-                .iter()
-                .map(|e| format!("{}-{}", e.triple(), e.arch())),
-        );
+        ids.extend(crate::edit::image_names(&b));
     }
     if ids != t.kept {
         return Err(bad(format!(
