@@ -128,16 +128,12 @@ fn stream(
     mut put: impl FnMut(&Change, Option<&[u8]>) -> Result<()>,
 ) -> Result<Vec<Option<MadeSize>>> {
     use std::os::unix::fs::FileExt;
-    let format = |source| Error::Format {
-        input: plan.input.clone(),
-        source,
-    };
     thread_local! {
         /// Each worker's read buffer, kept from bundle to bundle: a fresh one would cost a
         /// page fault per 4 KiB of every bundle.
         static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    let make = |c: &Change| -> Result<Option<Made>> {
+    let read = |c: &Change| -> Result<Option<Made>> {
         if !c.pending {
             return Ok(None);
         }
@@ -149,21 +145,7 @@ fn stream(
                     path: plan.input.clone().into(),
                     source,
                 })?;
-            let piece = sequence::sequence(buf, c.offset)
-                .next()
-                .ok_or_else(|| Error::Unusable {
-                    input: plan.input.clone(),
-                    message: format!("no bundle at {:#x}", c.offset),
-                })?
-                .map_err(format)?;
-            let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
-            Ok(Some(Made {
-                bytes: o
-                    .bytes
-                    .map_or_else(|| buf.clone(), |b| materialize(&b, buf)),
-                kept: o.kept,
-                removed: o.removed,
-            }))
+            make(plan, c, buf).map(Some)
         })
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -174,7 +156,7 @@ fn stream(
         &plan.changes,
         threads,
         threads * 2,
-        make,
+        read,
         || {
             Err(Error::Unusable {
                 input: plan.input.clone(),
@@ -198,6 +180,51 @@ fn stream(
         },
     )?;
     Ok(out)
+}
+
+/// Makes the pending bundle `c` of `plan` from its bytes `bundle`.
+fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
+    let format = |source| Error::Format {
+        input: plan.input.clone(),
+        source,
+    };
+    let piece = sequence::sequence(bundle, c.offset)
+        .next()
+        .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?
+        .map_err(format)?;
+    let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
+    Ok(Made {
+        bytes: o
+            .bytes
+            .map_or_else(|| bundle.to_vec(), |b| materialize(&b, bundle)),
+        kept: o.kept,
+        removed: o.removed,
+    })
+}
+
+/// `plan` with its pending bundles made from `data`, in memory (for [`rewrite_bytes`]).
+fn made_in_memory(plan: &Plan, data: &[u8]) -> Result<Plan> {
+    let mut plan = plan.clone();
+    for i in 0..plan.changes.len() {
+        let Some(c) = plan.changes.get(i).filter(|c| c.pending) else {
+            continue;
+        };
+        let bundle = usize::try_from(c.offset)
+            .ok()
+            .zip(usize::try_from(c.old_size).ok())
+            .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+            .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?;
+        let m = make(&plan, c, bundle)?;
+        let section = plan.regions.get(c.region).map_or("?", |r| r.name.as_str());
+        c.fits(m.bytes.len() as u64, &plan.input, section)?;
+        if let Some(c) = plan.changes.get_mut(i) {
+            c.pending = false;
+            c.bytes = Some(m.bytes.into());
+            c.kept = m.kept;
+            c.removed = m.removed;
+        }
+    }
+    Ok(plan)
 }
 
 /// What [`stream`] made of a pending bundle, once written: its size, the entries kept and
@@ -232,6 +259,13 @@ pub fn settle(plan: &mut Plan, src: &File, progress: &mut dyn FnMut(u64, u64)) -
 /// its bundle sections resized, a raw bundle rewritten, or any other file with its bundles
 /// rewritten at their offsets and the freed bytes zeroed. Checked by [`validate`].
 pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let made;
+    let plan = if plan.changes.iter().any(|c| c.pending) {
+        made = made_in_memory(plan, data)?;
+        &made
+    } else {
+        plan
+    };
     let out = if plan.resized {
         resize_object(plan, data)?
     } else if plan.whole {

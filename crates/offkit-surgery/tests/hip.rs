@@ -189,6 +189,16 @@ fn prune_compress_decompress_as_llvm_sees_them() {
         check_kept(dir, "c", &c, &orig, &all);
         check_llvm_bytes(dir, "c", &c);
         assert!(std::fs::metadata(&c).unwrap().len() == std::fs::metadata(&lib).unwrap().len());
+        // In memory (archive members), the bundles made a window at a time on disk are made
+        // all at once: the same bytes.
+        let data = std::fs::read(&lib).unwrap();
+        let p = offkit_surgery::plan(&data, "lib", &Edit::Compress(Options::default()), 2).unwrap();
+        assert_eq!(p.changes.iter().filter(|c| c.pending).count(), 3);
+        let in_memory = offkit_surgery::rewrite_bytes(&p, &data).unwrap();
+        assert!(
+            in_memory == std::fs::read(&c).unwrap(),
+            "{name}: in memory differs"
+        );
 
         // Prune the compressed library: recompressed with LLVM's parameters.
         let pc = dir.join(format!("pc-{name}"));
