@@ -245,7 +245,7 @@ fn settled(plan: &mut Plan, made: Vec<Option<MadeSize>>) {
 
 /// Makes the pending bundles of `plan` (from `src`, the open input), without writing them, for
 /// a dry run: afterwards every [`Change`] has its new size. A bundle that does not fit its slot
-/// is an error, as writing it would be. `progress` as for [`write`].
+/// is an error, as writing it would be. `progress` as for [`write()`].
 pub fn settle(plan: &mut Plan, src: &File, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
     if !plan.changes.iter().any(|c| c.pending) {
         return Ok(());
