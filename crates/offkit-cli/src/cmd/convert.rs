@@ -15,7 +15,11 @@ use crate::output::plural;
 /// `clang --no-offload-new-driver -fgpu-rdc -c` writes) become one `.llvm.offloading` section
 /// holding an offload binary per device image (offload kind from the bundle kind, image kind
 /// bitcode or object from the contents, `triple` and `arch` strings in the order
-/// `clang-offload-packager` 19 writes them), which `clang-linker-wrapper` reads.
+/// `clang-offload-packager` 19 writes them), which `clang-linker-wrapper` reads. An old-driver
+/// HIP object's host code is made to register as a new-driver one's (x86-64): one
+/// `hip_offloading_entries` entry per kernel, the old constructor out of `.init_array`, so that
+/// a real link through the linker wrapper registers its kernels; device variables, surfaces and
+/// textures are not carried (a warning says so).
 /// `--to bundle`: the reverse (the host entry written as the old driver writes it, one zero
 /// byte). Archives: every member converted, the archive written again with its symbol table.
 /// Nothing the host code refers to moves; the result is written beside the target and renamed.
