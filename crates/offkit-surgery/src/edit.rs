@@ -217,6 +217,16 @@ impl Content {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Its bytes when it is one part made in memory (a compressed or inflated bundle), moved
+    /// rather than copied; otherwise itself.
+    pub(crate) fn into_bytes(self) -> Result<Vec<u8>, Content> {
+        match <[Part; 1]>::try_from(self.parts) {
+            Ok([Part::Bytes(b)]) => Ok(b),
+            Ok([p]) => Err(Content { parts: vec![p] }),
+            Err(parts) => Err(Content { parts }),
+        }
+    }
 }
 
 impl From<Vec<u8>> for Content {

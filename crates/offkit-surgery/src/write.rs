@@ -109,6 +109,9 @@ pub fn write(
     Ok(Written { size, holes })
 }
 
+/// The bytes of bundles a rewrite holds in flight at most (beyond one bundle, however large).
+const WINDOW_BYTES: u64 = 32 << 20;
+
 /// A pending bundle made: its new bytes and entries.
 struct Made {
     bytes: Vec<u8>,
@@ -117,10 +120,10 @@ struct Made {
 }
 
 /// The bundles of `plan` handed to `put` in file order, each pending one with its new bytes,
-/// made on all cores a window at a time (twice as many bundles as cores, and the bundles being
-/// read) from the input `src`, read with `pread` rather than through a map, so that neither the
-/// input's pages nor the new bundles pile up in memory. A pending bundle that outgrows its
-/// slot is an error. Returns, for each change, the size and entries of what was made.
+/// made on all cores a window at a time (twice as many bundles as cores, fewer when they are
+/// large: [`WINDOW_BYTES`]) from the input `src`, read with `pread` rather than through a map,
+/// so that neither the input's pages nor the new bundles pile up in memory. A pending bundle
+/// that outgrows its slot is an error. Returns, for each change, the size and entries of what was made.
 fn stream(
     plan: &Plan,
     src: &File,
@@ -149,13 +152,26 @@ fn stream(
         })
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Each bundle in flight holds at most its slot (what it is made into must fit there):
+    // twice as many as cores, fewer when the bundles are large, at least one.
+    let largest = plan
+        .changes
+        .iter()
+        .filter(|c| c.pending)
+        .map(|c| c.slot.max(c.old_size))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let window = usize::try_from(WINDOW_BYTES / largest)
+        .unwrap_or(usize::MAX)
+        .clamp(1, threads * 2);
     let mut out = Vec::with_capacity(plan.changes.len());
     let total: u64 = plan.changes.iter().map(|c| c.old_size).sum();
     let mut done = 0;
     par_window(
         &plan.changes,
         threads,
-        threads * 2,
+        window,
         read,
         || {
             Err(Error::Unusable {
@@ -194,9 +210,10 @@ fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
         .map_err(format)?;
     let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
     Ok(Made {
-        bytes: o
-            .bytes
-            .map_or_else(|| bundle.to_vec(), |b| materialize(&b, bundle)),
+        bytes: match o.bytes {
+            Some(c) => c.into_bytes().unwrap_or_else(|c| materialize(&c, bundle)),
+            None => bundle.to_vec(),
+        },
         kept: o.kept,
         removed: o.removed,
     })
