@@ -43,7 +43,7 @@ pub fn run(data: &[u8]) {
                     );
                 }
             }
-            Err(e @ Error::Validation { .. }) => panic!("{e}"),
+            Err(e @ (Error::Validation { .. } | Error::Reread { .. })) => panic!("{e}"),
             Err(_) => {}
         }
     }
@@ -54,11 +54,13 @@ pub fn run(data: &[u8]) {
     ] {
         match convert_file(data, "fuzz", to) {
             Ok(Some(c)) => {
-                if let Err(e @ Error::Validation { .. }) = convert_file(&c.bytes, "fuzz", back) {
+                if let Err(e @ (Error::Validation { .. } | Error::Reread { .. })) =
+                    convert_file(&c.bytes, "fuzz", back)
+                {
                     panic!("{e}")
                 }
             }
-            Err(e @ Error::Validation { .. }) => panic!("{e}"),
+            Err(e @ (Error::Validation { .. } | Error::Reread { .. })) => panic!("{e}"),
             _ => {}
         }
     }

@@ -93,6 +93,7 @@ limits! {
     /// The most kernel names (and OpenMP offload entries) one code object's description lists;
     /// the rest are left out with a warning.
     Kernels = MAX_KERNELS: usize = 1 << 16;
+    #[doc = "The most images one registered image table (`__tgt_bin_desc`) found in a linked file may hold; a word giving more is not a descriptor."] RegisteredImages = MAX_REGISTERED_IMAGES: u32 = 1 << 12;
 }
 
 /// The most a compressed stream of `n` bytes can inflate to, so that a header claiming more can

@@ -70,13 +70,38 @@ pub fn plan_archive(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Re
     })
 }
 
+/// The archive of `members` (name, bytes) written by the project's archive writer (its symbol
+/// table rebuilt), then read back: the same members, in order, with the bytes given. `done`
+/// says what was done to it (`rewritten`, `converted`) in errors.
+pub(crate) fn rebuild(members: &[(String, Vec<u8>)], input: &str, done: &str) -> Result<Vec<u8>> {
+    let refs: Vec<(String, &[u8])> = members.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
+    let bytes = archive::write(&refs)
+        .map_err(|e| Error::unusable(input, format!("cannot write the archive: {e}")))?;
+    let back = archive::read_members(&bytes).map_err(|e| {
+        Error::validation(input, format!("the {done} archive does not read back: {e}"))
+    })?;
+    let same = back.len() == members.len()
+        && back
+            .iter()
+            .zip(members)
+            .all(|((n, b), (m, c))| n == m.as_bytes() && *b == &c[..]);
+    if !same {
+        return Err(Error::validation(
+            input,
+            format!("the {done} archive does not hold the members written"),
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Writes the archive `data` rewritten by `plan` to `dest` (beside it, checked: the archive
-/// read back has the same members, each rewritten member as planned, then renamed).
+/// read back has the same members, each rewritten member as planned, then renamed) with the
+/// mode `perms` gives it.
 pub fn write_archive(
     plan: &ArchivePlan,
     data: &[u8],
     dest: &Path,
-    keep_owner: bool,
+    perms: crate::Perms,
 ) -> Result<u64> {
     let werr = |source: std::io::Error| Error::Write {
         path: dest.to_path_buf(),
@@ -97,27 +122,10 @@ pub fn write_archive(
         };
         new.push((name, b));
     }
-    let refs: Vec<(String, &[u8])> = new.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
-    let bytes = archive::write(&refs).map_err(werr)?;
-    // Read back: the same members, in order, with the bytes just made.
-    let back = archive::read_members(&bytes)
-        .map_err(|e| unusable(format!("the rewritten archive does not read back: {e}")))?;
-    let same = back.len() == new.len()
-        && back
-            .iter()
-            .zip(&new)
-            .all(|((n, b), (m, c))| n == m.as_bytes() && *b == &c[..]);
-    if !same {
-        return Err(Error::Validation {
-            input: plan.input.clone(),
-            message: "the rewritten archive does not hold the members written".into(),
-        });
-    }
+    let bytes = rebuild(&new, &plan.input, "rewritten")?;
     let mut out = offkit_tools::fs::AtomicFile::create(dest).map_err(werr)?;
     std::io::Write::write_all(out.file(), &bytes).map_err(werr)?;
-    if keep_owner {
-        out.keep_permissions_of_dest().map_err(werr)?;
-    }
+    perms.apply(&mut out).map_err(werr)?;
     out.commit().map_err(werr)?;
     Ok(bytes.len() as u64)
 }

@@ -4,6 +4,11 @@
 //! (offload binaries, one per image, as `clang-offload-packager` 19 writes them for clang), so
 //! objects and static libraries made by one driver link with the other.
 //!
+//! Converted to offload binaries, an old-driver HIP object's host code is also made to register
+//! as a new-driver one's (see `hip_host`): offload entries for its kernels, the old
+//! constructor out of `.init_array`. Converted back to bundles, the host code stays as it is:
+//! a bundle-form object made from a new-driver one registers nothing through the old driver.
+//!
 //! The object is edited without moving anything the host code refers to: the section header
 //! slots of the sections taken out are given to the sections put in (nothing refers to them:
 //! they have no symbols or relocations), further sections get new header slots at the end;
@@ -19,6 +24,8 @@ use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_llvm::triple::Triple;
 
 use crate::error::{Error, Result};
+
+mod hip_host;
 
 /// What an object's device code is converted to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,8 +43,11 @@ pub struct Converted {
     pub bytes: Vec<u8>,
     /// The sections taken out.
     pub from: Vec<String>,
-    /// The sections put in (`.llvm.offloading`: the images, `kind triple arch`).
+    /// The sections put in (`.llvm.offloading`: the images, `kind triple arch`; the kernels
+    /// given offload entries, `entry NAME`).
     pub to: Vec<String>,
+    /// What a real link of the converted object misses.
+    pub warnings: Vec<String>,
 }
 
 const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
@@ -48,7 +58,26 @@ struct NewSection {
     sh_type: u32,
     flags: u64,
     align: u64,
+    /// `sh_link`, `sh_info`, `sh_entsize`.
+    link: u32,
+    info: u32,
+    entsize: u64,
     bytes: Vec<u8>,
+}
+
+impl NewSection {
+    fn new(name: &[u8], sh_type: u32, flags: u64, align: u64, bytes: Vec<u8>) -> NewSection {
+        NewSection {
+            name: name.to_vec(),
+            sh_type,
+            flags,
+            align,
+            link: 0,
+            info: 0,
+            entsize: 0,
+            bytes,
+        }
+    }
 }
 
 /// Converts the relocatable object `data` (named `input`) to `to`; `None` when it holds
@@ -172,13 +201,13 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
             if take.is_empty() {
                 return Ok(None);
             }
-            add.push(NewSection {
-                name: b".llvm.offloading".to_vec(),
-                sh_type: SHT_LLVM_OFFLOADING,
-                flags: elf::SHF_EXCLUDE.0,
-                align: 8,
-                bytes: binaries,
-            });
+            add.push(NewSection::new(
+                b".llvm.offloading",
+                SHT_LLVM_OFFLOADING,
+                elf::SHF_EXCLUDE.0,
+                8,
+                binaries,
+            ));
         }
         Target::Bundle => {
             let mut device = Vec::new();
@@ -229,42 +258,103 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
             all.push((format!("host-{host}"), vec![0]));
             to_names.push(format!("host-{host}"));
             for (id, bytes) in all {
-                add.push(NewSection {
-                    name: format!("{BUNDLE_PREFIX}{id}").into_bytes(),
-                    sh_type: elf::SHT_PROGBITS.0,
-                    flags: elf::SHF_EXCLUDE.0,
-                    align: 1,
+                add.push(NewSection::new(
+                    format!("{BUNDLE_PREFIX}{id}").as_bytes(),
+                    elf::SHT_PROGBITS.0,
+                    elf::SHF_EXCLUDE.0,
+                    1,
                     bytes,
-                });
+                ));
             }
         }
     }
-    let bytes = edit_sections(data, h, &take, add).map_err(unusable)?;
-    check(&bytes, to, &to_names).map_err(|message| Error::Validation {
-        input: input.to_string(),
-        message,
-    })?;
+    // An old-driver HIP object's host code made to register as a new-driver one's.
+    let host = match to {
+        Target::OffloadBinary => hip_host::plan(data, h, &sections, input)?,
+        Target::Bundle => None,
+    };
+    let mut warnings = Vec::new();
+    let mut entries = Vec::new();
+    let mut renames = Vec::new();
+    let mut patched;
+    let mut data = data;
+    if let Some(host) = host {
+        warnings = host.warnings.clone();
+        if !host.kernels.is_empty() {
+            // The k-th section added takes the k-th slot freed, then goes at the end.
+            let slot = |k: usize| {
+                take.get(k)
+                    .copied()
+                    .unwrap_or(sections.len() + k - take.len())
+            };
+            let entries_at = slot(add.len());
+            add.push(NewSection::new(
+                hip_host::ENTRIES,
+                elf::SHT_PROGBITS.0,
+                elf::SHF_ALLOC.0 | elf::SHF_WRITE.0,
+                1,
+                host.entries(),
+            ));
+            add.push(NewSection {
+                link: host.symtab,
+                info: entries_at as u32,
+                entsize: 24,
+                ..NewSection::new(
+                    &[b".rela", hip_host::ENTRIES].concat(),
+                    elf::SHT_RELA.0,
+                    elf::SHF_INFO_LINK.0,
+                    8,
+                    host.relocations(),
+                )
+            });
+            entries.extend(host.kernels.iter().map(|k| format!("entry {}", k.3)));
+        }
+        patched = data.to_vec();
+        let shoff = h.e_shoff(LE) as usize;
+        for (at, bytes) in &host.patches {
+            if let Some(d) = patched.get_mut(*at..at + bytes.len()) {
+                d.copy_from_slice(bytes);
+            }
+        }
+        for (i, size) in &host.sizes {
+            let at = shoff + i * 64 + 32;
+            if let Some(d) = patched.get_mut(at..at + 8) {
+                d.copy_from_slice(&size.to_le_bytes());
+            }
+        }
+        renames = host.renames;
+        data = &patched;
+    }
+    let h = elf::FileHeader64::<LE>::parse(data).map_err(|e| unusable(e.to_string()))?;
+    let bytes = edit_sections(data, h, &take, add, &renames, input)?;
+    check(&bytes, to, &to_names, input)?;
+    to_names.extend(entries);
     Ok(Some(Converted {
         bytes,
         from,
         to: to_names,
+        warnings,
     }))
 }
 
 /// Reads the converted object again: it parses as an ELF file, and holds what was put in (the
 /// images of `.llvm.offloading`, or the bundle sections), nothing of what was taken out.
-fn check(bytes: &[u8], to: Target, put: &[String]) -> std::result::Result<(), String> {
+fn check(bytes: &[u8], to: Target, put: &[String], input: &str) -> Result<()> {
+    let bad = |m: String| Error::validation(input, m);
     use object::{Object, ObjectSection};
-    let file = object::File::parse(bytes).map_err(|e| format!("it does not read back: {e}"))?;
+    let file =
+        object::File::parse(bytes).map_err(|e| bad(format!("it does not read back: {e}")))?;
     let mut found = Vec::new();
     let mut offloading = 0;
     for s in file.sections() {
         let name = s.name().unwrap_or_default();
         if name == ".llvm.offloading" {
             offloading += 1;
-            let data = s.data().map_err(|e| format!("section `{name}`: {e}"))?;
+            let data = s
+                .data()
+                .map_err(|e| bad(format!("section `{name}`: {e}")))?;
             for b in offkit_format::binary::parse_all(data, 0) {
-                let b = b.map_err(|e| e.to_string())?;
+                let b = b.map_err(|e| Error::reread(input, e))?;
                 for e in &b.entries {
                     let kind = kind_name(e.offload_kind);
                     found.push(format!("{kind} {} {}", e.triple(), e.arch()));
@@ -276,7 +366,7 @@ fn check(bytes: &[u8], to: Target, put: &[String]) -> std::result::Result<(), St
     }
     let sections = usize::from(to == Target::OffloadBinary);
     if offloading != sections || found != put {
-        return Err(format!("it holds {found:?}, not {put:?}"));
+        return Err(bad(format!("it holds {found:?}, not {put:?}")));
     }
     Ok(())
 }
@@ -309,17 +399,23 @@ fn edit_sections(
     h: &elf::FileHeader64<LE>,
     take: &[usize],
     add: Vec<NewSection>,
-) -> std::result::Result<Vec<u8>, String> {
+    renames: &[(usize, Vec<u8>)],
+    input: &str,
+) -> Result<Vec<u8>> {
+    let fail = |m: &str| Error::unusable(input, m);
     const SHENT: usize = 64;
-    let shoff = usize::try_from(h.e_shoff(LE)).map_err(|e| e.to_string())?;
+    let shoff = usize::try_from(h.e_shoff(LE))
+        .map_err(|_| fail("its section header table lies outside the file"))?;
     let shnum = usize::from(h.e_shnum(LE));
     let strndx = usize::from(h.e_shstrndx(LE).0);
     if shnum == 0 || strndx == 0 || strndx >= shnum || usize::from(h.e_shentsize(LE)) != SHENT {
-        return Err("its section header table is not one this edit handles".into());
+        return Err(fail(
+            "its section header table is not one this edit handles",
+        ));
     }
     let table = data
         .get(shoff..shoff + shnum * SHENT)
-        .ok_or("its section header table lies outside the file")?;
+        .ok_or_else(|| fail("its section header table lies outside the file"))?;
     let mut headers: Vec<[u8; SHENT]> = table
         .chunks_exact(SHENT)
         .map(|c| c.try_into().unwrap_or([0; SHENT]))
@@ -339,7 +435,7 @@ fn edit_sections(
     let strtab = &headers[strndx];
     let mut names = data
         .get(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
-        .ok_or("its section-name table lies outside the file")?
+        .ok_or_else(|| fail("its section-name table lies outside the file"))?
         .to_vec();
     if let Some(d) =
         out.get_mut(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
@@ -360,10 +456,21 @@ fn edit_sections(
         hd[8..16].copy_from_slice(&s.flags.to_le_bytes());
         hd[24..32].copy_from_slice(&(pos as u64).to_le_bytes());
         hd[32..40].copy_from_slice(&(s.bytes.len() as u64).to_le_bytes());
+        hd[40..44].copy_from_slice(&s.link.to_le_bytes());
+        hd[44..48].copy_from_slice(&s.info.to_le_bytes());
         hd[48..56].copy_from_slice(&s.align.to_le_bytes());
+        hd[56..64].copy_from_slice(&s.entsize.to_le_bytes());
         match free.pop_front() {
             Some(i) => headers[i] = hd,
             None => headers.push(hd),
+        }
+    }
+    for (i, name) in renames {
+        let at = names.len() as u32;
+        names.extend_from_slice(name);
+        names.push(0);
+        if let Some(hd) = headers.get_mut(*i) {
+            hd[0..4].copy_from_slice(&at.to_le_bytes());
         }
     }
     // Slots left over: empty, nameless, excluded.
@@ -388,7 +495,7 @@ fn edit_sections(
     for hd in &headers {
         out.extend_from_slice(hd);
     }
-    let new_shnum = u16::try_from(headers.len()).map_err(|_| "too many sections".to_string())?;
+    let new_shnum = u16::try_from(headers.len()).map_err(|_| fail("too many sections"))?;
     out[0x28..0x30].copy_from_slice(&(new_shoff as u64).to_le_bytes());
     out[0x3c..0x3e].copy_from_slice(&new_shnum.to_le_bytes());
     Ok(out)
@@ -401,12 +508,9 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
     if !matches!(object::FileKind::parse(data), Ok(object::FileKind::Archive)) {
         return convert_object(data, input, to);
     }
-    let unusable = |message: String| Error::Unusable {
-        input: input.to_string(),
-        message,
-    };
     let members = crate::archive::members(data, input, "converted", "convert")?;
     let (mut new, mut from, mut to_names) = (Vec::new(), Vec::new(), Vec::new());
+    let mut warnings = Vec::new();
     for (name, bytes) in members {
         let name = String::from_utf8_lossy(&name).into_owned();
         let elf = matches!(object::FileKind::parse(bytes), Ok(object::FileKind::Elf64));
@@ -419,6 +523,7 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
             Some(c) => {
                 from.extend(c.from.iter().map(|s| format!("{name}: {s}")));
                 to_names.extend(c.to.iter().map(|s| format!("{name}: {s}")));
+                warnings.extend(c.warnings.iter().map(|s| format!("{name}: {s}")));
                 new.push((name, c.bytes));
             }
             None => new.push((name, bytes.to_vec())),
@@ -427,25 +532,11 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
     if from.is_empty() {
         return Ok(None);
     }
-    let refs: Vec<(String, &[u8])> = new.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
-    let bytes = offkit_bundle::archive::write(&refs)
-        .map_err(|e| unusable(format!("cannot write the archive: {e}")))?;
-    let back = offkit_bundle::archive::read_members(&bytes)
-        .map_err(|e| unusable(format!("the converted archive does not read back: {e}")))?;
-    let same = back.len() == new.len()
-        && back
-            .iter()
-            .zip(&new)
-            .all(|((n, b), (m, c))| n == m.as_bytes() && *b == &c[..]);
-    if !same {
-        return Err(Error::Validation {
-            input: input.to_string(),
-            message: "the converted archive does not hold the members written".into(),
-        });
-    }
+    let bytes = crate::archive::rebuild(&new, input, "converted")?;
     Ok(Some(Converted {
         bytes,
         from,
         to: to_names,
+        warnings,
     }))
 }

@@ -7,6 +7,7 @@ use object::{Object, ObjectSection};
 use offkit_format::fatbin;
 
 use crate::edit::Filter;
+use crate::error::{Error, Result};
 use crate::table::Patch;
 
 /// One CUDA fat binary pruned.
@@ -104,18 +105,26 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
 
 /// Checks the pruned fat binaries of `after`: each parses at its offset with exactly the
 /// entries kept.
-pub(crate) fn validate(prunes: &[FatbinPrune], after: &[u8]) -> Result<(), String> {
+pub(crate) fn validate(prunes: &[FatbinPrune], after: &[u8], input: &str) -> Result<()> {
     for p in prunes {
         let bytes = usize::try_from(p.offset)
             .ok()
             .and_then(|o| after.get(o..o.checked_add(p.new_size as usize)?))
-            .ok_or_else(|| format!("the fat binary at {:#x} is cut short", p.offset))?;
-        let fb = fatbin::parse(bytes, p.offset).map_err(|e| e.to_string())?;
+            .ok_or_else(|| {
+                Error::validation(
+                    input,
+                    format!("the fat binary at {:#x} is cut short", p.offset),
+                )
+            })?;
+        let fb = fatbin::parse(bytes, p.offset).map_err(|e| Error::reread(input, e))?;
         let ids: Vec<String> = fb.entries.iter().map(name).collect();
         if ids != p.kept {
-            return Err(format!(
-                "the fat binary at {:#x} holds {ids:?}, not {:?}",
-                p.offset, p.kept
+            return Err(Error::validation(
+                input,
+                format!(
+                    "the fat binary at {:#x} holds {ids:?}, not {:?}",
+                    p.offset, p.kept
+                ),
             ));
         }
     }

@@ -44,6 +44,79 @@ impl Filter {
     }
 }
 
+/// The names of an offload binary's images, `triple-arch`, as prunes report them.
+pub(crate) fn image_names(b: &offkit_format::binary::Binary<'_>) -> Vec<String> {
+    b.entries
+        .iter()
+        .map(|e| format!("{}-{}", e.triple(), e.arch()))
+        .collect()
+}
+
+/// One offload binary of a `.llvm.offloading` section split by a [`Filter`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct BinaryRange {
+    /// Its range in the section (padded to 8 after version 1, as the compiler lays them out).
+    pub start: u64,
+    /// Where it ends.
+    pub end: u64,
+    /// Whether it stays (one of its images does).
+    pub keep: bool,
+    /// Where it goes in the section's new contents.
+    pub new_start: u64,
+}
+
+/// A `.llvm.offloading` section's offload binaries split by a [`Filter`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BinarySplit {
+    /// Each binary, in order.
+    pub bins: Vec<BinaryRange>,
+    /// The images kept (`triple-arch`), in order.
+    pub kept: Vec<String>,
+    /// The images removed.
+    pub removed: Vec<String>,
+    /// The binaries kept, one after another: the section's new contents.
+    pub section: Vec<u8>,
+}
+
+/// Splits the offload binaries of `bytes` (a `.llvm.offloading` section at absolute `offset`)
+/// by `filter`: a binary stays when one of its images does.
+pub(crate) fn split_binaries(
+    bytes: &[u8],
+    offset: u64,
+    filter: &Filter,
+) -> offkit_format::Result<BinarySplit> {
+    let mut out = BinarySplit::default();
+    for b in offkit_format::binary::parse_all(bytes, offset) {
+        let b = b?;
+        let names = image_names(&b);
+        let keep = b
+            .entries
+            .iter()
+            .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
+        let start = b.offset - offset;
+        let mut end = start + b.size;
+        if b.version != 1 {
+            end = end.next_multiple_of(8).min(bytes.len() as u64);
+        }
+        let new_start = out.section.len() as u64;
+        if keep {
+            let range = usize::try_from(start).ok().zip(usize::try_from(end).ok());
+            out.section
+                .extend_from_slice(range.and_then(|(s, e)| bytes.get(s..e)).unwrap_or_default());
+            out.kept.extend(names);
+        } else {
+            out.removed.extend(names);
+        }
+        out.bins.push(BinaryRange {
+            start,
+            end,
+            keep,
+            new_start,
+        });
+    }
+    Ok(out)
+}
+
 /// Whether the image (`triple`, `tid`) was made for `device` in the sense of [`Filter::Drop`].
 fn made_for(device: &Device, triple: &str, tid: &str) -> bool {
     match device {
@@ -144,6 +217,16 @@ impl Content {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Its bytes when it is one part made in memory (a compressed or inflated bundle), moved
+    /// rather than copied; otherwise itself.
+    pub(crate) fn into_bytes(self) -> Result<Vec<u8>, Content> {
+        match <[Part; 1]>::try_from(self.parts) {
+            Ok([Part::Bytes(b)]) => Ok(b),
+            Ok([p]) => Err(Content { parts: vec![p] }),
+            Err(parts) => Err(Content { parts }),
+        }
+    }
 }
 
 impl From<Vec<u8>> for Content {
@@ -163,6 +246,10 @@ pub(crate) struct Outcome {
     pub removed: Vec<String>,
     /// The IDs of the entries kept.
     pub kept: Vec<String>,
+    /// Whether the new bytes are still to be made ([`defer`]).
+    pub pending: bool,
+    /// For a pending bundle, its new size when known now (a decompressed bundle's).
+    pub expected: Option<u64>,
 }
 
 /// The payload alignment the bundle was written with, as `-bundle-align` (the largest power
@@ -258,6 +345,8 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
         kept: h
             .map(|h| h.entries.iter().map(|e| e.id_str().into_owned()).collect())
             .unwrap_or_default(),
+        pending: false,
+        expected: None,
     };
     let stream_opts = |header: &compressed::Header, level: i32| Options {
         version: header.version,
@@ -301,6 +390,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                     bytes: None,
                     removed,
                     kept,
+                    ..unchanged(None)
                 });
             }
             let bytes = match kind {
@@ -326,6 +416,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                 bytes: Some(bytes),
                 removed,
                 kept,
+                ..unchanged(None)
             })
         }
         (Edit::Replace(r), kind) => {
@@ -374,6 +465,52 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             })
         }
     }
+}
+
+/// What `edit` will make of `piece` when making it is costly — a whole bundle compressed or
+/// inflated — worked out from its header alone: the entries kept and removed, marked
+/// [`Outcome::pending`] (its bytes are made when the plan is written, a few bundles at a
+/// time), or unchanged when a prune removes nothing from a compressed bundle. `None` when the
+/// edit is cheap and is applied at once ([`apply`]).
+pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Option<Outcome>> {
+    let ids = |h: &binary::Header<'_>| h.entries.iter().map(|e| e.id_str().into_owned()).collect();
+    let later = |kept: Vec<String>, removed: Vec<String>, expected: Option<u64>| Outcome {
+        bytes: None,
+        removed,
+        kept,
+        pending: true,
+        expected,
+    };
+    Ok(match (edit, &piece.kind) {
+        (Edit::Compress(_), Kind::Plain(h)) => Some(later(ids(h), Vec::new(), None)),
+        (Edit::Compress(opts), Kind::Compressed(blob))
+            if blob.header.version != opts.version || blob.header.method != opts.method =>
+        {
+            check_header(blob, piece.offset)?;
+            Some(later(Vec::new(), Vec::new(), None))
+        }
+        (Edit::Decompress, Kind::Compressed(blob)) => {
+            check_header(blob, piece.offset)?;
+            Some(later(
+                Vec::new(),
+                Vec::new(),
+                Some(blob.header.uncompressed_size),
+            ))
+        }
+        (Edit::Prune { filter, .. }, Kind::Compressed(blob)) => {
+            let prefix = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)?;
+            let h = binary::parse(&prefix, blob.header.uncompressed_size, piece.offset)?;
+            let (keep, drop): (Vec<_>, Vec<_>) = h.entries.iter().partition(|e| filter.keeps(e.id));
+            let kept = keep.iter().map(|e| e.id_str().into_owned()).collect();
+            let removed: Vec<String> = drop.iter().map(|e| e.id_str().into_owned()).collect();
+            let pending = !removed.is_empty();
+            Some(Outcome {
+                pending,
+                ..later(kept, removed, None)
+            })
+        }
+        _ => None,
+    })
 }
 
 /// How much of a compressed bundle is inflated to check the bundle header inside.

@@ -63,6 +63,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// The rewritten file's offload data does not parse (a bug: nothing was written).
+    #[error("{input}: the rewritten file does not read back")]
+    Reread {
+        /// The input.
+        input: String,
+        /// The format error (with the absolute offset).
+        #[source]
+        source: offkit_format::Error,
+    },
     /// The rewritten file did not read back as it should (a bug: nothing was written).
     #[error("{input}: the rewritten file does not check out: {message}")]
     Validation {
@@ -71,6 +80,32 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+}
+
+impl Error {
+    /// [`Error::Unusable`] for `input`.
+    pub(crate) fn unusable(input: &str, message: impl Into<String>) -> Error {
+        Error::Unusable {
+            input: input.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// [`Error::Validation`] for `input`.
+    pub(crate) fn validation(input: &str, message: impl Into<String>) -> Error {
+        Error::Validation {
+            input: input.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// [`Error::Reread`] for `input`.
+    pub(crate) fn reread(input: &str, source: offkit_format::Error) -> Error {
+        Error::Reread {
+            input: input.to_string(),
+            source,
+        }
+    }
 }
 
 /// A result with [`Error`].

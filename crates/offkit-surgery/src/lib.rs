@@ -3,12 +3,18 @@
 //! object replaced — without a rebuild.
 //!
 //! ```text
-//! input ─map─► plan (find the bundle sections, walk each as a sequence of bundles, rewrite
-//!              every bundle on all cores) ─► write (beside the target: unchanged ranges
-//!              copied by the kernel, rewritten bundles at their own offsets, freed bytes left
-//!              as holes) ─► validate (re-read: headers unchanged, every bundle parses and
-//!              inflates, each at its address) ─► rename
+//! input ─map─► plan (find the bundle sections, walk each as a sequence of bundles, the
+//!              file's holes skipped; cheap edits made on all cores, costly ones — a whole
+//!              bundle compressed or inflated — left pending) ─► write (beside the target:
+//!              unchanged ranges copied by the kernel, pending bundles made on all cores a
+//!              window at a time and each written at its own offset as soon as those before
+//!              it are, freed bytes left as holes) ─► validate (re-read: headers unchanged,
+//!              every bundle parses, each at its address) ─► rename
 //! ```
+//!
+//! Memory stays bounded however many bundles a file has: at most twice as many bundles as
+//! cores are made ahead of the one being written, and the input is read with `pread`, not
+//! through the map.
 //!
 //! Sections never move: every bundle is rewritten at its own offset, so every pointer to it
 //! (`__hip_fatbin_wrapper`, the dynamic relocations) stays right, and the bytes it frees are
@@ -25,6 +31,9 @@ mod convert;
 mod cuda;
 mod edit;
 mod error;
+mod holes;
+mod par;
+mod perms;
 mod plan;
 mod table;
 mod write;
@@ -34,6 +43,7 @@ pub use convert::{convert_file, convert_object, Converted, Target};
 pub use cuda::FatbinPrune;
 pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
-pub use plan::{plan, BinarySection, Change, Plan, Region};
+pub use perms::Perms;
+pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region};
 pub use table::{ImageTables, Patch};
-pub use write::{rewrite_bytes, validate, write, Written};
+pub use write::{rewrite_bytes, settle, validate, write, Written};

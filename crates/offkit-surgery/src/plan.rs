@@ -1,13 +1,16 @@
 //! Planning a rewrite: the bundle sections of a file, their bundles, and what each becomes
 //! (worked out on all cores, in a deterministic order).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::fs::File;
 
 use object::{Object, ObjectSection};
 use offkit_format::bundle::sequence::{self, Piece};
+use offkit_llvm::limits;
 
 use crate::edit::{apply, Content, Edit};
 use crate::error::{Error, Result};
+use crate::holes::Extents;
+use crate::par::par_map;
 
 /// A range of the file that holds a sequence of bundles.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,14 +42,47 @@ pub struct Change {
     pub kept: Vec<String>,
     /// The IDs of its entries removed.
     pub removed: Vec<String>,
-    /// Its new bytes, or `None` when it stays as it is.
+    /// Its new bytes, or `None` when it stays as it is or they are made later.
     pub bytes: Option<Content>,
+    /// Whether its new bytes are still to be made: compressing or inflating a whole bundle of
+    /// a linked file is left to [`write`](crate::write) (or [`settle`](crate::settle) for a
+    /// dry run), which makes them a few bundles at a time, so that they are never all held
+    /// in memory.
+    pub pending: bool,
+    /// The size of its new bytes made by [`write`](crate::write) or
+    /// [`settle`](crate::settle) (written, then dropped).
+    pub made: Option<u64>,
 }
 
 impl Change {
-    /// Its size once rewritten.
+    /// Checks that `size` bytes fit its slot.
+    pub(crate) fn fits(&self, size: u64, input: &str, section: &str) -> Result<()> {
+        if size <= self.slot {
+            return Ok(());
+        }
+        Err(Error::DoesNotFit {
+            input: input.to_string(),
+            section: section.to_string(),
+            index: self.index,
+            offset: self.offset,
+            new_size: size,
+            slot: self.slot,
+            short: size - self.slot,
+        })
+    }
+
+    /// Its size once rewritten (a pending bundle's is known once it is made).
     pub fn new_size(&self) -> u64 {
-        self.bytes.as_ref().map_or(self.old_size, Content::len)
+        match (&self.bytes, self.made) {
+            (Some(b), _) => b.len(),
+            (None, Some(n)) => n,
+            (None, None) => self.old_size,
+        }
+    }
+
+    /// Whether it is rewritten (or, pending, will be).
+    pub fn changed(&self) -> bool {
+        self.bytes.is_some() || self.made.is_some() || self.pending
     }
 }
 
@@ -92,12 +128,14 @@ pub struct Plan {
     pub tables: Option<crate::table::ImageTables>,
     /// The CUDA fat binaries a prune rewrites (patched in place).
     pub fatbins: Vec<crate::cuda::FatbinPrune>,
+    /// The edit that makes the [`Change::pending`] bundles' bytes.
+    pub edit: Edit,
 }
 
 impl Plan {
     /// Whether anything changes.
     pub fn changes_anything(&self) -> bool {
-        self.changes.iter().any(|c| c.bytes.is_some())
+        self.changes.iter().any(Change::changed)
             || !self.binaries.is_empty()
             || self.tables.is_some()
             || !self.fatbins.is_empty()
@@ -188,6 +226,30 @@ pub(crate) fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
 /// Plans `edit` on `data` (the input named `input`), rewriting the bundles on `threads`
 /// threads (0: all cores). Every bundle is checked against its slot.
 pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Plan> {
+    plan_in(data, &Extents::none(), input, edit, threads)
+}
+
+/// [`plan`] for `data` mapped from `file`: the holes of the file (the bytes a prune in place
+/// freed) are skipped, not read, so a file rewritten before is walked as fast as the first
+/// time.
+pub fn plan_file(
+    data: &[u8],
+    file: &File,
+    input: &str,
+    edit: &Edit,
+    threads: usize,
+) -> Result<Plan> {
+    let extents = Extents::of(file, data.len() as u64);
+    plan_in(data, &extents, input, edit, threads)
+}
+
+fn plan_in(
+    data: &[u8],
+    extents: &Extents,
+    input: &str,
+    edit: &Edit,
+    threads: usize,
+) -> Result<Plan> {
     let format = |source| Error::Format {
         input: input.to_string(),
         source,
@@ -221,9 +283,7 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
                 input: input.to_string(),
                 message: format!("section `{}` lies outside the file", r.name),
             })?;
-        let seq: Vec<Piece<'_>> = sequence::sequence(bytes, r.offset)
-            .collect::<offkit_format::Result<_>>()
-            .map_err(format)?;
+        let seq = walk(bytes, r.offset, extents).map_err(format)?;
         let ends: Vec<u64> = seq
             .iter()
             .skip(1)
@@ -235,10 +295,21 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             pieces.push((ri, p, slot));
         }
     }
+    let whole = regions.len() == 1
+        && regions[0].name == "(file)"
+        && pieces.len() == 1
+        && pieces[0].1.offset == 0;
+    // A linked file's bundles stay where they are: the costly ones are made when it is
+    // written, a window at a time (an object's or a raw bundle's are laid out anew here).
+    let defer = !whole && !relocatable;
     let outcomes = par_map(
         &pieces,
         threads,
-        |(_, p, _)| apply(p, edit),
+        |(_, p, _)| match crate::edit::defer(p, edit) {
+            Ok(Some(o)) if defer => Ok(o),
+            Ok(_) => apply(p, edit),
+            Err(e) => Err(e),
+        },
         || {
             Err(offkit_format::Error::Invalid {
                 what: "offload bundle",
@@ -247,10 +318,6 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             })
         },
     );
-    let whole = regions.len() == 1
-        && regions[0].name == "(file)"
-        && pieces.len() == 1
-        && pieces[0].1.offset == 0;
     let mut changes = Vec::with_capacity(pieces.len());
     let mut resized = !binaries.is_empty();
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
@@ -265,6 +332,8 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
             kept: o.kept,
             removed: o.removed,
             bytes: o.bytes,
+            pending: o.pending,
+            made: None,
         };
         // In an object a section may grow: a bundle alone in its section (as the compiler
         // writes it) is written again with its section resized.
@@ -272,16 +341,11 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         if c.bytes.is_some() && relocatable {
             resized = true;
         }
-        if !whole && c.new_size() > c.slot && !(relocatable && alone) {
-            return Err(Error::DoesNotFit {
-                input: input.to_string(),
-                section: regions[*ri].name.clone(),
-                index: c.index,
-                offset: c.offset,
-                new_size: c.new_size(),
-                slot: c.slot,
-                short: c.new_size() - c.slot,
-            });
+        let size = o.expected.unwrap_or(c.new_size());
+        // A raw bundle file, or an object's section holding one bundle, grows with it.
+        let may_grow = whole || (relocatable && alone);
+        if !may_grow {
+            c.fits(size, input, &regions[*ri].name)?;
         }
         changes.push(c);
     }
@@ -295,7 +359,62 @@ pub fn plan(data: &[u8], input: &str, edit: &Edit, threads: usize) -> Result<Pla
         binaries,
         tables,
         fatbins,
+        edit: edit.clone(),
     })
+}
+
+/// The bundles of `bytes` (a region at absolute offset `base`), as [`sequence::sequence`] reads
+/// them, but where the zero padding after a bundle runs into a hole of the file, the walk
+/// starts again after the hole instead of reading its zeros.
+fn walk<'d>(
+    bytes: &'d [u8],
+    base: u64,
+    extents: &Extents,
+) -> offkit_format::Result<Vec<Piece<'d>>> {
+    let end = base + bytes.len() as u64;
+    let mut out: Vec<Piece<'d>> = Vec::new();
+    let mut start = 0u64;
+    'restart: loop {
+        let rest = usize::try_from(start)
+            .ok()
+            .and_then(|s| bytes.get(s..))
+            .unwrap_or_default();
+        for p in sequence::sequence(rest, base + start) {
+            let mut p = p?;
+            if out.len() >= limits::MAX_ROWS {
+                return Err(offkit_format::Error::limit(
+                    limits::Limit::Rows,
+                    "bundles in a sequence",
+                    p.offset,
+                    out.len() as u64 + 1,
+                ));
+            }
+            p.index = out.len();
+            let after = p.offset + p.data.len() as u64;
+            out.push(p);
+            let hole = extents.hole_after(after);
+            if hole >= end {
+                continue;
+            }
+            // Only zeros up to the hole: the next bundle, if any, is after it.
+            let tail = usize::try_from(after - base)
+                .ok()
+                .zip(usize::try_from(hole - base).ok())
+                .and_then(|(a, h)| bytes.get(a..h))
+                .unwrap_or_default();
+            if tail.iter().all(|&b| b == 0) {
+                match extents.data_from(hole) {
+                    Some(next) if next < end => {
+                        start = next - base;
+                        continue 'restart;
+                    }
+                    _ => break 'restart,
+                }
+            }
+        }
+        break;
+    }
+    Ok(out)
 }
 
 /// The `.llvm.offloading` sections of a relocatable object with the offload binaries `filter`
@@ -305,7 +424,6 @@ fn prune_binaries(
     data: &[u8],
     filter: &crate::edit::Filter,
 ) -> offkit_format::Result<Vec<BinarySection>> {
-    use offkit_format::binary;
     let Ok(file) = object::File::parse(data) else {
         return Ok(Vec::new());
     };
@@ -317,86 +435,58 @@ fn prune_binaries(
         let Some((offset, size)) = s.file_range() else {
             continue;
         };
-        let bytes = s.data().unwrap_or_default();
-        let (mut kept, mut removed, mut new) = (Vec::new(), Vec::new(), Vec::new());
-        for b in binary::parse_all(bytes, offset) {
-            let b = b?;
-            let names: Vec<String> = b
-                .entries
-                .iter()
-                .map(|e| format!("{}-{}", e.triple(), e.arch()))
-                .collect();
-            let keep = b
-                .entries
-                .iter()
-                .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
-            if keep {
-                let start = (b.offset - offset) as usize;
-                let mut end = start + b.size as usize;
-                if b.version != 1 {
-                    end = (end.div_ceil(8) * 8).min(bytes.len());
-                }
-                new.extend_from_slice(bytes.get(start..end).unwrap_or_default());
-                kept.extend(names);
-            } else {
-                removed.extend(names);
-            }
-        }
-        if !removed.is_empty() {
+        let split = crate::edit::split_binaries(s.data().unwrap_or_default(), offset, filter)?;
+        if !split.removed.is_empty() {
             out.push(BinarySection {
                 name: ".llvm.offloading".into(),
                 offset,
                 old_size: size,
-                kept,
-                removed,
-                bytes: new,
+                kept: split.kept,
+                removed: split.removed,
+                bytes: split.section,
             });
         }
     }
     Ok(out)
 }
 
-/// `f` over every item on `threads` threads (0: all cores), the results in the items' order.
-/// A worker that panics is a bug; its items come back as `missing()`.
-pub(crate) fn par_map<T: Sync, R: Send>(
-    items: &[T],
-    threads: usize,
-    f: impl Fn(&T) -> R + Sync,
-    missing: impl Fn() -> R,
-) -> Vec<R> {
-    let threads = if threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        threads
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use offkit_format::bundle::binary;
+
+    /// A plain bundle of one host entry and one device payload of `n` bytes.
+    fn bundle(n: usize) -> Vec<u8> {
+        let ids: [&[u8]; 2] = [
+            b"host-x86_64-unknown-linux-gnu-",
+            b"hipv4-amdgcn-amd-amdhsa--gfx90a",
+        ];
+        let l = binary::layout(&ids, &[0, n as u64], 1).unwrap();
+        let mut b = l.header.clone();
+        b.resize(l.offsets[1] as usize, 0);
+        b.extend(std::iter::repeat_n(7u8, n));
+        b
     }
-    .min(items.len())
-    .max(1);
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<Option<R>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        out.push((i, f(item)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        let mut all: Vec<Option<R>> = (0..items.len()).map(|_| None).collect();
-        for w in workers {
-            for (i, r) in w.join().unwrap_or_default() {
-                if let Some(slot) = all.get_mut(i) {
-                    *slot = Some(r);
-                }
-            }
-        }
-        all
-    });
-    done.iter_mut()
-        .map(|r| r.take().unwrap_or_else(&missing))
-        .collect()
+
+    #[test]
+    fn the_walk_starts_again_after_a_hole_without_reading_it() {
+        let mut data = bundle(100);
+        data.resize(0x3000, 0);
+        data.extend(bundle(200));
+        data.resize(0x5000, 0);
+        let base = 0x10000;
+        let whole = walk(&data, base, &Extents::none()).unwrap();
+        let offsets = |ps: &[Piece<'_>]| ps.iter().map(|p| (p.index, p.offset)).collect::<Vec<_>>();
+        assert_eq!(offsets(&whole), [(0, base), (1, base + 0x3000)]);
+        // The bytes of a hole read as zeros; here they are not zeros, so a walk that read
+        // them would fail: it must jump from the first run to the second.
+        let mut holed = data.clone();
+        holed.get_mut(0x1000..0x3000).unwrap().fill(0xee);
+        let e = Extents::from_runs(vec![(base, base + 0x1000), (base + 0x3000, base + 0x5000)]);
+        assert_eq!(offsets(&walk(&holed, base, &e).unwrap()), offsets(&whole));
+        // Nothing after the hole: the walk ends there.
+        let e = Extents::from_runs(vec![(base, base + 0x1000)]);
+        assert_eq!(offsets(&walk(&holed, base, &e).unwrap()), [(0, base)]);
+        assert!(walk(&holed, base, &Extents::none()).is_err());
+    }
 }

@@ -77,8 +77,6 @@ pub(crate) struct Linked<'d> {
     shentsize: u64,
 }
 
-const MAX_IMAGES: u32 = 4096;
-
 impl<'d> Linked<'d> {
     /// Reads `data` when it is a linked (not relocatable) little-endian ELF64 file.
     pub(crate) fn parse(data: &'d [u8]) -> Option<Linked<'d>> {
@@ -215,7 +213,7 @@ impl<'d> Linked<'d> {
                             .try_into()
                             .ok()?,
                     );
-                    if count == 0 || count > MAX_IMAGES {
+                    if count == 0 || count > offkit_llvm::limits::MAX_REGISTERED_IMAGES {
                         return None;
                     }
                     let array = self.word(d + 8)?;
@@ -257,44 +255,12 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
         .unwrap_or_default();
     // Each binary: its range in the section, whether it stays, where it goes.
-    struct Bin {
-        start: u64,
-        end: u64,
-        keep: bool,
-        new_start: u64,
-    }
-    let (mut bins, mut kept, mut removed, mut section) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for b in offkit_format::binary::parse_all(bytes, sec_off) {
-        let b = b?;
-        let names: Vec<String> = b
-            .entries
-            .iter()
-            .map(|e| format!("{}-{}", e.triple(), e.arch()))
-            .collect();
-        let keep = b
-            .entries
-            .iter()
-            .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
-        let start = b.offset - sec_off;
-        let mut end = start + b.size;
-        if b.version != 1 {
-            end = end.next_multiple_of(8).min(sec_size);
-        }
-        let new_start = section.len() as u64;
-        if keep {
-            section.extend_from_slice(bytes.get(start as usize..end as usize).unwrap_or_default());
-            kept.extend(names);
-        } else {
-            removed.extend(names);
-        }
-        bins.push(Bin {
-            start,
-            end,
-            keep,
-            new_start,
-        });
-    }
+    let crate::edit::BinarySplit {
+        bins,
+        kept,
+        removed,
+        mut section,
+    } = crate::edit::split_binaries(bytes, sec_off, filter)?;
     if removed.is_empty() {
         return Ok(None);
     }

@@ -10,7 +10,9 @@ use offkit_tools::fs::AtomicFile;
 
 use crate::edit::{Content, Part, HEADER_PREFIX};
 use crate::error::{Error, Result};
-use crate::plan::{par_map, Plan};
+use crate::par::{par_map, par_window};
+use crate::perms::Perms;
+use crate::plan::{Change, Plan};
 
 /// What was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,13 +27,15 @@ pub struct Written {
 /// Writes `plan` (made from `data`, the bytes of the open file `src`) to `dest`: beside it,
 /// unchanged ranges copied by the kernel, each rewritten bundle at its offset, the bytes it
 /// frees left as holes; then the result is re-read and checked ([`validate`]) and renamed into
-/// place. With `keep_owner`, `dest`'s current mode and ownership are kept (rewriting in place).
+/// place with the mode `perms` gives it. `progress(done, total)` is called as the bundles are
+/// written, in bytes of the input's bundles.
 pub fn write(
-    plan: &Plan,
+    plan: &mut Plan,
     data: &[u8],
     src: &File,
     dest: &Path,
-    keep_owner: bool,
+    perms: Perms,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Written> {
     let werr = |source: io::Error| Error::Write {
         path: dest.to_path_buf(),
@@ -59,15 +63,20 @@ pub fn write(
             _ => {
                 // Each bundle's slot: the bundle (new or copied), then up to the next bundle
                 // only zeros (the sequence's rule), seeked over: holes, whatever the input had.
+                // Pending bundles are made a window at a time and written as they come.
                 let mut pos = 0u64;
-                for c in plan.changes.iter() {
+                let made = stream(plan, src, progress, |c, made| {
                     copy(src, f, pos, c.offset - pos).map_err(werr)?;
-                    let written = match &c.bytes {
-                        Some(content) => {
+                    let written = match (made, &c.bytes) {
+                        (Some(bytes), _) => {
+                            f.write_all(bytes).map_err(werr)?;
+                            bytes.len() as u64
+                        }
+                        (None, Some(content)) => {
                             write_content(f, src, content).map_err(werr)?;
                             content.len()
                         }
-                        None => {
+                        (None, None) => {
                             copy(src, f, c.offset, c.old_size).map_err(werr)?;
                             c.old_size
                         }
@@ -76,7 +85,9 @@ pub fn write(
                     f.seek(SeekFrom::Current(rest as i64)).map_err(werr)?;
                     holes += rest;
                     pos = c.offset + c.slot.max(written);
-                }
+                    Ok(())
+                })?;
+                settled(plan, made);
                 copy(src, f, pos, plan.file_size - pos).map_err(werr)?;
                 f.set_len(plan.file_size).map_err(werr)?;
                 size = plan.file_size;
@@ -88,26 +99,190 @@ pub fn write(
         }
         f.flush().map_err(werr)?;
     }
-    if keep_owner {
-        out.keep_permissions_of_dest().map_err(werr)?;
-        if let Ok(m) = std::fs::metadata(dest) {
-            use std::os::unix::fs::MetadataExt;
-            // Only root may give a file away; for anyone else the owner is already theirs.
-            let _ = std::os::unix::fs::fchown(out.file(), Some(m.uid()), Some(m.gid()));
-        }
-    }
-    // Mapped, not read: the check touches the headers and the bundles only.
+    perms.apply(&mut out).map_err(werr)?;
+    // Mapped, not read: the check touches the headers and the bundles only, and lets go of
+    // the pages it read every few bundles.
     let check = offkit_tools::mmap::MappedFile::open(out.tmp_path()).map_err(werr)?;
-    validate(plan, data, &check)?;
+    validate_releasing(plan, data, &check, &|| check.release())?;
     drop(check);
     out.commit().map_err(werr)?;
     Ok(Written { size, holes })
+}
+
+/// The bytes of bundles a rewrite holds in flight at most (beyond one bundle, however large).
+const WINDOW_BYTES: u64 = 32 << 20;
+
+/// A pending bundle made: its new bytes and entries.
+struct Made {
+    bytes: Vec<u8>,
+    kept: Vec<String>,
+    removed: Vec<String>,
+}
+
+/// The bundles of `plan` handed to `put` in file order, each pending one with its new bytes,
+/// made on all cores a window at a time (twice as many bundles as cores, fewer when they are
+/// large: [`WINDOW_BYTES`]) from the input `src`, read with `pread` rather than through a map,
+/// so that neither the input's pages nor the new bundles pile up in memory. A pending bundle
+/// that outgrows its slot is an error. Returns, for each change, the size and entries of what was made.
+fn stream(
+    plan: &Plan,
+    src: &File,
+    progress: &mut dyn FnMut(u64, u64),
+    mut put: impl FnMut(&Change, Option<&[u8]>) -> Result<()>,
+) -> Result<Vec<Option<MadeSize>>> {
+    use std::os::unix::fs::FileExt;
+    thread_local! {
+        /// Each worker's read buffer, kept from bundle to bundle: a fresh one would cost a
+        /// page fault per 4 KiB of every bundle.
+        static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let read = |c: &Change| -> Result<Option<Made>> {
+        if !c.pending {
+            return Ok(None);
+        }
+        BUF.with_borrow_mut(|buf| {
+            buf.clear();
+            buf.resize(c.old_size as usize, 0);
+            src.read_exact_at(buf, c.offset)
+                .map_err(|source| Error::Read {
+                    path: plan.input.clone().into(),
+                    source,
+                })?;
+            make(plan, c, buf).map(Some)
+        })
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Each bundle in flight holds at most its slot (what it is made into must fit there):
+    // twice as many as cores, fewer when the bundles are large, at least one.
+    let largest = plan
+        .changes
+        .iter()
+        .filter(|c| c.pending)
+        .map(|c| c.slot.max(c.old_size))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let window = usize::try_from(WINDOW_BYTES / largest)
+        .unwrap_or(usize::MAX)
+        .clamp(1, threads * 2);
+    let mut out = Vec::with_capacity(plan.changes.len());
+    let total: u64 = plan.changes.iter().map(|c| c.old_size).sum();
+    let mut done = 0;
+    par_window(
+        &plan.changes,
+        threads,
+        window,
+        read,
+        || {
+            Err(Error::Unusable {
+                input: plan.input.clone(),
+                message: "a worker thread failed".into(),
+            })
+        },
+        |i, made| {
+            let Some(c) = plan.changes.get(i) else {
+                return Ok(());
+            };
+            let made = made?;
+            if let Some(m) = &made {
+                let section = plan.regions.get(c.region).map_or("?", |r| r.name.as_str());
+                c.fits(m.bytes.len() as u64, &plan.input, section)?;
+            }
+            put(c, made.as_ref().map(|m| &m.bytes[..]))?;
+            done += c.old_size;
+            progress(done, total);
+            out.push(made.map(|m| (m.bytes.len() as u64, m.kept, m.removed)));
+            Ok(())
+        },
+    )?;
+    Ok(out)
+}
+
+/// Makes the pending bundle `c` of `plan` from its bytes `bundle`.
+fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
+    let format = |source| Error::Format {
+        input: plan.input.clone(),
+        source,
+    };
+    let piece = sequence::sequence(bundle, c.offset)
+        .next()
+        .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?
+        .map_err(format)?;
+    let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
+    Ok(Made {
+        bytes: match o.bytes {
+            Some(c) => c.into_bytes().unwrap_or_else(|c| materialize(&c, bundle)),
+            None => bundle.to_vec(),
+        },
+        kept: o.kept,
+        removed: o.removed,
+    })
+}
+
+/// `plan` with its pending bundles made from `data`, in memory (for [`rewrite_bytes`]).
+fn made_in_memory(plan: &Plan, data: &[u8]) -> Result<Plan> {
+    let mut plan = plan.clone();
+    for i in 0..plan.changes.len() {
+        let Some(c) = plan.changes.get(i).filter(|c| c.pending) else {
+            continue;
+        };
+        let bundle = usize::try_from(c.offset)
+            .ok()
+            .zip(usize::try_from(c.old_size).ok())
+            .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
+            .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?;
+        let m = make(&plan, c, bundle)?;
+        let section = plan.regions.get(c.region).map_or("?", |r| r.name.as_str());
+        c.fits(m.bytes.len() as u64, &plan.input, section)?;
+        if let Some(c) = plan.changes.get_mut(i) {
+            c.pending = false;
+            c.bytes = Some(m.bytes.into());
+            c.kept = m.kept;
+            c.removed = m.removed;
+        }
+    }
+    Ok(plan)
+}
+
+/// What [`stream`] made of a pending bundle, once written: its size, the entries kept and
+/// removed.
+type MadeSize = (u64, Vec<String>, Vec<String>);
+
+/// Records in `plan` what [`stream`] made.
+fn settled(plan: &mut Plan, made: Vec<Option<MadeSize>>) {
+    for (c, m) in plan.changes.iter_mut().zip(made) {
+        if let Some((n, kept, removed)) = m {
+            c.pending = false;
+            c.made = Some(n);
+            c.kept = kept;
+            c.removed = removed;
+        }
+    }
+}
+
+/// Makes the pending bundles of `plan` (from `src`, the open input), without writing them, for
+/// a dry run: afterwards every [`Change`] has its new size. A bundle that does not fit its slot
+/// is an error, as writing it would be. `progress` as for [`write()`].
+pub fn settle(plan: &mut Plan, src: &File, progress: &mut dyn FnMut(u64, u64)) -> Result<()> {
+    if !plan.changes.iter().any(|c| c.pending) {
+        return Ok(());
+    }
+    let made = stream(plan, src, progress, |_, _| Ok(()))?;
+    settled(plan, made);
+    Ok(())
 }
 
 /// The rewrite of `data` by `plan`, in memory (for archive members): a relocatable object with
 /// its bundle sections resized, a raw bundle rewritten, or any other file with its bundles
 /// rewritten at their offsets and the freed bytes zeroed. Checked by [`validate`].
 pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
+    let made;
+    let plan = if plan.changes.iter().any(|c| c.pending) {
+        made = made_in_memory(plan, data)?;
+        &made
+    } else {
+        plan
+    };
     let out = if plan.resized {
         resize_object(plan, data)?
     } else if plan.whole {
@@ -372,6 +547,12 @@ fn write_zeros(f: &mut File, mut n: u64) -> io::Result<()> {
 /// parses (a compressed one is decompressed, its size and hash checked, and the bundle inside
 /// parsed); a pruned bundle holds exactly the entries kept.
 pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
+    validate_releasing(plan, before, after, &|| {})
+}
+
+/// [`validate`], calling `release` after every few bundles read (to let go of the pages of a
+/// mapped `after`).
+fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn()) -> Result<()> {
     let bad = |message: String| Error::Validation {
         input: plan.input.clone(),
         message,
@@ -394,8 +575,9 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             }
         }
     }
+    let reread = |e| Error::reread(&plan.input, e);
     let regions_after = if plan.resized {
-        crate::plan::regions(after, &plan.input).map_err(|e| bad(e.to_string()))?
+        crate::plan::regions(after, &plan.input)?
     } else {
         plan.regions.clone()
     };
@@ -412,21 +594,17 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             .ok_or_else(|| bad(format!("`{}` went missing", b.name)))?;
         let mut ids = Vec::new();
         for bin in offkit_format::binary::parse_all(sec.data().unwrap_or_default(), b.offset) {
-            let bin = bin.map_err(|e| bad(e.to_string()))?;
-            ids.extend(
-                bin.entries
-                    .iter()
-                    .map(|e| format!("{}-{}", e.triple(), e.arch())),
-            );
+            let bin = bin.map_err(reread)?;
+            ids.extend(crate::edit::image_names(&bin));
         }
         if ids != b.kept {
             return Err(bad(format!("`{}` holds {ids:?}, not {:?}", b.name, b.kept)));
         }
     }
     if let Some(t) = &plan.tables {
-        validate_tables(t, after).map_err(bad)?;
+        validate_tables(t, after, &plan.input)?;
     }
-    crate::cuda::validate(&plan.fatbins, after).map_err(bad)?;
+    crate::cuda::validate(&plan.fatbins, after, &plan.input)?;
     let mut found = Vec::new();
     if plan.whole || plan.resized {
         // Small files: every region walked again as a sequence.
@@ -439,7 +617,7 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
                     .unwrap_or_default()
             };
             for p in sequence::sequence(bytes, r.offset) {
-                let p = p.map_err(|e| bad(format!("`{}`: {e}", r.name)))?;
+                let p = p.map_err(reread)?;
                 found.push((p.offset - r.offset, ri, p));
             }
         }
@@ -461,7 +639,7 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             let p = sequence::sequence(bytes, c.offset)
                 .next()
                 .ok_or_else(|| bad(format!("no bundle at {:#x}", c.offset)))?
-                .map_err(|e| bad(e.to_string()))?;
+                .map_err(reread)?;
             found.push((p.offset - r, c.region, p));
         }
     }
@@ -472,29 +650,44 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
             plan.changes.len()
         )));
     }
+    let pairs: Vec<_> = found.iter().zip(&plan.changes).collect();
+    let chunk = 4 * std::thread::available_parallelism().map_or(1, |n| n.get());
+    for pairs in pairs.chunks(chunk) {
+        check_bundles(plan, pairs)?;
+        release();
+    }
+    Ok(())
+}
+
+/// One bundle found again by [`validate`]: its offset in its region, its region, the bundle.
+type Found<'a> = (u64, usize, sequence::Piece<'a>);
+
+/// Checks the bundles found again against their changes (on all cores).
+fn check_bundles(plan: &Plan, pairs: &[(&Found<'_>, &Change)]) -> Result<()> {
+    let bad = |message: String| Error::validation(&plan.input, message);
     let results = par_map(
-        &found.iter().zip(&plan.changes).collect::<Vec<_>>(),
+        pairs,
         0,
-        |((rel, ri, p), c)| -> std::result::Result<(), String> {
+        |((rel, ri, p), c)| -> Result<()> {
             let was = c.offset - plan.regions.get(c.region).map_or(0, |r| r.offset);
             if *ri != c.region || *rel != was || p.data.len() as u64 != c.new_size() {
-                return Err(format!(
+                return Err(bad(format!(
                     "bundle {} is at {:#x} with {} bytes, not at {:#x} with {}",
                     c.index,
                     p.offset,
                     p.data.len(),
                     c.offset,
                     c.new_size()
-                ));
+                )));
             }
             // What was made in memory (a compressed bundle, above all) must be what is there.
             if let Some(Content { parts }) = &c.bytes {
                 if let [Part::Bytes(b)] = &parts[..] {
                     if p.data != &b[..] {
-                        return Err(format!(
+                        return Err(bad(format!(
                             "bundle {} at {:#x} is not the bytes written",
                             c.index, c.offset
-                        ));
+                        )));
                     }
                 }
             }
@@ -506,62 +699,60 @@ pub fn validate(plan: &Plan, before: &[u8], after: &[u8]) -> Result<()> {
                 Kind::Plain(_) => (p.data, p.data.len() as u64),
                 Kind::Compressed(blob) => {
                     inflated = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)
-                        .map_err(|e| e.to_string())?;
+                        .map_err(|e| Error::reread(&plan.input, e))?;
                     (&inflated[..], blob.header.uncompressed_size)
                 }
             };
-            let h = binary::parse(plain, size, p.offset).map_err(|e| e.to_string())?;
+            let h =
+                binary::parse(plain, size, p.offset).map_err(|e| Error::reread(&plan.input, e))?;
             if !c.removed.is_empty() {
                 let ids: Vec<String> = h.entries.iter().map(|e| e.id_str().into_owned()).collect();
                 if ids != c.kept {
-                    return Err(format!(
+                    return Err(bad(format!(
                         "bundle {} holds {ids:?}, not {:?}",
                         c.index, c.kept
-                    ));
+                    )));
                 }
             }
             Ok(())
         },
-        || Err("a worker thread failed".into()),
+        || Err(bad("a worker thread failed".into())),
     );
-    for r in results {
-        r.map_err(bad)?;
-    }
-    Ok(())
+    results.into_iter().collect()
 }
 
 /// Checks the image tables of a pruned linked file: `.llvm.offloading` holds exactly the
 /// binaries kept, every table registers only kept images, and as many as it should.
-fn validate_tables(t: &crate::table::ImageTables, after: &[u8]) -> std::result::Result<(), String> {
+fn validate_tables(t: &crate::table::ImageTables, after: &[u8], input: &str) -> Result<()> {
+    let bad = |message: String| Error::validation(input, message);
     let bytes = usize::try_from(t.offset)
         .ok()
         .zip(usize::try_from(t.new_size).ok())
         .and_then(|(o, n)| after.get(o..o.checked_add(n)?))
-        .ok_or("`.llvm.offloading` is cut short")?;
+        .ok_or_else(|| bad("`.llvm.offloading` is cut short".into()))?;
     let mut ids = Vec::new();
     for b in offkit_format::binary::parse_all(bytes, t.offset) {
-        let b = b.map_err(|e| e.to_string())?;
-        ids.extend(
-            b.entries
-                .iter()
-                .map(|e| format!("{}-{}", e.triple(), e.arch())),
-        );
+        let b = b.map_err(|e| Error::reread(input, e))?;
+        ids.extend(crate::edit::image_names(&b));
     }
     if ids != t.kept {
-        return Err(format!(
+        return Err(bad(format!(
             "`.llvm.offloading` holds {ids:?}, not {:?}",
             t.kept
-        ));
+        )));
     }
-    let tables = crate::table::registered(after).map_err(|e| e.to_string())?;
+    let tables = crate::table::registered(after).map_err(|e| Error::reread(input, e))?;
     let registered: usize = tables.iter().map(Vec::len).sum();
     let wanted = t.descriptors.len();
     if tables.len() != wanted && registered > 0 {
-        return Err(format!("{} image tables found, not {wanted}", tables.len()));
+        return Err(bad(format!(
+            "{} image tables found, not {wanted}",
+            tables.len()
+        )));
     }
     for id in tables.iter().flatten() {
         if !t.kept.contains(id) {
-            return Err(format!("an image table still registers {id}"));
+            return Err(bad(format!("an image table still registers {id}")));
         }
     }
     Ok(())

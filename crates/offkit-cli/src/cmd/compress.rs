@@ -1,14 +1,12 @@
 //! `offkit compress` and `offkit decompress`: every offload bundle of files, compressed as LLVM
 //! 19's bundler compresses it, or decompressed, in place.
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 use offkit_format::bundle::compressed::{Method, Options};
 use offkit_surgery::{Edit, Plan};
 use offkit_tools::Env;
 
-use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
+use super::rewrite::{each, freed, how, print_changed, rewrite, Dest, Progress, Targets};
 use crate::output::plural;
 
 /// Compress every offload bundle of files, as LLVM 19's `clang-offload-bundler -compress`
@@ -27,18 +25,8 @@ use crate::output::plural;
 #[command(after_help = "Examples:\n  offkit compress libk.so\n  \
                         offkit compress libk.so -o libk-small.so --ccob-version 3")]
 pub struct CompressArgs {
-    /// The files: shared libraries, executables, objects, bundle files.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
-    /// Write the result here instead of over the input (one input only).
-    #[arg(short = 'o', value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Rewrite the inputs in place (the default without -o).
-    #[arg(long)]
-    in_place: bool,
-    /// Say what would change, write nothing.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    targets: Targets,
     /// The compressed bundle version: 2 (what LLVM 19 writes and reads) or 3 (LLVM 20+, 64-bit
     /// sizes; LLVM 19 cannot read it).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=3))]
@@ -60,18 +48,8 @@ pub struct CompressArgs {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  offkit decompress libk.so -o libk-plain.so")]
 pub struct DecompressArgs {
-    /// The files: shared libraries, executables, objects, bundle files.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
-    /// Write the result here instead of over the input (one input only).
-    #[arg(short = 'o', value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Rewrite the inputs in place (the default without -o).
-    #[arg(long)]
-    in_place: bool,
-    /// Say what would change, write nothing.
-    #[arg(long)]
-    dry_run: bool,
+    #[command(flatten)]
+    targets: Targets,
 }
 
 /// Runs `offkit compress`.
@@ -89,44 +67,25 @@ pub fn run_compress(a: CompressArgs, _env: &Env) -> Result<()> {
             .unwrap_or(if method == Method::Zstd { 3 } else { -1 }),
         ..Options::default()
     };
-    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), true)?;
-    run(
-        &a.files,
-        &dest,
-        &Edit::Compress(opts),
-        "compress",
-        "compressed",
-    )
+    run(&a.targets, &Edit::Compress(opts), "compress", "compressed")
 }
 
 /// Runs `offkit decompress`.
 pub fn run_decompress(a: DecompressArgs, _env: &Env) -> Result<()> {
-    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), true)?;
-    run(
-        &a.files,
-        &dest,
-        &Edit::Decompress,
-        "decompress",
-        "decompressed",
-    )
+    run(&a.targets, &Edit::Decompress, "decompress", "decompressed")
 }
 
-fn run(files: &[PathBuf], dest: &Dest, edit: &Edit, cmd: &str, done: &str) -> Result<()> {
+fn run(targets: &Targets, edit: &Edit, cmd: &str, done: &str) -> Result<()> {
+    let dest = targets.dest(true)?;
     let dry = matches!(dest, Dest::DryRun);
+    let mut progress = Progress::new(targets.quiet);
     let all = each(
-        files,
-        |f| rewrite(f, dest, edit),
+        &targets.files,
+        |f| rewrite(f, &dest, edit, &mut progress),
         |_, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
-                    println!(
-                        "  {}: {} -> {} bytes",
-                        bundle_name(plan, c),
-                        c.old_size,
-                        c.new_size()
-                    );
-                }
-                let n = plan.changes.iter().filter(|c| c.bytes.is_some()).count();
+                print_changed(plan);
+                let n = plan.changes.iter().filter(|c| c.changed()).count();
                 println!(
                     "{}: {} of {} {}{}, {}{}",
                     plan.input,
@@ -142,7 +101,7 @@ fn run(files: &[PathBuf], dest: &Dest, edit: &Edit, cmd: &str, done: &str) -> Re
     )?;
     let plans = || all.iter().flat_map(|d| &d.plans);
     let bundles: usize = plans()
-        .map(|p| p.changes.iter().filter(|c| c.bytes.is_some()).count())
+        .map(|p| p.changes.iter().filter(|c| c.changed()).count())
         .sum();
     let net: i64 = plans().map(Plan::freed).sum();
     println!(

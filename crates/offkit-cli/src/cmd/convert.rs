@@ -1,13 +1,11 @@
 //! `offkit convert`: the device code of objects and static libraries converted between the old
 //! driver's offload bundles and the new driver's offload binaries.
 
-use std::path::PathBuf;
-
 use anyhow::{Context, Result};
-use offkit_surgery::Target;
+use offkit_surgery::{Perms, Target};
 use offkit_tools::Env;
 
-use super::rewrite::Dest;
+use super::rewrite::{Dest, Targets};
 use crate::output::plural;
 
 /// Convert objects and static libraries between the old driver's offload bundles and the new
@@ -17,7 +15,11 @@ use crate::output::plural;
 /// `clang --no-offload-new-driver -fgpu-rdc -c` writes) become one `.llvm.offloading` section
 /// holding an offload binary per device image (offload kind from the bundle kind, image kind
 /// bitcode or object from the contents, `triple` and `arch` strings in the order
-/// `clang-offload-packager` 19 writes them), which `clang-linker-wrapper` reads.
+/// `clang-offload-packager` 19 writes them), which `clang-linker-wrapper` reads. An old-driver
+/// HIP object's host code is made to register as a new-driver one's (x86-64): one
+/// `hip_offloading_entries` entry per kernel, the old constructor out of `.init_array`, so that
+/// a real link through the linker wrapper registers its kernels; device variables, surfaces and
+/// textures are not carried (a warning says so).
 /// `--to bundle`: the reverse (the host entry written as the old driver writes it, one zero
 /// byte). Archives: every member converted, the archive written again with its symbol table.
 /// Nothing the host code refers to moves; the result is written beside the target and renamed.
@@ -27,35 +29,26 @@ use crate::output::plural;
                         offkit convert libk.a --to offload-binary --in-place"
 )]
 pub struct Args {
-    /// The files: relocatable objects and static archives.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    targets: Targets,
     /// What to convert to.
     #[arg(long, value_name = "FORMAT", value_parser = ["offload-binary", "bundle"])]
     to: String,
-    /// Write the result here (one input only).
-    #[arg(short = 'o', value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Rewrite the inputs in place.
-    #[arg(long)]
-    in_place: bool,
-    /// Say what would be converted, write nothing.
-    #[arg(long)]
-    dry_run: bool,
 }
 
 /// Runs `offkit convert`.
 pub fn run(a: Args, _env: &Env) -> Result<()> {
-    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), false)?;
+    let dest = a.targets.dest(false)?;
     let to = if a.to == "bundle" {
         Target::Bundle
     } else {
         Target::OffloadBinary
     };
     let mut converted = 0;
-    for f in &a.files {
+    for f in &a.targets.files {
         let name = f.display().to_string();
         let data = std::fs::read(f).with_context(|| format!("cannot read {name}"))?;
+        let meta = std::fs::metadata(f).with_context(|| format!("cannot read {name}"))?;
         let Some(c) = offkit_surgery::convert_file(&data, &name, to)? else {
             println!("{name}: nothing to convert");
             continue;
@@ -66,6 +59,9 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         }
         for s in &c.to {
             println!("  put in {s}");
+        }
+        for w in &c.warnings {
+            eprintln!("warning: {name}: {w}");
         }
         let target = match &dest {
             Dest::DryRun => {
@@ -79,10 +75,9 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
             .with_context(|| format!("cannot write {}", target.display()))?;
         std::io::Write::write_all(out.file(), &c.bytes)
             .with_context(|| format!("cannot write {}", target.display()))?;
-        if matches!(dest, Dest::InPlace) {
-            out.keep_permissions_of_dest()
-                .with_context(|| format!("cannot write {}", target.display()))?;
-        }
+        Perms::of(&meta, matches!(dest, Dest::InPlace))
+            .apply(&mut out)
+            .with_context(|| format!("cannot write {}", target.display()))?;
         out.commit()
             .with_context(|| format!("cannot write {}", target.display()))?;
         println!("{name}: converted ({} bytes)", c.bytes.len());

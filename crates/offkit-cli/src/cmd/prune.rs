@@ -1,13 +1,11 @@
 //! `offkit prune`: the device images a set of devices does not need taken out of files.
 
-use std::path::PathBuf;
-
 use anyhow::Result;
 use offkit_format::device::Device;
 use offkit_surgery::{Edit, Filter, Plan};
 use offkit_tools::Env;
 
-use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
+use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest, Progress, Targets};
 use crate::output::plural;
 use crate::select::parse_device;
 
@@ -34,24 +32,14 @@ use crate::select::parse_device;
                   offkit prune libk.so --drop gfx1030 --dry-run"
 )]
 pub struct Args {
-    /// The files: shared libraries, executables, objects, bundle files.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
+    #[command(flatten)]
+    targets: Targets,
     /// Keep only what these devices load (comma-separated or repeated).
     #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_device)]
     keep: Vec<Device>,
     /// Drop what was made for these devices (comma-separated or repeated).
     #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_device)]
     drop: Vec<Device>,
-    /// Write the result here (one input only).
-    #[arg(short = 'o', value_name = "OUT")]
-    output: Option<PathBuf>,
-    /// Rewrite the inputs in place.
-    #[arg(long)]
-    in_place: bool,
-    /// Say what would go and the bytes freed, write nothing.
-    #[arg(long)]
-    dry_run: bool,
     /// The level compressed bundles are compressed again with (LLVM 19's default, 3).
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     level: i32,
@@ -59,7 +47,8 @@ pub struct Args {
 
 /// Runs `offkit prune`.
 pub fn run(a: Args, _env: &Env) -> Result<()> {
-    let dest = Dest::from_flags(a.output, a.in_place, a.dry_run, a.files.len(), false)?;
+    let dest = a.targets.dest(false)?;
+    let mut progress = Progress::new(a.targets.quiet);
     let dry = matches!(dest, Dest::DryRun);
     let filter = if a.keep.is_empty() {
         Filter::Drop(a.drop)
@@ -71,8 +60,8 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         level: a.level,
     };
     let all = each(
-        &a.files,
-        |f| rewrite(f, &dest, &edit),
+        &a.targets.files,
+        |f| rewrite(f, &dest, &edit, &mut progress),
         |_, d| {
             for plan in &d.plans {
                 for c in plan.changes.iter().filter(|c| !c.removed.is_empty()) {

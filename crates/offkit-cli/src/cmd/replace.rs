@@ -8,7 +8,7 @@ use offkit_surgery::{Edit, Replacement};
 use offkit_tools::Env;
 
 use super::inspect::walk_file;
-use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest};
+use super::rewrite::{each, freed, how, print_changed, rewrite, Dest, Progress};
 
 /// Put a changed code object back in place of an image of an offload bundle.
 ///
@@ -110,17 +110,10 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     });
     let done = each(
         std::slice::from_ref(&a.file),
-        |f| rewrite(f, &dest, &edit),
+        |f| rewrite(f, &dest, &edit, &mut Progress::new(false)),
         |f, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| c.bytes.is_some()) {
-                    println!(
-                        "  {}: {} -> {} bytes",
-                        bundle_name(plan, c),
-                        c.old_size,
-                        c.new_size()
-                    );
-                }
+                print_changed(plan);
                 println!(
                     "{}: replaced {}, {}{}",
                     f.display(),

@@ -117,7 +117,8 @@ fn in_place_refuses_a_file_mapped_for_writing() {
 /// `__CLANG_OFFLOAD_BUNDLE__` sections) converted to offload binaries reads as the new driver's
 /// object does (`llvm-objdump --offloading`, the binaries' kinds and strings), and LLVM 19's
 /// `clang-linker-wrapper` and offkit's drop-in plan the same device link for it as for the
-/// new-driver object (`--dry-run`: the device link needs ROCm); converted back, LLVM 19's
+/// new-driver object (`--dry-run`; the real link is
+/// `converted_old_driver_object_registers_its_kernels_in_a_real_link`); converted back, LLVM 19's
 /// bundler lists and unbundles the old entries with the old bytes; an archive is converted
 /// member by member.
 #[test]
@@ -126,30 +127,7 @@ fn convert_old_driver_rdc_object_links_like_a_new_driver_one() {
     use offkit_testutil::packager::run_as;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(
-        d.join("k.hip"),
-        "#define __global__ __attribute__((global))\ntypedef struct { unsigned x, y, z; } dim3;\n\
-         extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, void *);\n\
-         __global__ void kern(int *p) { p[0] = 1; }\n",
-    )
-    .unwrap();
-    let clang = offkit_testutil::llvm_tool("clang");
-    let hip = [
-        "-x",
-        "hip",
-        "--offload-arch=gfx90a",
-        "-fgpu-rdc",
-        "-nogpulib",
-        "-nogpuinc",
-        "-c",
-        "k.hip",
-    ];
-    let mut old = hip.to_vec();
-    old.extend(["--no-offload-new-driver", "-o", "old.o"]);
-    run_ok(&clang, &old, d);
-    let mut new = hip.to_vec();
-    new.extend(["--offload-new-driver", "-o", "new.o"]);
-    run_ok(&clang, &new, d);
+    old_and_new_rdc_objects(d, "__global__ void kern(int *p) { p[0] = 1; }\n");
     let out = run_ok(
         OFFKIT,
         ["convert", "old.o", "--to", "offload-binary", "-o", "conv.o"],
@@ -298,4 +276,117 @@ fn convert_old_driver_rdc_object_links_like_a_new_driver_one() {
     )
     .stdout_str();
     assert!(nm.contains("_Z4kernPi"), "{nm}");
+}
+
+/// Writes `k.hip` (a HIP prelude, then `kernels`) in `d` and compiles it with clang-19 for
+/// gfx90a with `-fgpu-rdc` by the old driver (`old.o`) and the new one (`new.o`).
+fn old_and_new_rdc_objects(d: &std::path::Path, kernels: &str) {
+    std::fs::write(
+        d.join("k.hip"),
+        format!(
+            "#define __global__ __attribute__((global))\ntypedef struct {{ unsigned x, y, z; }} dim3;\n\
+             extern \"C\" int hipLaunchKernel(const void *, dim3, dim3, void **, unsigned long, \
+             void *);\n{kernels}"
+        ),
+    )
+    .unwrap();
+    let clang = offkit_testutil::llvm_tool("clang");
+    for (driver, out) in [
+        ("--no-offload-new-driver", "old.o"),
+        ("--offload-new-driver", "new.o"),
+    ] {
+        let args = [
+            "-x",
+            "hip",
+            "--offload-arch=gfx90a",
+            "-fgpu-rdc",
+            "-nogpulib",
+            "-nogpuinc",
+            "-c",
+            "k.hip",
+            driver,
+            "-o",
+            out,
+        ];
+        run_ok(&clang, args, d);
+    }
+}
+
+/// An old-driver HIP `-fgpu-rdc` object converted, then linked for real through LLVM 19's
+/// `clang-linker-wrapper` (clang-19 `--offload-new-driver --hip-link`) with a stand-in HIP
+/// runtime: the program registers one fat binary holding the gfx90a image and every kernel,
+/// as the same program built with the new driver does. Unconverted, the old object does not
+/// link at all (the old driver's device link never ran).
+#[test]
+fn converted_old_driver_object_registers_its_kernels_in_a_real_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    old_and_new_rdc_objects(
+        d,
+        "__global__ void kern(int *p) { p[0] = 1; }\n\
+         __global__ void scale(float *x, float a) { x[0] *= a; }\n\
+         static __global__ void hidden(int *p) { p[1] = 2; }\n\
+         void *use_hidden = (void *)hidden;\n",
+    );
+    std::fs::write(d.join("main.c"), "int main(void) { return 0; }\n").unwrap();
+    let clang = offkit_testutil::llvm_tool("clang");
+    let rt = offkit_testutil::stub_runtime::stub_runtime(d);
+    run_ok(&clang, ["-c", "main.c", "-o", "main.o"], d);
+    let out = run_ok(
+        OFFKIT,
+        ["convert", "old.o", "--to", "offload-binary", "-o", "conv.o"],
+        d,
+    );
+    assert!(out.stdout_str().contains("put in entry _Z4kernPi"));
+    let link = |obj: &str, exe: &str| {
+        offkit_testutil::run(
+            &clang,
+            [
+                "-fgpu-rdc",
+                "--offload-new-driver",
+                "--offload-arch=gfx90a",
+                "--hip-link",
+                "-no-hip-rt",
+                "main.o",
+                obj,
+                &rt.display().to_string(),
+                "-o",
+                exe,
+            ],
+            d,
+        )
+    };
+    let registered = |obj: &str| {
+        let exe = format!("{obj}.exe");
+        let l = link(obj, &exe);
+        assert_eq!(l.code, Some(0), "{obj}: {}", l.stderr_str());
+        let run = run_ok(d.join(&exe), Vec::<String>::new(), d).stdout_str();
+        // The image's size and hash differ, and a static kernel's name ends in its compile's
+        // CUID: the two drivers compile the device code apart.
+        run.lines()
+            .map(
+                |l| match (l.split_once(" size "), l.split_once(".intern.")) {
+                    (Some((entry, _)), _) if l.contains("bundle entry") => entry.to_string(),
+                    (_, Some((name, _))) => format!("{name}.intern.<cuid>"),
+                    _ => l.to_string(),
+                },
+            )
+            .collect::<Vec<_>>()
+    };
+    let new = registered("new.o");
+    assert_eq!(registered("conv.o"), new);
+    assert!(new.iter().any(|l| l == "  function _Z4kernPi"), "{new:?}");
+    assert!(
+        new.iter()
+            .any(|l| l == "  function _ZL6hiddenPi.intern.<cuid>"),
+        "{new:?}"
+    );
+    assert!(
+        new.iter()
+            .any(|l| l == "  bundle entry hip-amdgcn-amd-amdhsa--gfx90a"),
+        "{new:?}"
+    );
+    let old = link("old.o", "old.exe");
+    assert_ne!(old.code, Some(0));
+    assert!(old.stderr_str().contains("__hip_gpubin_handle_"));
 }
