@@ -29,7 +29,6 @@
 
 use std::path::Path;
 
-use md5::{Digest, Md5};
 use object::build::elf::{Builder, SectionData};
 use object::build::Id;
 use object::elf;
@@ -56,12 +55,10 @@ const OPAQUE: [u32; 7] = [
     SHT_LLVM_OFFLOADING,
 ];
 
-/// LLVM's `getHash`: `"_"` + the low 64 bits of the MD5 of `contents` in lower-case hex.
+/// LLVM's `getHash`: `"_"` + the low 64 bits of the MD5 of `contents` in lower-case hex (the
+/// same truncation as a compressed bundle's hash).
 pub fn suffix(contents: &[u8]) -> String {
-    let digest = Md5::digest(contents);
-    let mut low = [0u8; 8];
-    low.copy_from_slice(&digest[..8]);
-    format!("_{:x}", u64::from_le_bytes(low))
+    format!("_{:x}", offkit_format::bundle::compressed::truncated_md5(contents))
 }
 
 /// The llvm-objcopy arguments LLVM 19 runs (printed under `--wrapper-verbose`).

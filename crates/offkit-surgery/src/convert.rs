@@ -50,7 +50,7 @@ pub struct Converted {
     pub warnings: Vec<String>,
 }
 
-const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
+use offkit_format::container::SHT_LLVM_OFFLOADING;
 const BUNDLE_PREFIX: &str = "__CLANG_OFFLOAD_BUNDLE__";
 
 struct NewSection {

@@ -22,8 +22,6 @@ use object::Endianness;
 
 use offkit_llvm::string_table::StringTable;
 
-/// `SHT_LLVM_OFFLOADING`.
-pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;
 /// `SHT_X86_64_UNWIND`, the type LLVM gives `.eh_frame` on x86-64.
 pub const SHT_X86_64_UNWIND: u32 = 0x7000_0001;
 /// Section flags `A` (`SHF_ALLOC`).
@@ -540,6 +538,7 @@ mod tests {
     use super::*;
     use object::read::elf::{ElfFile64, FileHeader as _, SectionHeader as _};
     use object::{Object as _, ObjectSection as _, ObjectSymbol as _};
+    use offkit_format::container::SHT_LLVM_OFFLOADING;
 
     #[test]
     fn round_trips_through_the_object_reader() {

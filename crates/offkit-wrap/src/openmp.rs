@@ -13,9 +13,9 @@ use object::elf::{
 use crate::code::{self, Anchor, Routines, Target, Text};
 use crate::eh_frame;
 use crate::elf::{
-    Object, Piece, Place, Reloc, Section, Symbol, A, AMS, AX, SHF_X86_64_LARGE,
-    SHT_LLVM_OFFLOADING, WA,
+    Object, Piece, Place, Reloc, Section, Symbol, A, AMS, AX, SHF_X86_64_LARGE, WA,
 };
+use offkit_format::container::SHT_LLVM_OFFLOADING;
 use crate::host::Host;
 use crate::Wrapper;
 
