@@ -33,15 +33,16 @@ pub fn read_members(data: &[u8]) -> object::Result<Members<'_>> {
 /// The members of an archive as LLVM 19's `Archive` iterates them for the bundler, or the
 /// message LLVM prints for a file it cannot open as an archive. A member that cannot be read
 /// ends the iteration silently, as it does in LLVM 19's `UnbundleArchive`.
-pub fn llvm19_members(data: &[u8]) -> Result<Members<'_>, String> {
+pub fn llvm19_members(data: &[u8]) -> crate::Result<Members<'_>> {
+    let llvm = |m: String| crate::Error::Llvm19Archive(m);
     if !is_archive(data) {
-        return Err("file too small to be an archive".into());
+        return Err(llvm("file too small to be an archive".into()));
     }
     if data.len() > 8 && data.len() < 8 + 60 {
-        return Err("truncated or malformed archive (remaining size of archive too small for next archive member header at offset 8)".into());
+        return Err(llvm("truncated or malformed archive (remaining size of archive too small for next archive member header at offset 8)".into()));
     }
-    let a =
-        ArchiveFile::parse(data).map_err(|e| format!("truncated or malformed archive ({e})"))?;
+    let a = ArchiveFile::parse(data)
+        .map_err(|e| llvm(format!("truncated or malformed archive ({e})")))?;
     let mut out = Vec::new();
     for m in a.members() {
         let Ok(m) = m else { break };

@@ -131,6 +131,10 @@ pub enum Error {
         /// The IDs of the compatible entries.
         entries: Vec<String>,
     },
+    /// A file LLVM 19's `Archive` cannot open as an archive, in LLVM's words (the bundler's
+    /// drop-in prints them as they are).
+    #[error("{0}")]
+    Llvm19Archive(String),
     /// An object file could not be read or rewritten.
     #[error("cannot rewrite the object file {input}")]
     Object {

@@ -58,7 +58,10 @@ const OPAQUE: [u32; 7] = [
 /// LLVM's `getHash`: `"_"` + the low 64 bits of the MD5 of `contents` in lower-case hex (the
 /// same truncation as a compressed bundle's hash).
 pub fn suffix(contents: &[u8]) -> String {
-    format!("_{:x}", offkit_format::bundle::compressed::truncated_md5(contents))
+    format!(
+        "_{:x}",
+        offkit_format::bundle::compressed::truncated_md5(contents)
+    )
 }
 
 /// The llvm-objcopy arguments LLVM 19 runs (printed under `--wrapper-verbose`).

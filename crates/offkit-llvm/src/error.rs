@@ -9,6 +9,10 @@
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
+    /// A command line `OptTable::parseArgs` rejects: a separate option at its end (`-o`), in
+    /// LLVM's words.
+    #[error("{0}: missing argument")]
+    MissingArgument(String),
     /// The data ends before a structure does.
     #[error("{what} truncated at offset {offset:#x}: needs {needed} bytes, {left} left")]
     Truncated {

@@ -12,12 +12,10 @@ use object::elf::{
 
 use crate::code::{self, Anchor, Routines, Target, Text};
 use crate::eh_frame;
-use crate::elf::{
-    Object, Piece, Place, Reloc, Section, Symbol, A, AMS, AX, SHF_X86_64_LARGE, WA,
-};
-use offkit_format::container::SHT_LLVM_OFFLOADING;
+use crate::elf::{Object, Piece, Place, Reloc, Section, Symbol, A, AMS, AX, SHF_X86_64_LARGE, WA};
 use crate::host::Host;
 use crate::Wrapper;
+use offkit_format::container::SHT_LLVM_OFFLOADING;
 
 /// Sizes of the runtime structures on a 64-bit host.
 pub const DEVICE_IMAGE_SIZE: u64 = 32;

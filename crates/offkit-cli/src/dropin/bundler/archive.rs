@@ -13,7 +13,7 @@ use super::unbundle::{binary_or_object_bundles, decompress, section_payload, Bun
 use super::{error, handler, read_input, stage_output, Ctx, Run};
 
 fn members(data: &[u8]) -> Run<archive::Members<'_>> {
-    archive::llvm19_members(data).map_err(error)
+    archive::llvm19_members(data).map_err(|e| error(e.to_string()))
 }
 
 /// `-check-input-archive`: the target-ID conflict check over each member's bundle IDs (the raw
