@@ -61,6 +61,11 @@ pub fn mutations(seeds: &[Vec<u8>], rounds: usize) -> Vec<Vec<u8>> {
 
 /// The seed files of target `name` (`fuzz/seeds/<name>/*`).
 pub fn seeds(name: &str) -> Vec<Vec<u8>> {
+    named_seeds(name).into_iter().map(|(_, s)| s).collect()
+}
+
+/// [`seeds`] with their file names.
+pub fn named_seeds(name: &str) -> Vec<(String, Vec<u8>)> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("seeds")
         .join(name);
@@ -70,6 +75,9 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
     files.sort();
     files
         .into_iter()
-        .filter_map(|p| std::fs::read(p).ok())
+        .filter_map(|p| {
+            let n = p.file_name()?.to_string_lossy().into_owned();
+            Some((n, std::fs::read(p).ok()?))
+        })
         .collect()
 }

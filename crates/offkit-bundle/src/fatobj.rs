@@ -342,7 +342,7 @@ pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result
         )
         .map_err(|i| {
             FatObjError::Malformed(format!(
-                "section {} has an alignment that is not a power of two up to 2^32",
+                "section {} has an alignment that is not a power of two up to 2 MiB, or alignments that would pad the object past 64 MiB",
                 i + 1
             ))
         })?;

@@ -127,7 +127,7 @@ pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
         bad(
             at,
             &format!(
-                "section {} has an alignment that is not a power of two up to 2^32",
+                "section {} has an alignment that is not a power of two up to 2 MiB, or alignments that would pad the object past 64 MiB",
                 i + 1
             ),
         )

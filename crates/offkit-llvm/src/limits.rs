@@ -93,7 +93,18 @@ limits! {
     /// The most kernel names (and OpenMP offload entries) one code object's description lists;
     /// the rest are left out with a warning.
     Kernels = MAX_KERNELS: usize = 1 << 16;
-    #[doc = "The most images one registered image table (`__tgt_bin_desc`) found in a linked file may hold; a word giving more is not a descriptor."] RegisteredImages = MAX_REGISTERED_IMAGES: u32 = 1 << 12;
+
+    /// The most images one registered image table (`__tgt_bin_desc`) found in a linked file may
+    /// hold; a word giving more is not a descriptor.
+    RegisteredImages = MAX_REGISTERED_IMAGES: u32 = 1 << 12;
+
+    /// The largest section alignment of an object offkit rebuilds (the largest page size, 2 MiB;
+    /// clang's objects use at most 4096): a rebuilt object pads each section to its alignment.
+    SectionAlign = MAX_SECTION_ALIGN: u64 = 1 << 21;
+
+    /// The most padding the section alignments of an object offkit rebuilds may add together
+    /// (found by fuzzing: thousands of 2 MiB alignments in a small object made gigabytes).
+    AlignPadding = MAX_ALIGN_PADDING: u64 = 64 << 20;
 }
 
 /// The most a compressed stream of `n` bytes can inflate to, so that a header claiming more can

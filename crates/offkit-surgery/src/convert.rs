@@ -311,14 +311,30 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         }
         patched = data.to_vec();
         let shoff = h.e_shoff(LE) as usize;
+        let table = shoff..shoff.saturating_add(sections.len().saturating_mul(64));
         for (at, bytes) in &host.patches {
-            if let Some(d) = patched.get_mut(*at..at + bytes.len()) {
-                d.copy_from_slice(bytes);
+            // Section contents are patched in place: they must lie in the file, clear of the
+            // ELF header and of the section header table (found by fuzzing: a section at offset
+            // 0 had the header zeroed).
+            let end = at.checked_add(bytes.len()).filter(|&e| e <= patched.len());
+            match end {
+                Some(end) if *at >= 64 && (end <= table.start || *at >= table.end) => {
+                    patched[*at..end].copy_from_slice(bytes)
+                }
+                _ => {
+                    return Err(unusable(format!(
+                        "section contents at {at:#x} ({} bytes) overlap the ELF header or the \
+                         section header table, or run past the end of the file",
+                        bytes.len()
+                    )))
+                }
             }
         }
         for (i, size) in &host.sizes {
-            let at = shoff + i * 64 + 32;
-            if let Some(d) = patched.get_mut(at..at + 8) {
+            let at = i
+                .checked_mul(64)
+                .and_then(|o| o.checked_add(shoff)?.checked_add(32));
+            if let Some(d) = at.and_then(|at| patched.get_mut(at..at.checked_add(8)?)) {
                 d.copy_from_slice(&size.to_le_bytes());
             }
         }
@@ -413,9 +429,32 @@ fn edit_sections(
             "its section header table is not one this edit handles",
         ));
     }
-    let table = data
-        .get(shoff..shoff + shnum * SHENT)
+    let table_end = shnum
+        .checked_mul(SHENT)
+        .and_then(|n| n.checked_add(shoff))
         .ok_or_else(|| fail("its section header table lies outside the file"))?;
+    let table = data
+        .get(shoff..table_end)
+        .ok_or_else(|| fail("its section header table lies outside the file"))?;
+    // The contents of a section this edit zeroes must lie in the file, clear of the ELF header
+    // and of the section header table (found by fuzzing: a section at offset 0 had the header
+    // zeroed).
+    let body = |off: u64, size: u64| -> Result<std::ops::Range<usize>> {
+        let off = usize::try_from(off).ok();
+        let end = off.and_then(|o| o.checked_add(usize::try_from(size).ok()?));
+        match (off, end) {
+            (Some(o), Some(e))
+                if e <= data.len() && (o >= 64 || e == o) && (e <= shoff || o >= table_end) =>
+            {
+                Ok(o..e)
+            }
+            _ => Err(fail(&format!(
+                "a section's contents ({size} bytes at {}) overlap the ELF header or the section \
+                 header table, or run past the end of the file",
+                off.map_or("an offset past the end".into(), |o| format!("{o:#x}"))
+            ))),
+        }
+    };
     let mut headers: Vec<[u8; SHENT]> = table
         .chunks_exact(SHENT)
         .map(|c| c.try_into().unwrap_or([0; SHENT]))
@@ -426,22 +465,18 @@ fn edit_sections(
     let mut out = data.to_vec();
     // The old contents of the sections taken out, zeroed.
     for &i in take {
-        let hd = &headers[i];
-        let (off, size) = (get(hd, 24) as usize, get(hd, 32) as usize);
-        if let Some(d) = out.get_mut(off..off.saturating_add(size)) {
-            d.fill(0);
+        let hd = headers
+            .get(i)
+            .ok_or_else(|| fail("a section index lies outside its section header table"))?;
+        // `SHT_NOBITS` has no contents in the file.
+        if u32::from_le_bytes(hd[4..8].try_into().unwrap_or_default()) != elf::SHT_NOBITS.0 {
+            out[body(get(hd, 24), get(hd, 32))?].fill(0);
         }
     }
     let strtab = &headers[strndx];
-    let mut names = data
-        .get(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
-        .ok_or_else(|| fail("its section-name table lies outside the file"))?
-        .to_vec();
-    if let Some(d) =
-        out.get_mut(get(strtab, 24) as usize..(get(strtab, 24) + get(strtab, 32)) as usize)
-    {
-        d.fill(0);
-    }
+    let names_at = body(get(strtab, 24), get(strtab, 32))?;
+    let mut names = data[names_at.clone()].to_vec();
+    out[names_at].fill(0);
     let mut free: std::collections::VecDeque<usize> = take.iter().copied().collect();
     for s in add {
         let pos = out.len().next_multiple_of(s.align.max(1) as usize);
