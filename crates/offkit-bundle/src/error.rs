@@ -140,10 +140,20 @@ pub enum Error {
     Object {
         /// The input, and the output written from it.
         input: Box<Subject>,
-        /// The object crate's error.
+        /// Why: one of [`Error::ObjectBuild`], [`Error::ObjectIo`], [`Error::ObjectMalformed`].
         #[source]
-        source: crate::fatobj::FatObjError,
+        source: Box<Error>,
     },
+    /// `object`'s ELF builder could not read or rebuild an object (the cause of an
+    /// [`Error::Object`]).
+    #[error(transparent)]
+    ObjectBuild(#[from] object::build::Error),
+    /// Writing a rewritten object failed (the cause of an [`Error::Object`]).
+    #[error(transparent)]
+    ObjectIo(#[from] std::io::Error),
+    /// An ELF file that cannot be rewritten in place (the cause of an [`Error::Object`]).
+    #[error("{0}")]
+    ObjectMalformed(String),
 }
 
 /// The result type of this crate.

@@ -14,20 +14,7 @@ use object::write::StreamingBuffer;
 
 use offkit_format::bundle::MAGIC;
 
-/// Why a fat object could not be written.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum FatObjError {
-    /// The object could not be read or rebuilt (not ELF, malformed).
-    #[error(transparent)]
-    Build(#[from] object::build::Error),
-    /// Writing the output failed.
-    #[error(transparent)]
-    Io(#[from] std::io::Error),
-    /// The ELF file cannot be rewritten in place.
-    #[error("{0}")]
-    Malformed(String),
-}
+use crate::error::{Error, Result};
 
 /// One bundle section of a fat object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,8 +80,8 @@ struct Elf {
 }
 
 impl Elf {
-    fn parse(data: &[u8]) -> Result<Elf, FatObjError> {
-        let bad = |m: &str| FatObjError::Malformed(m.to_string());
+    fn parse(data: &[u8]) -> Result<Elf> {
+        let bad = |m: &str| Error::ObjectMalformed(m.to_string());
         if data.get(..4) != Some(b"\x7fELF") {
             return Err(bad("not an ELF file"));
         }
@@ -269,20 +256,20 @@ pub fn append_bundle_sections<W: std::io::Write + ?Sized>(
     sections: &[(&[u8], u64)],
     out: &mut W,
     mut payload: impl FnMut(usize, &mut W) -> std::io::Result<()>,
-) -> Result<(), FatObjError> {
+) -> Result<()> {
     let mut elf = Elf::parse(host)?;
     let (_, str_off, str_size) = elf.name_offset_size(elf.shstrndx);
     let old_names = usize::try_from(str_off)
         .ok()
         .and_then(|o| host.get(o..o.checked_add(usize::try_from(str_size).ok()?)?))
-        .ok_or_else(|| FatObjError::Malformed("section name table out of range".into()))?;
+        .ok_or_else(|| Error::ObjectMalformed("section name table out of range".into()))?;
     let mut names = old_names.to_vec();
     let head = elf.patched_header(host, 0, 0).len();
     let mut pos = host.len() as u64;
     let mut new_headers = Vec::new();
     for (id, size) in sections {
         let name = u32::try_from(names.len())
-            .map_err(|_| FatObjError::Malformed("section names too long".into()))?;
+            .map_err(|_| Error::ObjectMalformed("section names too long".into()))?;
         names.extend_from_slice(MAGIC);
         names.extend_from_slice(id);
         names.push(0);
@@ -297,7 +284,7 @@ pub fn append_bundle_sections<W: std::io::Write + ?Sized>(
     elf.set_offset_size(elf.shstrndx, names_at, names.len() as u64);
     let shnum = elf.headers.len() + new_headers.len();
     if shnum >= 0xff00 {
-        return Err(FatObjError::Malformed("too many sections".into()));
+        return Err(Error::ObjectMalformed("too many sections".into()));
     }
     out.write_all(&elf.patched_header(host, shoff, shnum))?;
     out.write_all(host.get(head..).unwrap_or_default())?;
@@ -317,7 +304,7 @@ pub fn add_bundle_sections(
     host: &[u8],
     sections: &[(&[u8], &[u8])],
     out: &mut dyn std::io::Write,
-) -> Result<(), FatObjError> {
+) -> Result<()> {
     let sizes: Vec<(&[u8], u64)> = sections
         .iter()
         .map(|(id, c)| (*id, c.len() as u64))
@@ -330,8 +317,8 @@ pub fn add_bundle_sections(
 /// When the bundle sections are the last ones (as llvm-objcopy and offkit add them), the
 /// object's bytes are kept and only the section header table is rewritten without them, so any
 /// section type is preserved; otherwise the object is rebuilt with `object`'s ELF builder.
-pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result<(), FatObjError> {
-    let secs = bundle_sections(obj).map_err(|e| FatObjError::Malformed(e.to_string()))?;
+pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result<()> {
+    let secs = bundle_sections(obj).map_err(|e| Error::ObjectMalformed(e.to_string()))?;
     let elf = Elf::parse(obj)?;
     let n = elf.headers.len();
     let trailing = secs.iter().all(|s| s.index >= n - secs.len()) && elf.shstrndx < n - secs.len();
@@ -341,7 +328,7 @@ pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result
             b.sections.iter_mut().map(|s| &mut s.sh_addralign),
         )
         .map_err(|i| {
-            FatObjError::Malformed(format!(
+            Error::ObjectMalformed(format!(
                 "section {} has an alignment that is not a power of two up to 2 MiB, or alignments that would pad the object past 64 MiB",
                 i + 1
             ))
@@ -368,7 +355,7 @@ pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result
     Ok(())
 }
 
-fn write_builder(b: Builder<'_>, out: &mut dyn std::io::Write) -> Result<(), FatObjError> {
+fn write_builder(b: Builder<'_>, out: &mut dyn std::io::Write) -> Result<()> {
     let mut buf = StreamingBuffer::new(out);
     b.write(&mut buf)?;
     Ok(buf.result()?)

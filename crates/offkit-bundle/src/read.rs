@@ -307,7 +307,7 @@ impl Bundle {
                         output: path,
                     }
                     .into(),
-                    source,
+                    source: Box::new(source),
                 }
             });
         }

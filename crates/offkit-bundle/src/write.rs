@@ -278,7 +278,7 @@ pub fn object(entries: &[Entry<'_>], host: usize, out: &mut Output) -> Result<()
             output: path,
         }
         .into(),
-        source,
+        source: Box::new(source),
     })
 }
 
