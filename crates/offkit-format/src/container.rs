@@ -118,8 +118,11 @@ pub fn builder_alignments<'a>(
         if *a == 0 {
             *a = 1;
         }
+        if !a.is_power_of_two() || *a > MAX_SECTION_ALIGN {
+            return Err(i);
+        }
         padding += *a - 1;
-        if !a.is_power_of_two() || *a > MAX_SECTION_ALIGN || padding > MAX_ALIGN_PADDING {
+        if padding > MAX_ALIGN_PADDING {
             return Err(i);
         }
     }
@@ -135,6 +138,7 @@ mod tests {
         assert_eq!(a, [1, 1, 4096, 1 << 21]);
         assert_eq!(super::builder_alignments([8u64, 12].iter_mut()), Err(1));
         assert_eq!(super::builder_alignments([1u64 << 32].iter_mut()), Err(0));
+        assert_eq!(super::builder_alignments([u64::MAX].iter_mut()), Err(0));
         let mut many = vec![1u64 << 21; 40];
         assert_eq!(super::builder_alignments(many.iter_mut()), Err(32));
     }
