@@ -101,7 +101,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         .map_err(|e| unusable(format!("cannot read its section headers: {e}")))?;
     let machine = h.e_machine(LE);
     // What is already there in the form converted to would be mixed with what is converted.
-    for s in sections.iter() {
+    for s in sections.iter().skip(1) {
         let name = sections.section_name(LE, s).unwrap_or_default();
         let there = match to {
             Target::OffloadBinary => name == b".llvm.offloading",
@@ -130,7 +130,8 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
     match to {
         Target::OffloadBinary => {
             let mut binaries = Vec::new();
-            for (i, s) in sections.iter().enumerate() {
+            // Section 0 is the null section whatever its name says (found by fuzzing).
+            for (i, s) in sections.iter().enumerate().skip(1) {
                 let name =
                     String::from_utf8_lossy(sections.section_name(LE, s).unwrap_or_default())
                         .into_owned();
@@ -211,7 +212,8 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         }
         Target::Bundle => {
             let mut device = Vec::new();
-            for (i, s) in sections.iter().enumerate() {
+            // Section 0 is the null section whatever its name says (found by fuzzing).
+            for (i, s) in sections.iter().enumerate().skip(1) {
                 let name = sections.section_name(LE, s).unwrap_or_default();
                 if name != b".llvm.offloading" {
                     continue;
