@@ -101,8 +101,14 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
         .map_err(|e| unusable(format!("cannot read its section headers: {e}")))?;
     let machine = h.e_machine(LE);
     // What is already there in the form converted to would be mixed with what is converted.
-    for s in sections.iter().skip(1) {
-        let name = sections.section_name(LE, s).unwrap_or_default();
+    for (i, s) in sections.iter().enumerate().skip(1) {
+        // The section-name table grows with the names added: a name that lies outside it now
+        // would read as one of those (found by fuzzing).
+        let name = sections.section_name(LE, s).map_err(|_| {
+            unusable(format!(
+                "the name of section {i} lies outside its section-name table"
+            ))
+        })?;
         let there = match to {
             Target::OffloadBinary => name == b".llvm.offloading",
             Target::Bundle => name.starts_with(BUNDLE_PREFIX.as_bytes()),
