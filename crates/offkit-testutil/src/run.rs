@@ -27,6 +27,28 @@ impl Output {
     }
 }
 
+/// Puts the executable `from` at `to` so that it can be run at once: a hard link where the file
+/// system allows one, a copy otherwise, and then waits until the copy can be executed.
+///
+/// A plain copy cannot always be run at once: while it is being written, another test thread
+/// may fork a child that inherits the write descriptor until it execs, and running the copy
+/// meanwhile fails with `ETXTBSY` ("Text file busy", seen in CI).
+pub fn copy_executable(from: &Path, to: &Path) {
+    if std::fs::hard_link(from, to).is_ok() {
+        return;
+    }
+    std::fs::copy(from, to).unwrap_or_else(|e| panic!("cannot copy {}: {e}", from.display()));
+    for _ in 0..500 {
+        match Command::new(to).arg("--version").output() {
+            Err(e) if e.raw_os_error() == Some(26) => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => return,
+        }
+    }
+    panic!("{} stays busy", to.display());
+}
+
 /// Runs `program args…` in `cwd` and captures everything.
 #[track_caller]
 pub fn run<I, S>(program: impl AsRef<OsStr>, args: I, cwd: &Path) -> Output

@@ -50,7 +50,7 @@ impl Bench {
         let bin = root.join("bin");
         std::fs::create_dir(&bin).unwrap();
         let offkit = bin.join("offkit");
-        std::fs::copy(OFFKIT, &offkit).unwrap();
+        offkit_testutil::run::copy_executable(Path::new(OFFKIT), &offkit);
         chmod(&offkit, 0o755);
         chmod(&bin, 0o755);
         chmod(&root, 0o755);

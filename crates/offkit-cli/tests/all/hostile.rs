@@ -377,7 +377,10 @@ fn hostile_inputs_never_crash_hang_escape_or_leave_partial_outputs() {
     let root = root.path();
     let bins = root.join("bin");
     std::fs::create_dir(&bins).expect("mkdir");
-    std::fs::copy(env!("CARGO_BIN_EXE_offkit"), bins.join("offkit")).expect("copy offkit");
+    offkit_testutil::run::copy_executable(
+        Path::new(env!("CARGO_BIN_EXE_offkit")),
+        &bins.join("offkit"),
+    );
     offkit_testutil::link::shims(&bins.join("offkit"), &bins);
     let inputs_dir = root.join("in");
     std::fs::create_dir(&inputs_dir).expect("mkdir");

@@ -28,7 +28,10 @@ fn fixture(mib: usize) -> Fx {
     let tmp = tempfile::tempdir().expect("tempdir");
     let bins = tmp.path().join("bin");
     std::fs::create_dir(&bins).expect("mkdir");
-    std::fs::copy(env!("CARGO_BIN_EXE_offkit"), bins.join("offkit")).expect("copy");
+    offkit_testutil::run::copy_executable(
+        std::path::Path::new(env!("CARGO_BIN_EXE_offkit")),
+        &bins.join("offkit"),
+    );
     offkit_testutil::link::shims(&bins.join("offkit"), &bins);
     let payload: Vec<u8> = (0..mib << 20).map(|i| (i % 251) as u8).collect();
     let bundle = tmp.path().join("big.bundle");
