@@ -484,6 +484,13 @@ fn edit_sections(
     let strtab = &headers[strndx];
     let names_at = body(get(strtab, 24), get(strtab, 32))?;
     let mut names = data[names_at.clone()].to_vec();
+    // Slots left over are named by offset 0, the empty string ELF requires there (found by
+    // fuzzing: a table starting with `.llvm.offloading` named every left-over slot so).
+    if names.first() != Some(&0) {
+        return Err(fail(
+            "its section-name table does not start with a NUL byte, as ELF requires",
+        ));
+    }
     out[names_at].fill(0);
     let mut free: std::collections::VecDeque<usize> = take.iter().copied().collect();
     for s in add {
