@@ -269,6 +269,28 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         offset: linked.offset_of(at).unwrap_or(0),
         reason,
     };
+    // Each table's image array is its own: two that share or overlap bytes (a descriptor, an
+    // array) would be rewritten twice over (found by fuzzing).
+    let mut spans: Vec<(u64, u64)> = tables
+        .iter()
+        .flat_map(|t| {
+            let n = t.records.len() as u64;
+            [
+                (t.descriptor, t.descriptor + 32),
+                (t.array, t.array.saturating_add(32 * n)),
+            ]
+        })
+        .collect();
+    spans.sort_unstable();
+    if let Some(w) = spans.windows(2).find(|w| w[1].0 < w[0].1) {
+        return Err(invalid(
+            w[1].0,
+            format!(
+                "image tables overlap at {:#x}: each descriptor and image array must be its own",
+                w[1].0
+            ),
+        ));
+    }
     let mut patches = Vec::new();
     let new_size = section.len() as u64;
     section.resize(sec_size as usize, 0);
