@@ -64,48 +64,29 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         |f| rewrite(f, &dest, &edit, &mut progress),
         |_, d| {
             for plan in &d.plans {
-                for c in plan.changes.iter().filter(|c| !c.removed.is_empty()) {
+                // One line per rewritten container: what it is, what goes, its size before and after.
+                let line = |what: String, removed: &[String], old: u64, new: u64| {
+                    let verb = if dry { "would drop" } else { "dropped" };
                     println!(
-                        "  {}: {} {} ({} -> {} bytes)",
-                        bundle_name(plan, c),
-                        if dry { "would drop" } else { "dropped" },
-                        c.removed.join(", "),
-                        c.old_size,
-                        c.new_size()
+                        "  {what}: {verb} {} ({old} -> {new} bytes)",
+                        removed.join(", ")
                     );
+                };
+                for c in plan.changes.iter().filter(|c| !c.removed.is_empty()) {
+                    line(bundle_name(plan, c), &c.removed, c.old_size, c.new_size());
                 }
                 for b in &plan.binaries {
-                    println!(
-                        "  {} at {:#x}: {} {} ({} -> {} bytes)",
-                        b.name,
-                        b.offset,
-                        if dry { "would drop" } else { "dropped" },
-                        b.removed.join(", "),
-                        b.old_size,
-                        b.bytes.len()
-                    );
+                    let what = format!("{} at {:#x}", b.name, b.offset);
+                    line(what, &b.removed, b.old_size, b.bytes.len() as u64);
                 }
                 if let Some(t) = &plan.tables {
-                    println!(
-                        "  .llvm.offloading at {:#x} and {}: {} {} ({} -> {} bytes)",
-                        t.offset,
-                        plural(t.descriptors.len(), "image table", "image tables"),
-                        if dry { "would drop" } else { "dropped" },
-                        t.removed.join(", "),
-                        t.old_size,
-                        t.new_size
-                    );
+                    let tables = plural(t.descriptors.len(), "image table", "image tables");
+                    let what = format!(".llvm.offloading at {:#x} and {tables}", t.offset);
+                    line(what, &t.removed, t.old_size, t.new_size);
                 }
                 for f in &plan.fatbins {
-                    println!(
-                        "  {} fat binary at {:#x}: {} {} ({} -> {} bytes)",
-                        f.section,
-                        f.offset,
-                        if dry { "would drop" } else { "dropped" },
-                        f.removed.join(", "),
-                        f.old_size,
-                        f.new_size
-                    );
+                    let what = format!("{} fat binary at {:#x}", f.section, f.offset);
+                    line(what, &f.removed, f.old_size, f.new_size);
                 }
                 let images: usize = plan.fatbins.iter().map(|f| f.removed.len()).sum::<usize>()
                     + plan.changes.iter().map(|c| c.removed.len()).sum::<usize>()
