@@ -322,6 +322,23 @@ fn plan_in(
     let mut resized = !binaries.is_empty();
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
         let o = outcome.map_err(format)?;
+        // A bundle holds at least one entry (readers refuse an empty one), and a linked
+        // file's bundle cannot just go: its loader reads it at start-up. So a prune that would
+        // leave a bundle no entry (one with no host entry, none of whose images is kept) is
+        // refused, naming what it holds.
+        if matches!(edit, Edit::Prune { .. }) && o.kept.is_empty() && !o.removed.is_empty() {
+            return Err(Error::unusable(
+                input,
+                format!(
+                    "bundle {} of `{}` at {:#x} would keep no entry: it has no host entry, and \
+                     none of its images is kept (`{}`); keep one of their devices",
+                    p.index,
+                    regions[*ri].name,
+                    p.offset,
+                    o.removed.join("`, `")
+                ),
+            ));
+        }
         let c = Change {
             region: *ri,
             index: p.index,
