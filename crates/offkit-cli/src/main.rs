@@ -43,6 +43,8 @@ struct Cli {
 fn main() -> ExitCode {
     // A write past `ulimit -f` is then an error that removes the temporary output.
     offkit_tools::fs::ignore_file_size_signal();
+    // Freed large buffers (inflated bundles) go back to the system at once.
+    offkit_tools::fs::map_large_allocations();
     let args: Vec<OsString> = std::env::args_os().collect();
     let env = Env::capture();
     if let Some(tool) = args.first().and_then(dropin::Tool::from_argv0) {

@@ -65,12 +65,19 @@ pub fn write(
                 // only zeros (the sequence's rule), seeked over: holes, whatever the input had.
                 // Pending bundles are made a window at a time and written as they come.
                 let mut pos = 0u64;
-                let made = stream(plan, src, progress, |c, made| {
+                // Workers inflating a bundle write it at its offset themselves (a linked
+                // file's bundles do not move), through a second descriptor of the output.
+                let direct = f.try_clone().map_err(werr)?;
+                let made = stream(plan, src, Some((&direct, dest)), progress, |c, made| {
                     copy(src, f, pos, c.offset - pos).map_err(werr)?;
                     let written = match (made, &c.bytes) {
-                        (Some(bytes), _) => {
+                        (Some(Out::Bytes(bytes)), _) => {
                             f.write_all(bytes).map_err(werr)?;
                             bytes.len() as u64
+                        }
+                        (Some(Out::Written(n)), _) => {
+                            f.seek(SeekFrom::Start(c.offset + n)).map_err(werr)?;
+                            n
                         }
                         (None, Some(content)) => {
                             write_content(f, src, content).map_err(werr)?;
@@ -112,23 +119,52 @@ pub fn write(
 /// The bytes of bundles a rewrite holds in flight at most (beyond one bundle, however large).
 const WINDOW_BYTES: u64 = 32 << 20;
 
-/// A pending bundle made: its new bytes and entries.
+/// A pending bundle made: its new bytes (or how many were written straight to the output)
+/// and entries.
 struct Made {
     bytes: Vec<u8>,
+    written: Option<u64>,
     kept: Vec<String>,
     removed: Vec<String>,
+}
+
+impl Made {
+    fn size(&self) -> u64 {
+        self.written.unwrap_or(self.bytes.len() as u64)
+    }
+
+    fn out(&self) -> Out<'_> {
+        match self.written {
+            Some(n) => Out::Written(n),
+            None => Out::Bytes(&self.bytes),
+        }
+    }
+}
+
+/// What [`stream`] hands on for a pending bundle made.
+#[derive(Clone, Copy)]
+enum Out<'a> {
+    /// Its new bytes, to be written at its offset.
+    Bytes(&'a [u8]),
+    /// It was written at its offset already (this many bytes).
+    Written(u64),
 }
 
 /// The bundles of `plan` handed to `put` in file order, each pending one with its new bytes,
 /// made on all cores a window at a time (twice as many bundles as cores, fewer when they are
 /// large: [`WINDOW_BYTES`]) from the input `src`, read with `pread` rather than through a map,
 /// so that neither the input's pages nor the new bundles pile up in memory. A pending bundle
-/// that outgrows its slot is an error. Returns, for each change, the size and entries of what was made.
+/// that outgrows its slot is an error. A bundle inflated is not held at all when `dest` (the
+/// output, and its path for errors) is given: the worker writes it at its offset as the stream
+/// yields it (the plan checked that the size its header claims fits the slot, and the stream
+/// stops the moment it yields more), so a decompress holds the decompressor's window, not the
+/// bundle twice. Returns, for each change, the size and entries of what was made.
 fn stream(
     plan: &Plan,
     src: &File,
+    dest: Option<(&File, &Path)>,
     progress: &mut dyn FnMut(u64, u64),
-    mut put: impl FnMut(&Change, Option<&[u8]>) -> Result<()>,
+    mut put: impl FnMut(&Change, Option<Out<'_>>) -> Result<()>,
 ) -> Result<Vec<Option<MadeSize>>> {
     use std::os::unix::fs::FileExt;
     thread_local! {
@@ -143,12 +179,24 @@ fn stream(
         BUF.with_borrow_mut(|buf| {
             buf.clear();
             buf.resize(c.old_size as usize, 0);
-            src.read_exact_at(buf, c.offset)
+            let made = src
+                .read_exact_at(buf, c.offset)
                 .map_err(|source| Error::Read {
                     path: plan.input.clone().into(),
                     source,
-                })?;
-            make(plan, c, buf).map(Some)
+                })
+                .and_then(|()| match dest {
+                    Some(dest) if plan.edit == crate::edit::Edit::Decompress => {
+                        inflate_to(plan, c, buf, dest)
+                    }
+                    _ => make(plan, c, buf),
+                });
+            // A buffer kept at the size of a large bundle would hold that much on every worker
+            // for the rest of the run, beside the bundles in flight.
+            if buf.capacity() as u64 > WINDOW_BYTES / 4 {
+                *buf = Vec::new();
+            }
+            made.map(Some)
         })
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -186,12 +234,12 @@ fn stream(
             let made = made?;
             if let Some(m) = &made {
                 let section = plan.regions.get(c.region).map_or("?", |r| r.name.as_str());
-                c.fits(m.bytes.len() as u64, &plan.input, section)?;
+                c.fits(m.size(), &plan.input, section)?;
             }
-            put(c, made.as_ref().map(|m| &m.bytes[..]))?;
+            put(c, made.as_ref().map(Made::out))?;
             done += c.old_size;
             progress(done, total);
-            out.push(made.map(|m| (m.bytes.len() as u64, m.kept, m.removed)));
+            out.push(made.map(|m| (m.size(), m.kept, m.removed)));
             Ok(())
         },
     )?;
@@ -214,9 +262,46 @@ fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
             Some(c) => c.into_bytes().unwrap_or_else(|c| materialize(&c, bundle)),
             None => bundle.to_vec(),
         },
+        written: None,
         kept: o.kept,
         removed: o.removed,
     })
+}
+
+/// Inflates the pending compressed bundle `c` of `plan` (its bytes `bundle`) straight into the
+/// output `dest` at its offset, chunk by chunk.
+fn inflate_to(plan: &Plan, c: &Change, bundle: &[u8], dest: (&File, &Path)) -> Result<Made> {
+    use std::os::unix::fs::FileExt;
+    let format = |source| Error::Format {
+        input: plan.input.clone(),
+        source,
+    };
+    let piece = sequence::sequence(bundle, c.offset)
+        .next()
+        .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?
+        .map_err(format)?;
+    let Kind::Compressed(blob) = &piece.kind else {
+        return make(plan, c, bundle);
+    };
+    let mut at = c.offset;
+    let sink = &mut |chunk: &[u8]| {
+        dest.0.write_all_at(chunk, at)?;
+        at += chunk.len() as u64;
+        Ok(())
+    };
+    match compressed::stream::inflate_into::<io::Error>(blob, sink) {
+        Ok(()) => Ok(Made {
+            bytes: Vec::new(),
+            written: Some(at - c.offset),
+            kept: Vec::new(),
+            removed: Vec::new(),
+        }),
+        Err(compressed::stream::SinkOr::Format(e)) => Err(format(e)),
+        Err(compressed::stream::SinkOr::Sink(source)) => Err(Error::Write {
+            path: dest.1.to_path_buf(),
+            source,
+        }),
+    }
 }
 
 /// `plan` with its pending bundles made from `data`, in memory (for [`rewrite_bytes`]).
@@ -267,7 +352,7 @@ pub fn settle(plan: &mut Plan, src: &File, progress: &mut dyn FnMut(u64, u64)) -
     if !plan.changes.iter().any(|c| c.pending) {
         return Ok(());
     }
-    let made = stream(plan, src, progress, |_, _| Ok(()))?;
+    let made = stream(plan, src, None, progress, |_, _| Ok(()))?;
     settled(plan, made);
     Ok(())
 }

@@ -112,6 +112,28 @@ pub fn ignore_file_size_signal() {
     }
 }
 
+/// The size from which an allocation gets its own mapping, returned to the system when freed:
+/// 1 MiB.
+pub const LARGE_ALLOCATION: usize = 1 << 20;
+
+/// Makes glibc's `malloc` serve every allocation of [`LARGE_ALLOCATION`] bytes or more from its
+/// own mapping, unmapped when freed. By default glibc raises that threshold each time such a
+/// block is freed (up to 32 MiB), after which blocks of a few MiB come from per-thread arenas
+/// and stay there: a rewrite that inflates bundles of 8 MiB on a few threads then kept ~100 MiB
+/// mapped although at most ~40 MiB were live. With a fixed threshold, peak memory follows what
+/// is live, which is what offkit bounds (its limits, and the windows of
+/// bundles in flight). Called once at the start of the `offkit` binary; nothing else on other
+/// C libraries, whose allocators do not keep freed large blocks this way.
+pub fn map_large_allocations() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `mallopt` only sets a tunable of the allocator; it is called before any thread
+    // is started, and the value is in the range glibc accepts (at most 32 MiB).
+    #[allow(unsafe_code)]
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, LARGE_ALLOCATION as libc::c_int);
+    }
+}
+
 /// The path that names standard input or output.
 pub const STDIO: &str = "-";
 

@@ -224,6 +224,14 @@ pub(super) fn plan(
         let mut bytes = Vec::new();
         for r in relas.iter().filter(|r| !is_ctor(r)) {
             let off = r.r_offset(LE);
+            // The slots after the constructor's move up by one (8 bytes); a relocation
+            // inside the constructor's slot is not one of an array of pointers.
+            if off.abs_diff(slot) < 8 {
+                return Err(fail(format!(
+                    "a relocation of `.init_array` at {off:#x} overlaps the constructor's \
+                     slot at {slot:#x}"
+                )));
+            }
             let off = if off > slot { off - 8 } else { off };
             bytes.extend_from_slice(&off.to_le_bytes());
             bytes.extend_from_slice(&r.r_info.get(LE).to_le_bytes());
