@@ -265,6 +265,107 @@ fn alignment(h: &binary::Header<'_>) -> Option<u64> {
         .find(|&a| binary::layout(&ids, &sizes, a).is_ok_and(|l| l.offsets == offsets))
 }
 
+/// [`alignment`], or an error saying that the bundle at `at` cannot be laid out again. Its
+/// payloads then lie one after another, in the order of its entry table.
+fn bundler_alignment(h: &binary::Header<'_>, at: u64) -> offkit_format::Result<u64> {
+    alignment(h).ok_or_else(|| offkit_format::Error::Invalid {
+        what: "offload bundle",
+        offset: at,
+        reason: "its payloads are not where LLVM's bundler puts them with any alignment up \
+                 to 4096, so it cannot be rewritten as the bundler would"
+            .into(),
+    })
+}
+
+/// The compressed bundle `blob` (at `at`) pruned to the entries `keep` of its header `h`, as
+/// plain bytes: decompressed as a stream, each kept payload copied to its new place as it
+/// goes by, the others never held. Memory: the decompressor's window and the new bundle.
+fn pruned_stream(
+    blob: &compressed::Blob<'_>,
+    h: &binary::Header<'_>,
+    keep: &[&binary::Entry<'_>],
+    at: u64,
+) -> offkit_format::Result<Vec<u8>> {
+    let align = bundler_alignment(h, at)?;
+    let ids: Vec<&[u8]> = keep.iter().map(|e| e.id).collect();
+    let sizes: Vec<u64> = keep.iter().map(|e| e.size).collect();
+    let l = binary::layout(&ids, &sizes, align)?;
+    let mut out = l.header.clone();
+    // The payloads come in the order of the entry table (the bundler's layout, checked by
+    // `bundler_alignment`), which is their order in the new bundle too.
+    let mut next = 0;
+    let mut pos = 0u64;
+    let mut sink = |chunk: &[u8]| -> Result<(), std::convert::Infallible> {
+        let end = pos + chunk.len() as u64;
+        while let Some((e, &to)) = keep.get(next).zip(l.offsets.get(next)) {
+            let (a, b) = (e.offset, e.offset.saturating_add(e.size));
+            if a > end || (a == end && e.size > 0) {
+                break;
+            }
+            if (out.len() as u64) < to {
+                out.resize(to as usize, 0);
+            }
+            let (from, until) = (a.max(pos) - pos, b.min(end) - pos);
+            if from < until {
+                out.extend_from_slice(chunk.get(from as usize..until as usize).unwrap_or_default());
+            }
+            if b > end {
+                break;
+            }
+            next += 1;
+        }
+        pos = end;
+        Ok(())
+    };
+    match compressed::stream::inflate_into(blob, &mut sink) {
+        Ok(()) => {}
+        Err(compressed::stream::SinkOr::Format(e)) => return Err(e),
+        Err(compressed::stream::SinkOr::Sink(never)) => match never {},
+    }
+    if next < keep.len() {
+        return Err(offkit_format::Error::Invalid {
+            what: "offload bundle",
+            offset: at,
+            reason: "its entries' payloads run past its decompressed bytes".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// The first bytes of the compressed bundle `blob` (at `at`) that hold its header and entry
+/// table: [`HEADER_PREFIX`] bytes, ×4 while the table runs past them, up to
+/// [`limits::MAX_INFLATED_PREFIX`].
+pub(crate) fn inflated_header(
+    blob: &compressed::Blob<'_>,
+    at: u64,
+) -> offkit_format::Result<Vec<u8>> {
+    let mut want = HEADER_PREFIX;
+    loop {
+        let prefix = compressed::stream::inflate_prefix(blob, want)?;
+        match binary::parse(&prefix, blob.header.uncompressed_size, at) {
+            Ok(_) => return Ok(prefix),
+            Err(offkit_format::Error::Truncated { .. })
+                if (prefix.len() as u64) < blob.header.uncompressed_size
+                    && want < limits::MAX_INFLATED_PREFIX =>
+            {
+                want = want.saturating_mul(4).min(limits::MAX_INFLATED_PREFIX);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// The entries of `h` that `filter` keeps, and the IDs of those kept and removed.
+fn split<'h, 'd>(
+    h: &'h binary::Header<'d>,
+    filter: &Filter,
+) -> (Vec<&'h binary::Entry<'d>>, Vec<String>, Vec<String>) {
+    let (keep, drop): (Vec<_>, Vec<_>) = h.entries.iter().partition(|e| filter.keeps(e.id));
+    let ids = |v: &[&binary::Entry<'_>]| v.iter().map(|e| e.id_str().into_owned()).collect();
+    let (kept, removed) = (ids(&keep), ids(&drop));
+    (keep, kept, removed)
+}
+
 /// Where a payload of a rewritten bundle comes from.
 enum Src<'a> {
     /// The input, at this absolute offset, this many bytes.
@@ -294,13 +395,7 @@ fn relayout(
     entries: &[(&[u8], Src<'_>)],
     at: u64,
 ) -> offkit_format::Result<Content> {
-    let align = alignment(h).ok_or_else(|| offkit_format::Error::Invalid {
-        what: "offload bundle",
-        offset: at,
-        reason: "its payloads are not where LLVM's bundler puts them with any alignment up \
-                 to 4096, so it cannot be rewritten as the bundler would"
-            .into(),
-    })?;
+    let align = bundler_alignment(h, at)?;
     let ids: Vec<&[u8]> = entries.iter().map(|(id, _)| *id).collect();
     let sizes: Vec<u64> = entries
         .iter()
@@ -379,41 +474,42 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             bytes: Some(plain(piece)?.into_owned().into()),
             ..unchanged(None)
         }),
-        (Edit::Prune { filter, level }, kind) => {
-            let data = plain(piece)?;
-            let h = binary::parse(&data, data.len() as u64, piece.offset)?;
-            let (keep, drop): (Vec<_>, Vec<_>) = h.entries.iter().partition(|e| filter.keeps(e.id));
-            let kept = keep.iter().map(|e| e.id_str().into_owned()).collect();
-            let removed: Vec<String> = drop.iter().map(|e| e.id_str().into_owned()).collect();
+        (Edit::Prune { filter, level }, Kind::Compressed(blob)) => {
+            let prefix = inflated_header(blob, piece.offset)?;
+            let h = binary::parse(&prefix, blob.header.uncompressed_size, piece.offset)?;
+            let (keep, kept, removed) = split(&h, filter);
             if removed.is_empty() {
                 return Ok(Outcome {
-                    bytes: None,
-                    removed,
                     kept,
                     ..unchanged(None)
                 });
             }
-            let bytes = match kind {
-                Kind::Plain(_) => {
-                    let entries: Vec<(&[u8], Src<'_>)> = keep
-                        .iter()
-                        .map(|e| (e.id, Src::Input(piece.offset + e.offset, e.size)))
-                        .collect();
-                    relayout(&h, &entries, piece.offset)?
-                }
-                Kind::Compressed(blob) => {
-                    let entries: Vec<(&[u8], Src<'_>)> = keep
-                        .iter()
-                        .map(|e| (e.id, Src::Mem(e.payload(&data).unwrap_or_default())))
-                        .collect();
-                    let plain = flatten(relayout(&h, &entries, piece.offset)?);
+            let plain = pruned_stream(blob, &h, &keep, piece.offset)?;
+            Ok(Outcome {
+                bytes: Some(
                     compressed::compress(&plain, &stream_opts(&blob.header, *level))?
                         .bytes
-                        .into()
-                }
-            };
+                        .into(),
+                ),
+                removed,
+                kept,
+                ..unchanged(None)
+            })
+        }
+        (Edit::Prune { filter, .. }, Kind::Plain(h)) => {
+            let (keep, kept, removed) = split(h, filter);
+            if removed.is_empty() {
+                return Ok(Outcome {
+                    kept,
+                    ..unchanged(None)
+                });
+            }
+            let entries: Vec<(&[u8], Src<'_>)> = keep
+                .iter()
+                .map(|e| (e.id, Src::Input(piece.offset + e.offset, e.size)))
+                .collect();
             Ok(Outcome {
-                bytes: Some(bytes),
+                bytes: Some(relayout(h, &entries, piece.offset)?),
                 removed,
                 kept,
                 ..unchanged(None)
@@ -498,11 +594,9 @@ pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Opt
             ))
         }
         (Edit::Prune { filter, .. }, Kind::Compressed(blob)) => {
-            let prefix = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)?;
+            let prefix = inflated_header(blob, piece.offset)?;
             let h = binary::parse(&prefix, blob.header.uncompressed_size, piece.offset)?;
-            let (keep, drop): (Vec<_>, Vec<_>) = h.entries.iter().partition(|e| filter.keeps(e.id));
-            let kept = keep.iter().map(|e| e.id_str().into_owned()).collect();
-            let removed: Vec<String> = drop.iter().map(|e| e.id_str().into_owned()).collect();
+            let (_, kept, removed) = split(&h, filter);
             let pending = !removed.is_empty();
             Some(Outcome {
                 pending,
@@ -514,14 +608,12 @@ pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Opt
 }
 
 /// How much of a compressed bundle is inflated to check the bundle header inside.
-pub(crate) const HEADER_PREFIX: u64 = 1 << 20;
+const HEADER_PREFIX: u64 = 1 << 20;
 
 /// Checks that a compressed bundle left as it is holds a bundle whose header parses (only the
 /// prefix that holds the header is inflated), as the check after the rewrite will.
 fn check_header(blob: &compressed::Blob<'_>, at: u64) -> offkit_format::Result<()> {
-    let prefix = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)?;
-    binary::parse(&prefix, blob.header.uncompressed_size, at)?;
-    Ok(())
+    inflated_header(blob, at).map(drop)
 }
 
 /// `opts` with one thread: the one-shot call that gives LLVM's bytes (parallelism is across

@@ -62,6 +62,8 @@ struct Window<R> {
     next: usize,
     /// The items consumed so far (a worker may take item `i` only when `i < consumed + window`).
     consumed: usize,
+    /// The weights of the items taken and not yet consumed, added up.
+    held: u64,
     /// Results made and not yet consumed.
     ready: BTreeMap<usize, R>,
     /// Set when the consumer stops early: the workers take no more items.
@@ -70,14 +72,18 @@ struct Window<R> {
 
 /// `f` over every item on `threads` threads (0: all cores), each result handed to `consume` on
 /// the calling thread in the items' order, as soon as it and all before it are made. At most
-/// `window` items are made ahead of the one being consumed, so at most `window` results (and
-/// the inputs the workers are busy with) are held at once, however many items there are. The
-/// first error `consume` returns stops the work and is returned. A worker that panics (a bug)
-/// gives `missing()` for its item.
+/// `window` items are taken ahead of the one being consumed, and only while their `weight`s
+/// (what making and holding each costs) add up to at most `budget` — an item alone may weigh
+/// more, and is then made alone — so what is held at once is bounded however many items there
+/// are. The first error `consume` returns stops the work and is returned. A worker that panics
+/// (a bug) gives `missing()` for its item.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn par_window<T: Sync, R: Send, E>(
     items: &[T],
     threads: usize,
     window: usize,
+    budget: u64,
+    weight: impl Fn(&T) -> u64 + Sync,
     f: impl Fn(&T) -> R + Sync,
     missing: impl Fn() -> R + Sync,
     mut consume: impl FnMut(usize, R) -> Result<(), E>,
@@ -87,6 +93,7 @@ pub(crate) fn par_window<T: Sync, R: Send, E>(
     let state = Mutex::new(Window {
         next: 0,
         consumed: 0,
+        held: 0,
         ready: BTreeMap::new(),
         stop: false,
     });
@@ -97,12 +104,19 @@ pub(crate) fn par_window<T: Sync, R: Send, E>(
             s.spawn(|| loop {
                 let i = {
                     let mut st = lock();
-                    while !st.stop && st.next < items.len() && st.next >= st.consumed + window {
+                    let fits = |st: &Window<R>| {
+                        let w = items.get(st.next).map_or(0, &weight);
+                        st.next == st.consumed
+                            || (st.next < st.consumed + window
+                                && st.held.saturating_add(w) <= budget)
+                    };
+                    while !st.stop && st.next < items.len() && !fits(&st) {
                         st = changed.wait(st).unwrap_or_else(PoisonError::into_inner);
                     }
                     if st.stop || st.next >= items.len() {
                         break;
                     }
+                    st.held += items.get(st.next).map_or(0, &weight);
                     st.next += 1;
                     st.next - 1
                 };
@@ -131,6 +145,7 @@ pub(crate) fn par_window<T: Sync, R: Send, E>(
             result = consume(i, r);
             let mut st = lock();
             st.consumed = i + 1;
+            st.held -= items.get(i).map_or(0, &weight);
             if result.is_err() {
                 st.stop = true;
             }
@@ -158,6 +173,8 @@ mod tests {
             &items,
             4,
             3,
+            u64::MAX,
+            |_| 1,
             |&i| {
                 made.fetch_add(1, Ordering::SeqCst);
                 // Later items finish first, to make the order matter.
@@ -181,6 +198,56 @@ mod tests {
     }
 
     #[test]
+    fn window_holds_at_most_its_budget_unless_one_item_outweighs_it() {
+        // Weights 1..=9 cycling, budget 10: the items in flight never weigh more than 10,
+        // except an item weighing more (none here weighs over 9, so never).
+        let items: Vec<u64> = (0..300).map(|i| i % 9 + 1).collect();
+        let held = AtomicUsize::new(0);
+        let most = AtomicUsize::new(0);
+        let mut seen = 0;
+        par_window(
+            &items,
+            4,
+            8,
+            10,
+            |&w| w,
+            |&w| {
+                let now = held.fetch_add(w as usize, Ordering::SeqCst) + w as usize;
+                most.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_micros(w * 30));
+                w
+            },
+            || 0,
+            |_, w| -> Result<(), ()> {
+                held.fetch_sub(w as usize, Ordering::SeqCst);
+                seen += 1;
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, items.len());
+        let most = most.load(Ordering::SeqCst);
+        assert!(most <= 10, "{most} in flight for a budget of 10");
+        // An item heavier than the budget is made, alone.
+        let mut got = Vec::new();
+        par_window(
+            &[5u64, 50, 5],
+            2,
+            4,
+            10,
+            |&w| w,
+            |&w| w,
+            || 0,
+            |_, w| {
+                got.push(w);
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(got, vec![5, 50, 5]);
+    }
+
+    #[test]
     fn window_stops_at_the_first_error_and_a_panic_is_missing() {
         let items: Vec<usize> = (0..100).collect();
         let made = AtomicUsize::new(0);
@@ -189,6 +256,8 @@ mod tests {
             &items,
             2,
             4,
+            u64::MAX,
+            |_| 1,
             |&i| {
                 made.fetch_add(1, Ordering::SeqCst);
                 assert!(i != 5, "item 5 panics");

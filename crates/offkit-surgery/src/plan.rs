@@ -38,6 +38,9 @@ pub struct Change {
     pub slot: u64,
     /// Whether it is compressed now.
     pub was_compressed: bool,
+    /// Its decompressed size as its header gives it, when it is compressed (for scheduling
+    /// only: nothing is allocated from it).
+    pub inflated: Option<u64>,
     /// The IDs of its entries kept (for a compressed bundle a compress does not touch: none).
     pub kept: Vec<String>,
     /// The IDs of its entries removed.
@@ -346,6 +349,10 @@ fn plan_in(
             old_size: p.data.len() as u64,
             slot: *slot,
             was_compressed: matches!(p.kind, sequence::Kind::Compressed(_)),
+            inflated: match &p.kind {
+                sequence::Kind::Compressed(b) => Some(b.header.uncompressed_size),
+                sequence::Kind::Plain(_) => None,
+            },
             kept: o.kept,
             removed: o.removed,
             bytes: o.bytes,

@@ -8,7 +8,7 @@ use offkit_format::bundle::sequence::{self, Kind};
 use offkit_format::bundle::{binary, compressed};
 use offkit_tools::fs::AtomicFile;
 
-use crate::edit::{Content, Part, HEADER_PREFIX};
+use crate::edit::{Content, Part};
 use crate::error::{Error, Result};
 use crate::par::{par_map, par_window};
 use crate::perms::Perms;
@@ -116,7 +116,8 @@ pub fn write(
     Ok(Written { size, holes })
 }
 
-/// The bytes of bundles a rewrite holds in flight at most (beyond one bundle, however large).
+/// What the bundles a rewrite makes at once may hold, at most (beyond one bundle, however
+/// large): see the weights in [`stream`].
 const WINDOW_BYTES: u64 = 32 << 20;
 
 /// A pending bundle made: its new bytes (or how many were written straight to the output)
@@ -200,26 +201,28 @@ fn stream(
         })
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // Each bundle in flight holds at most its slot (what it is made into must fit there):
-    // twice as many as cores, fewer when the bundles are large, at least one.
-    let largest = plan
-        .changes
-        .iter()
-        .filter(|c| c.pending)
-        .map(|c| c.slot.max(c.old_size))
-        .max()
-        .unwrap_or(1)
-        .max(1);
-    let window = usize::try_from(WINDOW_BYTES / largest)
-        .unwrap_or(usize::MAX)
-        .clamp(1, threads * 2);
+    // Twice as many bundles in flight as cores, fewer when they are large: what making one
+    // holds is its bytes read, what it is made into (at most its slot) and, inflated, its
+    // decompressed bytes (the decompressor's window, or the bundle pruned); at least one,
+    // however large.
+    let weight = |c: &Change| {
+        if c.pending {
+            c.old_size
+                .saturating_add(c.slot)
+                .saturating_add(c.inflated.unwrap_or(0))
+        } else {
+            0
+        }
+    };
     let mut out = Vec::with_capacity(plan.changes.len());
     let total: u64 = plan.changes.iter().map(|c| c.old_size).sum();
     let mut done = 0;
     par_window(
         &plan.changes,
         threads,
-        window,
+        threads * 2,
+        WINDOW_BYTES,
+        weight,
         read,
         || {
             Err(Error::Unusable {
@@ -783,7 +786,7 @@ fn check_bundles(plan: &Plan, pairs: &[(&Found<'_>, &Change)]) -> Result<()> {
             let (plain, size) = match &p.kind {
                 Kind::Plain(_) => (p.data, p.data.len() as u64),
                 Kind::Compressed(blob) => {
-                    inflated = compressed::stream::inflate_prefix(blob, HEADER_PREFIX)
+                    inflated = crate::edit::inflated_header(blob, p.offset)
                         .map_err(|e| Error::reread(&plan.input, e))?;
                     (&inflated[..], blob.header.uncompressed_size)
                 }

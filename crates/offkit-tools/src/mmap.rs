@@ -179,7 +179,11 @@ fn cover_holes(file: &File, map: &memmap2::Mmap) {
         // SAFETY: as above. ENXIO: only a hole is left, to the end of the file.
         #[allow(unsafe_code)]
         let data = unsafe { libc::lseek(fd, hole as libc::off_t, libc::SEEK_DATA) };
-        let end = if data < 0 { len } else { (data as u64).min(len) };
+        let end = if data < 0 {
+            len
+        } else {
+            (data as u64).min(len)
+        };
         if end <= hole {
             break;
         }
