@@ -7,6 +7,10 @@
 #   compress `offkit compress LIB -o OUT` (all cores) vs LLVM 19's `clang-offload-bundler
 #            -compress` making the same 128 bundles one after another (goal: ≥ 1.8× faster on
 #            2 cores), and every compressed bundle byte-identical to LLVM's
+#   decompress the compressed library back (byte-identical to the original; goal ≤ 64 MiB +
+#            one bundle) vs the bundler unbundling one compressed bundle 128 times; and
+#            `offkit inspect` of the compressed library, 1 GiB long with its freed bytes
+#            holes (goal ≤ 64 MiB)
 #
 # Median wall time and peak RSS of RUNS runs after `sync` (bench/measure.sh); ratios
 # other/offkit (above 1: offkit is faster or smaller).
@@ -92,6 +96,21 @@ PY
 read -r zt zm < <(measure "$offkit" compress "$lib" -o "$out/compressed.so")
 read -r lt lm < <(measure bash "$out/llvm.sh")
 
+# decompress vs LLVM's bundler unbundling the same compressed bundle 128 times (it decompresses
+# it whole each time); inspect of the compressed file (1 GiB long, its freed bytes holes).
+unb=()
+for id in ${targets//,/ }; do unb+=("-output=$out/u-${id//:/_}"); done
+cat >"$out/llvm-d.sh" <<EOF
+for i in \$(seq 1 128); do
+  "$llvm/clang-offload-bundler" -unbundle -type=o -targets=$targets -input="$out/llvm.ccob" ${unb[*]}
+done
+EOF
+"$offkit" decompress "$out/compressed.so" -o "$out/decompressed.so" | tail -1
+cmp "$lib" "$out/decompressed.so" && echo "decompressed: byte-identical to the original"
+read -r dt dm < <(measure "$offkit" decompress "$out/compressed.so" -o "$out/decompressed.so")
+read -r ut um < <(measure bash "$out/llvm-d.sh")
+read -r it im < <(measure "$offkit" inspect "$out/compressed.so")
+
 echo
 echo "offkit prune/compress vs cp / LLVM 19's bundler (median of $runs runs after sync, $(nproc) cores)"
 printf '%-44s %10s %10s %8s %10s %10s\n' case "offkit ms" "other ms" ratio "offkit MiB" "other MiB"
@@ -99,9 +118,16 @@ row() { awk -v n="$1" -v ot="$2" -v lt="$3" -v om="$4" -v lm="$5" \
   'BEGIN { printf "%-44s %10.0f %10.0f %7.2fx %10.1f %10.1f\n", n, ot/1000, lt/1000, lt/ot, om/1024, lm/1024 }'; }
 row "prune --keep gfx1030 vs cp (1 GiB, 128 b.)" "$pt" "$ct" "$pm" "$cm"
 row "compress vs bundler -compress ×128" "$zt" "$lt" "$zm" "$lm"
+row "decompress vs bundler -unbundle ×128" "$dt" "$ut" "$dm" "$um"
+row "inspect of the compressed (sparse) library" "$it" "$it" "$im" "$im"
 awk -v pt="$pt" -v ct="$ct" -v pm="$pm" 'BEGIN {
   r = pt / ct; printf "prune: %.2f× cp (goal ≤ 1.5×), %.1f MiB (goal ≤ 64 MiB): %s\n", r, pm/1024,
   (r <= 1.5 && pm <= 65536) ? "goal met" : "goal MISSED" }'
 awk -v zt="$zt" -v lt="$lt" 'BEGIN {
   r = lt / zt; printf "compress: %.2f× faster than LLVM 19 (goal ≥ 1.8×): %s\n", r,
   (r >= 1.8) ? "goal met" : "goal MISSED" }'
+awk -v dm="$dm" -v im="$im" 'BEGIN {
+  printf "decompress: %.1f MiB (goal ≤ 64 MiB + one 8 MiB bundle): %s\n", dm/1024,
+  (dm <= 73728) ? "goal met" : "goal MISSED";
+  printf "inspect of the compressed library: %.1f MiB (goal ≤ 64 MiB): %s\n", im/1024,
+  (im <= 65536) ? "goal met" : "goal MISSED" }'

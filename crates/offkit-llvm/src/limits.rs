@@ -9,13 +9,23 @@
 //! **Memory is bounded by design, not by a header's claim**: nothing is allocated from a size
 //! field; compressed data is decompressed as a stream into a buffer that grows with what the
 //! stream yields (or into output files), stopped the moment it yields more than its header says.
-//! For any input, peak memory ≤ 64 MiB + the largest single image actually extracted; for
-//! listing (`offkit inspect`, `offkit list` of `.hip_fatbin` sections, `extract`'s selection)
-//! ≤ 64 MiB whatever the input, since a compressed bundle is decompressed only as far as its
-//! entry table ([`MAX_INFLATED_PREFIX`]). The input itself is memory-mapped, not read, and its
-//! pages are released from the resident set as the walk goes. (`offkit list`/`unbundle` of a
-//! compressed bundle *file* still hold the whole decompressed bundle — `offkit-bundle`'s strict
-//! reader — and fail cleanly where memory cannot hold it.)
+//! The bounds, for any input (peak resident memory, measured by `tests/all/memory.rs` and the
+//! `bench/` scripts):
+//! - listing (`offkit inspect`, `offkit check`, `offkit list` of `.hip_fatbin` sections,
+//!   `extract`'s selection): ≤ 64 MiB whatever the input, since a compressed bundle is
+//!   decompressed only as far as its entry table ([`MAX_INFLATED_PREFIX`]);
+//! - extracting: ≤ 64 MiB + the largest single image actually extracted, or, for an image
+//!   inside a compressed bundle, + the bundle's decompressed size up to that image's end (zstd
+//!   keeps the frame's window, and LLVM's frames are single-segment: the window is the bundle);
+//! - rewriting (`compress`, `decompress`, `prune`, `replace`): ≤ 64 MiB + the largest bundle
+//!   rewritten, and + twice its decompressed size when a compressed bundle is pruned or
+//!   compressed again (the decompressor's window and the bundle compressed from).
+//!
+//! The input itself is memory-mapped, not read: its pages are released from the resident set
+//! as the walk goes, and the holes of a sparse input (what offkit's own rewrites free) are
+//! covered by zero pages that cost nothing. (`offkit list`/`unbundle` of a compressed bundle
+//! *file* still hold the whole decompressed bundle — `offkit-bundle`'s strict reader — and
+//! fail cleanly where memory cannot hold it.)
 
 /// Defines each limit as a `pub const` and as a variant of [`Limit`], whose name is generated
 /// from the constant's (so that no error spells a limit's name by hand).

@@ -9,6 +9,7 @@ mod hip;
 mod hostile;
 mod inspect;
 mod linker_wrapper;
+mod memory;
 mod outputs;
 mod packager;
 mod pipeline;
