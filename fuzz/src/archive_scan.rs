@@ -29,14 +29,19 @@ impl Resolver for SelfResolver<'_> {
 pub fn run(data: &[u8]) {
     // The flat list of offload binaries over archives (members, nested archives) too.
     let _ = offkit_format::container::offload_binaries(data, 0);
-    let mut r = SelfResolver { data, calls: 0 };
-    let mut opts = Options {
-        entry_tables: offkit_format::scan::EntryTables::All,
-        inflate: offkit_format::scan::Inflate::Whole,
-        kernels: true,
-        resolver: Some(&mut r),
-    };
-    crate::elf_scan::check(data, &mut opts);
+    for inflate in [
+        offkit_format::scan::Inflate::Whole,
+        offkit_format::scan::Inflate::Headers,
+    ] {
+        let mut r = SelfResolver { data, calls: 0 };
+        let mut opts = Options {
+            entry_tables: offkit_format::scan::EntryTables::All,
+            inflate,
+            kernels: true,
+            resolver: Some(&mut r),
+        };
+        crate::elf_scan::check(data, &mut opts);
+    }
 }
 
 #[cfg(test)]

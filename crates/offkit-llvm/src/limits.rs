@@ -68,6 +68,12 @@ limits! {
     /// practice). A header longer than this is an error, not a reason to decompress more.
     InflatedPrefix = MAX_INFLATED_PREFIX: u64 = 16 << 20;
 
+    /// How far listing a compressed bundle decompresses past its entry table to read the
+    /// first bytes (the ELF header) of each image: as a stream, nothing held but those bytes
+    /// and the decompressor's window, which this bounds. Images that start further in are
+    /// listed without knowing their kind.
+    InflatedHeads = MAX_INFLATED_HEADS: u64 = 32 << 20;
+
     /// How deep containers may nest (archive → object → section → bundle → compressed bundle → …).
     NestingDepth = MAX_NESTING_DEPTH: usize = 16;
 

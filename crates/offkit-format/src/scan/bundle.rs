@@ -74,23 +74,32 @@ impl<E> Walker<'_, '_, E> {
     /// The entries of one binary bundle whose first byte is `data[0]` at offset `base`; `data`
     /// may be only a prefix of the bundle (a compressed bundle's header, decompressed): an
     /// entry whose payload lies past it is reported with the bytes that are there.
+    ///
+    /// `heads` holds, for an entry whose payload starts past `data`, its first bytes when they
+    /// were read separately ([`IMAGE_HEAD`] of them, by [`image_heads`]).
+    #[allow(clippy::too_many_arguments)]
     fn plain_entries(
         &mut self,
         header: &binary::Header<'_>,
         data: &[u8],
+        heads: &[Vec<u8>],
         base: u64,
         loc: &Location,
         bundle: BundleRef,
         depth: usize,
     ) -> Step_<E> {
-        for e in &header.entries {
+        for (i, e) in header.entries.iter().enumerate() {
             // `parse` checked that every payload lies inside the bundle; past the prefix, the
-            // size is the header's and the bytes are what the prefix holds.
+            // size is the header's and the bytes are what the prefix holds (or its head).
             let (bytes, whole) = match e.payload(data) {
                 Some(p) => (p, true),
                 None => {
                     let start = usize::try_from(e.offset).unwrap_or(usize::MAX);
-                    (data.get(start..).unwrap_or_default(), false)
+                    let there = data.get(start..).unwrap_or_default();
+                    match heads.get(i) {
+                        Some(h) if h.len() > there.len() => (&h[..], false),
+                        _ => (there, false),
+                    }
                 }
             };
             let at = base + e.offset;
@@ -141,7 +150,7 @@ impl<E> Walker<'_, '_, E> {
                     offset: piece.offset,
                     size: bref.size,
                 }))?;
-                self.plain_entries(header, piece.data, piece.offset, &bloc, bref, depth)
+                self.plain_entries(header, piece.data, &[], piece.offset, &bloc, bref, depth)
             }
             sequence::Kind::Compressed(blob) => {
                 self.compressed_bundle(blob, &bloc, bref, depth, pos)
@@ -230,7 +239,7 @@ impl<E> Walker<'_, '_, E> {
                 binary::parse(&inflated, inflated.len() as u64, 0).map_err(|e| iloc.wrap(e))?;
             self.inflated_container(iloc, h.uncompressed_size)?;
             return self
-                .plain_entries(&header, &inflated, 0, iloc, bref, depth + 1)
+                .plain_entries(&header, &inflated, &[], 0, iloc, bref, depth + 1)
                 .map_err(|s| wrap_stop(s, iloc));
         }
         self.node(&inflated, 0, iloc, depth + 1, pos.below_top())
@@ -283,8 +292,10 @@ impl<E> Walker<'_, '_, E> {
             match binary::parse(&prefix, h.uncompressed_size, 0) {
                 Ok(header) => {
                     self.inflated_container(iloc, h.uncompressed_size)?;
+                    let (heads, read) = image_heads(blob, &header, prefix.len() as u64);
+                    self.inflate(read, h.offset)?;
                     return self
-                        .plain_entries(&header, &prefix, 0, iloc, bref, depth + 1)
+                        .plain_entries(&header, &prefix, &heads, 0, iloc, bref, depth + 1)
                         .map_err(|s| wrap_stop(s, iloc));
                 }
                 Err(Error::Truncated { .. })
@@ -297,6 +308,68 @@ impl<E> Walker<'_, '_, E> {
             }
         }
     }
+}
+
+/// How many first bytes of an image listing reads: an ELF64 header, which gives the image's
+/// kind and its code object's target.
+const IMAGE_HEAD: u64 = 64;
+
+/// The first [`IMAGE_HEAD`] bytes of each entry of the compressed bundle `blob` (whose header
+/// is `header`) that starts past the `have` bytes already decompressed, in entry order (empty
+/// for the others), read by decompressing `blob` as a stream as far as the last of them, but
+/// no further than [`limits::MAX_INFLATED_HEADS`]; nothing else is held. Also how many bytes
+/// were decompressed. No size or hash check: the stream is stopped early; a stream that fails
+/// to decompress gives the heads read so far (listing reads the entry table only, and a bad
+/// stream is an error where its images are extracted).
+fn image_heads(
+    blob: &compressed::Blob<'_>,
+    header: &binary::Header<'_>,
+    have: u64,
+) -> (Vec<Vec<u8>>, u64) {
+    let want = |e: &binary::Entry<'_>| (e.offset, e.offset.saturating_add(e.size.min(IMAGE_HEAD)));
+    let end = header
+        .entries
+        .iter()
+        .map(want)
+        .filter(|&(start, end)| end > have && start < end)
+        .map(|(_, end)| end)
+        .filter(|&end| end <= limits::MAX_INFLATED_HEADS)
+        .max();
+    let mut heads = vec![Vec::new(); header.entries.len()];
+    let Some(end) = end else {
+        return (heads, 0);
+    };
+    let mut pos = 0u64;
+    let r = compressed::stream::inflate_into(blob, &mut |chunk: &[u8]| {
+        let next = pos + chunk.len() as u64;
+        for (e, head) in header.entries.iter().zip(heads.iter_mut()) {
+            let (start, stop) = want(e);
+            let (from, to) = (start.max(pos), stop.min(next));
+            if stop > have && from < to && stop <= end {
+                head.extend_from_slice(
+                    chunk
+                        .get((from - pos) as usize..(to - pos) as usize)
+                        .unwrap_or_default(),
+                );
+            }
+        }
+        pos = next;
+        if pos >= end {
+            Err(())
+        } else {
+            Ok(())
+        }
+    });
+    if let Err(compressed::stream::SinkOr::Format(_)) = r {
+        // A head cut short by the failure is no head.
+        for (e, head) in header.entries.iter().zip(heads.iter_mut()) {
+            let (start, stop) = want(e);
+            if (head.len() as u64) < stop - start {
+                head.clear();
+            }
+        }
+    }
+    (heads, pos)
 }
 
 pub(super) fn wrap_stop<E>(s: super::Stop<E>, loc: &Location) -> super::Stop<E> {
