@@ -249,17 +249,25 @@ fn stream(
     Ok(out)
 }
 
-/// Makes the pending bundle `c` of `plan` from its bytes `bundle`.
-fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
-    let format = |source| Error::Format {
-        input: plan.input.clone(),
-        source,
-    };
-    let piece = sequence::sequence(bundle, c.offset)
+/// The bundle of the pending change `c` of `plan`, read from its bytes `bundle`.
+fn piece<'b>(plan: &Plan, c: &Change, bundle: &'b [u8]) -> Result<sequence::Piece<'b>> {
+    sequence::sequence(bundle, c.offset)
         .next()
         .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?
-        .map_err(format)?;
-    let o = crate::edit::apply(&piece, &plan.edit).map_err(format)?;
+        .map_err(|source| format_error(plan, source))
+}
+
+fn format_error(plan: &Plan, source: offkit_format::Error) -> Error {
+    Error::Format {
+        input: plan.input.clone(),
+        source,
+    }
+}
+
+/// Makes the pending bundle `c` of `plan` from its bytes `bundle`.
+fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
+    let piece = piece(plan, c, bundle)?;
+    let o = crate::edit::apply(&piece, &plan.edit).map_err(|e| format_error(plan, e))?;
     Ok(Made {
         bytes: match o.bytes {
             Some(c) => c.into_bytes().unwrap_or_else(|c| materialize(&c, bundle)),
@@ -275,14 +283,7 @@ fn make(plan: &Plan, c: &Change, bundle: &[u8]) -> Result<Made> {
 /// output `dest` at its offset, chunk by chunk.
 fn inflate_to(plan: &Plan, c: &Change, bundle: &[u8], dest: (&File, &Path)) -> Result<Made> {
     use std::os::unix::fs::FileExt;
-    let format = |source| Error::Format {
-        input: plan.input.clone(),
-        source,
-    };
-    let piece = sequence::sequence(bundle, c.offset)
-        .next()
-        .ok_or_else(|| Error::unusable(&plan.input, format!("no bundle at {:#x}", c.offset)))?
-        .map_err(format)?;
+    let piece = piece(plan, c, bundle)?;
     let Kind::Compressed(blob) = &piece.kind else {
         return make(plan, c, bundle);
     };
@@ -299,7 +300,7 @@ fn inflate_to(plan: &Plan, c: &Change, bundle: &[u8], dest: (&File, &Path)) -> R
             kept: Vec::new(),
             removed: Vec::new(),
         }),
-        Err(compressed::stream::SinkOr::Format(e)) => Err(format(e)),
+        Err(compressed::stream::SinkOr::Format(e)) => Err(format_error(plan, e)),
         Err(compressed::stream::SinkOr::Sink(source)) => Err(Error::Write {
             path: dest.1.to_path_buf(),
             source,
