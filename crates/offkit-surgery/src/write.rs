@@ -117,8 +117,12 @@ pub fn write(
 }
 
 /// What the bundles a rewrite makes at once may hold, at most (beyond one bundle, however
-/// large): see the weights in [`stream`].
-const WINDOW_BYTES: u64 = 32 << 20;
+/// large): see the weights in [`stream`]. (50 MiB rather than 48: three bundles of 8 MiB and
+/// their headers, each weighing twice its size, fit.)
+const WINDOW_BYTES: u64 = 50 << 20;
+
+/// The largest read buffer a worker keeps for the next bundle.
+const KEEP_BUFFER: u64 = 16 << 20;
 
 /// A pending bundle made: its new bytes (or how many were written straight to the output)
 /// and entries.
@@ -194,7 +198,7 @@ fn stream(
                 });
             // A buffer kept at the size of a large bundle would hold that much on every worker
             // for the rest of the run, beside the bundles in flight.
-            if buf.capacity() as u64 > WINDOW_BYTES / 4 {
+            if buf.capacity() as u64 > KEEP_BUFFER {
                 *buf = Vec::new();
             }
             made.map(Some)
@@ -202,14 +206,12 @@ fn stream(
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     // Twice as many bundles in flight as cores, fewer when they are large: what making one
-    // holds is its bytes read, what it is made into (at most its slot) and, inflated, its
-    // decompressed bytes (the decompressor's window, or the bundle pruned); at least one,
-    // however large.
+    // holds is its bytes read and, for a compressed one, its decompressed bytes (the
+    // decompressor's window, the bundle pruned), or for a plain one what it is compressed
+    // into (at most about its size); at least one, however large.
     let weight = |c: &Change| {
         if c.pending {
-            c.old_size
-                .saturating_add(c.slot)
-                .saturating_add(c.inflated.unwrap_or(0))
+            c.old_size.saturating_add(c.inflated.unwrap_or(c.old_size))
         } else {
             0
         }
