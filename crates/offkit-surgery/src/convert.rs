@@ -437,6 +437,13 @@ fn edit_sections(
             "its section header table is not one this edit handles",
         ));
     }
+    // The section names must survive the edit (found by fuzzing: a fat object whose
+    // section-name table was itself named `__CLANG_OFFLOAD_BUNDLE__…`).
+    if take.contains(&strndx) {
+        return Err(fail(
+            "its section-name string table is one of the sections to take out",
+        ));
+    }
     let table_end = shnum
         .checked_mul(SHENT)
         .and_then(|n| n.checked_add(shoff))
