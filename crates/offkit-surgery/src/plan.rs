@@ -302,6 +302,25 @@ fn plan_in(
         && regions[0].name == "(file)"
         && pieces.len() == 1
         && pieces[0].1.offset == 0;
+    // Rewritten in place, a bundle section must lie clear of the file's headers, which the
+    // rewrite keeps as they are (found by fuzzing: a section table over `.hip_fatbin`).
+    if !whole && !relocatable {
+        for r in &regions {
+            let (start, end) = (r.offset, r.offset.saturating_add(r.size));
+            for (what, h) in crate::write::header_ranges(data) {
+                if (h.start as u64) < end && start < h.end as u64 {
+                    return Err(Error::unusable(
+                        input,
+                        format!(
+                            "section `{}` at {:#x} ({} bytes) overlaps the file's {what} at \
+                             {:#x}",
+                            r.name, r.offset, r.size, h.start
+                        ),
+                    ));
+                }
+            }
+        }
+    }
     // A linked file's bundles stay where they are: the costly ones are made when it is
     // written, a window at a time (an object's or a raw bundle's are laid out anew here).
     let defer = !whole && !relocatable;
