@@ -332,6 +332,32 @@ mod tests {
     use std::time::{Duration, Instant};
 
     #[test]
+    fn a_sparse_file_reads_the_same_with_its_holes_covered() {
+        use std::io::{Seek, SeekFrom, Write};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sparse");
+        let mut f = File::create(&path).unwrap();
+        // Data, a 3 MiB hole, data not on a page boundary, a hole to the end.
+        f.write_all(&[7; 5000]).unwrap();
+        f.seek(SeekFrom::Start((3 << 20) + 123)).unwrap();
+        f.write_all(&[9; 70_000]).unwrap();
+        f.set_len(6 << 20).unwrap();
+        drop(f);
+        let m = MappedFile::open(&path).unwrap();
+        assert_eq!(m.len(), 6 << 20);
+        let want = |i: usize| match i {
+            0..5000 => 7,
+            i if (((3 << 20) + 123)..((3 << 20) + 123 + 70_000)).contains(&i) => 9,
+            _ => 0,
+        };
+        assert!(m.iter().enumerate().all(|(i, &b)| b == want(i)));
+        // The position of the descriptor is not moved by the hole search.
+        let o = open(&path, Special::Refuse).unwrap();
+        let mut file = o.file.unwrap();
+        assert_eq!(file.stream_position().unwrap(), 0);
+    }
+
+    #[test]
     fn maps_and_reads() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("f");
