@@ -13,7 +13,8 @@
 //! `bench/` scripts):
 //! - listing (`offkit inspect`, `offkit check`, `offkit list` of `.hip_fatbin` sections,
 //!   `extract`'s selection): ≤ 64 MiB whatever the input, since a compressed bundle is
-//!   decompressed only as far as its entry table ([`MAX_INFLATED_PREFIX`]);
+//!   decompressed only as far as its entry table ([`MAX_INFLATED_PREFIX`]), then as a stream
+//!   that keeps nothing else as far as its images' first bytes ([`MAX_INFLATED_HEADS`]);
 //! - extracting: ≤ 64 MiB + the largest single image actually extracted, or, for an image
 //!   inside a compressed bundle, + the bundle's decompressed size up to that image's end (zstd
 //!   keeps the frame's window, and LLVM's frames are single-segment: the window is the bundle);
