@@ -19,7 +19,7 @@
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, LittleEndian as LE};
 use offkit_format::binary::{write_v1, ImageSpec};
-use offkit_format::kind::{ImageKind, OffloadKind};
+use offkit_format::kind::OffloadKind;
 use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_llvm::triple::Triple;
 
@@ -178,7 +178,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                     t => t,
                 };
                 let arch = String::from_utf8_lossy(tid).into_owned();
-                let image_kind = image_kind(bytes);
+                let image_kind = offkit_format::scan::sniff_image_kind(bytes);
                 // `clang-offload-packager`'s order: its `DenseMap` of `file`, `triple`,
                 // `arch`, `kind` (as clang passes them), the strings without `file` and `kind`.
                 let keys = ["file", "triple", "arch", "kind"];
@@ -402,18 +402,6 @@ fn kind_name(k: OffloadKind) -> &'static str {
         OffloadKind::OpenMp => "openmp",
         OffloadKind::Cuda => "cuda",
         _ => "",
-    }
-}
-
-/// The image kind of a bundle entry's contents: bitcode (plain or wrapped), an ELF object, or
-/// none known.
-fn image_kind(bytes: &[u8]) -> ImageKind {
-    if bytes.starts_with(b"BC\xc0\xde") || bytes.starts_with(&[0xde, 0xc0, 0x17, 0x0b]) {
-        ImageKind::Bitcode
-    } else if bytes.starts_with(b"\x7fELF") {
-        ImageKind::Object
-    } else {
-        ImageKind::None
     }
 }
 

@@ -305,10 +305,7 @@ fn pruned_stream(
             if (out.len() as u64) < to {
                 out.resize(to as usize, 0);
             }
-            let (from, until) = (a.max(pos) - pos, b.min(end) - pos);
-            if from < until {
-                out.extend_from_slice(chunk.get(from as usize..until as usize).unwrap_or_default());
-            }
+            out.extend_from_slice(compressed::stream::part_of(chunk, pos, a..b));
             if b > end {
                 break;
             }

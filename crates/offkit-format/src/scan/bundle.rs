@@ -344,13 +344,8 @@ fn image_heads(
         let next = pos + chunk.len() as u64;
         for (e, head) in header.entries.iter().zip(heads.iter_mut()) {
             let (start, stop) = want(e);
-            let (from, to) = (start.max(pos), stop.min(next));
-            if stop > have && from < to && stop <= end {
-                head.extend_from_slice(
-                    chunk
-                        .get((from - pos) as usize..(to - pos) as usize)
-                        .unwrap_or_default(),
-                );
+            if stop > have && stop <= end {
+                head.extend_from_slice(compressed::stream::part_of(chunk, pos, start..stop));
             }
         }
         pos = next;

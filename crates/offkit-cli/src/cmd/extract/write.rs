@@ -174,17 +174,13 @@ fn inflate(
     }
     let mut pos = 0u64;
     let r = stream::inflate_into(&blob, &mut |chunk: &[u8]| -> std::io::Result<()> {
-        let end = pos + chunk.len() as u64;
         for (o, n, out) in outs.iter_mut() {
-            let (from, to) = ((*o).max(pos), (*o + *n).min(end));
-            if from < to {
-                let part = chunk
-                    .get((from - pos) as usize..(to - pos) as usize)
-                    .unwrap_or_default();
+            let part = stream::part_of(chunk, pos, *o..*o + *n);
+            if !part.is_empty() {
                 std::io::Write::write_all(out, part)?;
             }
         }
-        pos = end;
+        pos += chunk.len() as u64;
         Ok(())
     });
     match r {

@@ -178,6 +178,19 @@ pub fn inflate_into<E>(
     super::check_hash(h, hash).map_err(SinkOr::Format)
 }
 
+/// The bytes of `range` (offsets in the decompressed data) that `chunk`, which starts at
+/// offset `at`, holds: what a sink of [`inflate_into`] keeps of one chunk for one image.
+pub fn part_of(chunk: &[u8], at: u64, range: std::ops::Range<u64>) -> &[u8] {
+    let end = at.saturating_add(chunk.len() as u64);
+    let (from, to) = (range.start.max(at), range.end.min(end));
+    if from >= to {
+        return &[];
+    }
+    chunk
+        .get((from - at) as usize..(to - at) as usize)
+        .unwrap_or_default()
+}
+
 /// An error of [`inflate_into`]: the blob's, or the sink's.
 #[derive(Debug)]
 pub enum SinkOr<E> {
@@ -272,6 +285,17 @@ mod tests {
             }
         }
         assert_eq!(truncated_md5(&data), truncated_md5(&data));
+    }
+
+    #[test]
+    fn the_part_of_a_chunk_in_a_range() {
+        let chunk = b"abcdef";
+        assert_eq!(part_of(chunk, 10, 12..14), b"cd");
+        assert_eq!(part_of(chunk, 10, 0..12), b"ab");
+        assert_eq!(part_of(chunk, 10, 14..100), b"ef");
+        assert_eq!(part_of(chunk, 10, 0..10), b"");
+        assert_eq!(part_of(chunk, 10, 16..20), b"");
+        assert_eq!(part_of(chunk, 10, 13..13), b"");
     }
 
     #[test]
