@@ -41,6 +41,9 @@ pub struct ImageTables {
     pub new_size: u64,
     /// The virtual addresses of the descriptors (`__tgt_bin_desc`) found.
     pub descriptors: Vec<u64>,
+    /// How many of them still register an image once pruned (a table left with none is not
+    /// found again when the file is read back).
+    pub registering: usize,
     /// The images kept (`triple-arch`), in section order.
     pub kept: Vec<String>,
     /// The images removed.
@@ -329,6 +332,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         Ok(())
     };
     let mut descriptors = Vec::new();
+    let mut registering = 0;
     for t in &tables {
         let mut new_records = Vec::new();
         for (i, r) in t.records.iter().enumerate() {
@@ -364,6 +368,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
             bytes: (new_records.len() as u32).to_le_bytes().to_vec(),
         });
         descriptors.push(t.descriptor);
+        registering += usize::from(!new_records.is_empty());
     }
     patches.sort_by_key(|p| p.offset);
     Ok(Some(ImageTables {
@@ -371,6 +376,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         old_size: sec_size,
         new_size,
         descriptors,
+        registering,
         kept,
         removed,
         patches,
