@@ -15,11 +15,16 @@ for arch in arm64 ppc64el; do
   [ -e "$dest/usr/lib/llvm-19/lib/libomptarget.so.19.1" ] && continue
   if ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
     "${sudo[@]}" dpkg --add-architecture "$arch"
-    "${sudo[@]}" apt-get update
+    "$(dirname "$0")/apt-update.sh"
   fi
   work=$(mktemp -d)
   chmod a+rwx "$work" # apt-get download fetches as the _apt user
-  (cd "$work" && apt-get download "${packages[@]/%/:$arch}" >/dev/null)
+  # A download that fails (the architecture was added by a run whose update failed, or the
+  # index is stale) is tried once more after a fresh update.
+  if ! (cd "$work" && apt-get download "${packages[@]/%/:$arch}" >/dev/null); then
+    "$(dirname "$0")/apt-update.sh"
+    (cd "$work" && apt-get download "${packages[@]/%/:$arch}" >/dev/null)
+  fi
   "${sudo[@]}" rm -rf "$dest.tmp"
   "${sudo[@]}" mkdir -p "$dest.tmp"
   for deb in "$work"/*.deb; do

@@ -15,7 +15,7 @@ if ((${#missing[@]})); then
   sudo=()
   [ "$(id -u)" -eq 0 ] || sudo=(sudo)
   echo "offkit setup: installing ${missing[*]}" >&2
-  "${sudo[@]}" apt-get update
+  "$(dirname "$0")/apt-update.sh"
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 "$(dirname "$0")/setup-foreign-runtimes.sh"
