@@ -78,6 +78,9 @@ pub(crate) struct Linked<'d> {
     /// Where the section header table is, and its entry size.
     shoff: u64,
     shentsize: u64,
+    /// The file ranges the search reads besides the tables themselves: each relocation
+    /// section's entries as far as they lie in the file, and the section-name table.
+    read: Vec<(&'static str, std::ops::Range<u64>)>,
 }
 
 impl<'d> Linked<'d> {
@@ -114,7 +117,15 @@ impl<'d> Linked<'d> {
             offloading: None,
             shoff: h.e_shoff(e),
             shentsize: u64::from(h.e_shentsize(e)),
+            read: Vec::new(),
         };
+        if let Ok(names) =
+            sections.section(object::SectionIndex(h.shstrndx(e, data).ok()? as usize))
+        {
+            let (off, size) = (names.sh_offset(e), names.sh_size(e));
+            out.read
+                .push(("section-name table", off..off.saturating_add(size)));
+        }
         for (i, s) in sections.iter().enumerate() {
             let name = sections.section_name(e, s).unwrap_or_default();
             let flags = s.sh_flags(e).0;
@@ -130,6 +141,11 @@ impl<'d> Linked<'d> {
             } else if s.sh_type(e) == elf::SHT_RELA {
                 let Some(relative) = relative else { continue };
                 let (off, size) = (s.sh_offset(e), s.sh_size(e));
+                let in_file = (data.len() as u64).saturating_sub(off);
+                out.read.push((
+                    "relocation section",
+                    off..off.saturating_add(size.min(in_file)),
+                ));
                 let mut at = off;
                 while at
                     .checked_add(24)
@@ -297,40 +313,56 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
     let mut patches = Vec::new();
     let new_size = section.len() as u64;
     section.resize(sec_size as usize, 0);
-    patches.push(Patch {
-        offset: sec_off,
-        bytes: section,
-    });
+    patches.push((
+        Rewrite::Section,
+        Patch {
+            offset: sec_off,
+            bytes: section,
+        },
+    ));
     // The section header's `sh_size` (ELF64: at 0x20 of the entry).
-    patches.push(Patch {
-        offset: linked.shoff + linked.shentsize * index as u64 + 0x20,
-        bytes: new_size.to_le_bytes().to_vec(),
-    });
-    let set_word = |patches: &mut Vec<Patch>, va: u64, v: u64| -> offkit_format::Result<()> {
-        let off = linked
-            .offset_of(va)
-            .ok_or_else(|| invalid(va, format!("{va:#x} is not in the file")))?;
-        match linked.relocs.get(&va) {
-            Some((addend_at, _)) => {
-                patches.push(Patch {
-                    offset: *addend_at,
-                    bytes: v.to_le_bytes().to_vec(),
-                });
-                // With `--apply-dynamic-relocs` the word holds the value too.
-                if linked.u64_at(off).unwrap_or(0) != 0 {
-                    patches.push(Patch {
+    patches.push((
+        Rewrite::Size,
+        Patch {
+            offset: linked.shoff + linked.shentsize * index as u64 + 0x20,
+            bytes: new_size.to_le_bytes().to_vec(),
+        },
+    ));
+    let set_word =
+        |patches: &mut Vec<(Rewrite, Patch)>, va: u64, v: u64| -> offkit_format::Result<()> {
+            let off = linked
+                .offset_of(va)
+                .ok_or_else(|| invalid(va, format!("{va:#x} is not in the file")))?;
+            match linked.relocs.get(&va) {
+                Some((addend_at, _)) => {
+                    patches.push((
+                        Rewrite::Addend,
+                        Patch {
+                            offset: *addend_at,
+                            bytes: v.to_le_bytes().to_vec(),
+                        },
+                    ));
+                    // With `--apply-dynamic-relocs` the word holds the value too.
+                    if linked.u64_at(off).unwrap_or(0) != 0 {
+                        patches.push((
+                            Rewrite::Word,
+                            Patch {
+                                offset: off,
+                                bytes: v.to_le_bytes().to_vec(),
+                            },
+                        ));
+                    }
+                }
+                None => patches.push((
+                    Rewrite::Word,
+                    Patch {
                         offset: off,
                         bytes: v.to_le_bytes().to_vec(),
-                    });
-                }
+                    },
+                )),
             }
-            None => patches.push(Patch {
-                offset: off,
-                bytes: v.to_le_bytes().to_vec(),
-            }),
-        }
-        Ok(())
-    };
+            Ok(())
+        };
     let mut descriptors = Vec::new();
     let mut registering = 0;
     for t in &tables {
@@ -349,6 +381,19 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
                         ),
                     )
                 })?;
+            // The image lies in its binary: moved with it, its end stays in the section.
+            if r[1] - sec_va > b.end {
+                return Err(invalid(
+                    t.array + 32 * i as u64,
+                    format!(
+                        "image {i} at {:#x} ends at {:#x}, past the end of its offload binary \
+                         ({:#x})",
+                        r[0],
+                        r[1],
+                        sec_va + b.end
+                    ),
+                ));
+            }
             if b.keep {
                 let delta = b.start - b.new_start;
                 new_records.push([r[0] - delta, r[1] - delta, r[2], r[3]]);
@@ -363,14 +408,30 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         let count_at = linked
             .offset_of(t.descriptor)
             .ok_or_else(|| invalid(t.descriptor, "the descriptor is not in the file".into()))?;
-        patches.push(Patch {
-            offset: count_at,
-            bytes: (new_records.len() as u32).to_le_bytes().to_vec(),
-        });
+        patches.push((
+            Rewrite::Word,
+            Patch {
+                offset: count_at,
+                bytes: (new_records.len() as u32).to_le_bytes().to_vec(),
+            },
+        ));
         descriptors.push(t.descriptor);
         registering += usize::from(!new_records.is_empty());
     }
-    patches.sort_by_key(|p| p.offset);
+    let mut read = linked.read.clone();
+    read.extend(
+        crate::write::header_ranges(data)
+            .into_iter()
+            .map(|(what, r)| (what, r.start as u64..r.end as u64)),
+    );
+    for t in &tables {
+        // The descriptor's array pointer (or its relocation, a relocation section's bytes).
+        if let Some(at) = linked.offset_of(t.descriptor + 8) {
+            read.push(("image table descriptor", at..at + 8));
+        }
+    }
+    check_rewrites(&mut patches, &read)?;
+    let patches = patches.into_iter().map(|(_, p)| p).collect();
     Ok(Some(ImageTables {
         offset: sec_off,
         old_size: sec_size,
@@ -381,6 +442,85 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         removed,
         patches,
     }))
+}
+
+/// What a patch of a table prune rewrites.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rewrite {
+    /// `.llvm.offloading`'s contents.
+    Section,
+    /// Its section header's size.
+    Size,
+    /// A record's word or a descriptor's count.
+    Word,
+    /// A relocation's addend.
+    Addend,
+}
+
+impl Rewrite {
+    fn what(self) -> &'static str {
+        match self {
+            Rewrite::Section => "`.llvm.offloading`",
+            Rewrite::Size => "the size in its section header",
+            Rewrite::Word => "an image record or count",
+            Rewrite::Addend => "a relocation's addend",
+        }
+    }
+}
+
+/// Refuses a prune whose rewrites overlap each other or the bytes the table search reads
+/// (`read`: headers, relocations, section names, descriptors), but for those it rewrites on
+/// purpose (an addend in a relocation section, the size in the section headers); sorts the
+/// patches by offset. Otherwise the pruned file's tables would not read back as planned
+/// (found by fuzzing: `.rela.dyn` claiming more than the file, so that "relocations" were read
+/// from `.llvm.offloading`'s contents).
+fn check_rewrites(
+    patches: &mut [(Rewrite, Patch)],
+    read: &[(&'static str, std::ops::Range<u64>)],
+) -> offkit_format::Result<()> {
+    let range = |p: &Patch| p.offset..p.offset.saturating_add(p.bytes.len() as u64);
+    let overlap =
+        |a: &std::ops::Range<u64>, b: &std::ops::Range<u64>| a.start < b.end && b.start < a.end;
+    let refuse = |offset: u64, reason: String| offkit_format::Error::Invalid {
+        what: "OpenMP image table",
+        offset,
+        reason,
+    };
+    patches.sort_by_key(|(_, p)| p.offset);
+    for w in patches.windows(2) {
+        if overlap(&range(&w[0].1), &range(&w[1].1)) {
+            return Err(refuse(
+                w[1].1.offset,
+                format!(
+                    "pruning would rewrite {} at {:#x} and {} at {:#x} in the same bytes",
+                    w[0].0.what(),
+                    w[0].1.offset,
+                    w[1].0.what(),
+                    w[1].1.offset
+                ),
+            ));
+        }
+    }
+    for (why, p) in patches.iter() {
+        for (name, r) in read {
+            let meant = matches!(
+                (why, *name),
+                (Rewrite::Addend, "relocation section") | (Rewrite::Size, "section headers")
+            );
+            if !meant && overlap(&range(p), r) {
+                return Err(refuse(
+                    p.offset,
+                    format!(
+                        "the {name} at {:#x} overlaps {} at {:#x}, which pruning rewrites",
+                        r.start,
+                        why.what(),
+                        p.offset
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `triple-arch` of every image the tables of `data` register, table by table.
