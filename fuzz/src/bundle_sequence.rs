@@ -1,5 +1,6 @@
 //! Fuzz body: sequences of bundles (`bundle::sequence`, the `.hip_fatbin` walker) and the
-//! streamed decompression of their compressed bundles (`bundle::compressed::stream`).
+//! streamed decompression of their compressed bundles (`bundle::compressed::stream`: the whole,
+//! a prefix, and the prefix that holds the entry table).
 
 use offkit_format::bundle::{compressed, sequence};
 
@@ -29,12 +30,17 @@ pub fn run(data: &[u8]) {
                     continue;
                 }
                 let prefix = compressed::stream::inflate_prefix(blob, 4096);
+                let head =
+                    compressed::stream::header_prefix(blob, |_| Ok::<(), offkit_format::Error>(()));
                 let mut whole = Vec::new();
                 let r = compressed::stream::inflate_into(blob, &mut |c: &[u8]| {
                     whole.extend_from_slice(c);
                     Ok::<(), ()>(())
                 });
                 assert!(whole.len() as u64 <= blob.header.uncompressed_size);
+                if let (Ok(head), Ok(())) = (&head, &r) {
+                    assert!(whole.starts_with(head), "the header prefix is no prefix");
+                }
                 if let (Ok(prefix), Ok(())) = (prefix, r) {
                     assert_eq!(&whole[..prefix.len()], &prefix[..]);
                     assert_eq!(

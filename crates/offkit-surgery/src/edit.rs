@@ -330,26 +330,14 @@ fn pruned_stream(
 }
 
 /// The first bytes of the compressed bundle `blob` (at `at`) that hold its header and entry
-/// table: [`HEADER_PREFIX`] bytes, ×4 while the table runs past them, up to
-/// [`limits::MAX_INFLATED_PREFIX`].
+/// table ([`compressed::stream::header_prefix`]), which must parse.
 pub(crate) fn inflated_header(
     blob: &compressed::Blob<'_>,
     at: u64,
 ) -> offkit_format::Result<Vec<u8>> {
-    let mut want = HEADER_PREFIX;
-    loop {
-        let prefix = compressed::stream::inflate_prefix(blob, want)?;
-        match binary::parse(&prefix, blob.header.uncompressed_size, at) {
-            Ok(_) => return Ok(prefix),
-            Err(offkit_format::Error::Truncated { .. })
-                if (prefix.len() as u64) < blob.header.uncompressed_size
-                    && want < limits::MAX_INFLATED_PREFIX =>
-            {
-                want = want.saturating_mul(4).min(limits::MAX_INFLATED_PREFIX);
-            }
-            Err(e) => return Err(e),
-        }
-    }
+    let prefix = compressed::stream::header_prefix(blob, |_| Ok::<_, offkit_format::Error>(()))?;
+    binary::parse(&prefix, blob.header.uncompressed_size, at)?;
+    Ok(prefix)
 }
 
 /// The entries of `h` that `filter` keeps, and the IDs of those kept and removed.
@@ -603,9 +591,6 @@ pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Opt
         _ => None,
     })
 }
-
-/// How much of a compressed bundle is inflated to check the bundle header inside.
-const HEADER_PREFIX: u64 = 1 << 20;
 
 /// Checks that a compressed bundle left as it is holds a bundle whose header parses (only the
 /// prefix that holds the header is inflated), as the check after the rewrite will.

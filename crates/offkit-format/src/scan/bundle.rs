@@ -21,10 +21,6 @@ pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
     .find(|c| data.starts_with(&c.start_marker()))
 }
 
-/// The first prefix tried when only a compressed bundle's entry table is wanted; it grows
-/// (×4) while the header runs past it, up to [`limits::MAX_INFLATED_PREFIX`].
-const FIRST_PREFIX: u64 = 64 << 10;
-
 impl<E> Walker<'_, '_, E> {
     /// Reports the bundle entry `id` at `offset`, `size` bytes, of which `bytes` are at hand
     /// (all of them when `whole`).
@@ -266,47 +262,32 @@ impl<E> Walker<'_, '_, E> {
         pos: Pos,
     ) -> Step_<E> {
         let h = &blob.header;
-        let mut want = FIRST_PREFIX;
-        loop {
-            let prefix = compressed::stream::inflate_prefix(blob, want)?;
-            self.inflate(prefix.len() as u64, h.offset)?;
-            if !binary::is_bundle(&prefix) {
-                // A text bundle (or anything else) has no entry table to stop after: it is
-                // decompressed whole if it is small enough to be held.
-                if h.uncompressed_size > limits::MAX_INFLATED_PREFIX {
-                    return Err(iloc
-                        .wrap(Error::Unsupported {
-                            what: "compressed bundle",
-                            offset: h.offset,
-                            reason: format!(
-                                "it holds no binary bundle, and its {} bytes are more than \
-                                 offkit decompresses to list it ({}); extract it instead",
-                                h.uncompressed_size,
-                                limits::MAX_INFLATED_PREFIX
-                            ),
-                        })
-                        .into());
-                }
-                return self.inflated_whole(blob, iloc, bref, depth, pos);
+        let prefix = compressed::stream::header_prefix(blob, |n| self.inflate(n, h.offset))?;
+        if !binary::is_bundle(&prefix) {
+            // A text bundle (or anything else) has no entry table to stop after: it is
+            // decompressed whole if it is small enough to be held.
+            if h.uncompressed_size > limits::MAX_INFLATED_PREFIX {
+                return Err(iloc
+                    .wrap(Error::Unsupported {
+                        what: "compressed bundle",
+                        offset: h.offset,
+                        reason: format!(
+                            "it holds no binary bundle, and its {} bytes are more than \
+                             offkit decompresses to list it ({}); extract it instead",
+                            h.uncompressed_size,
+                            limits::MAX_INFLATED_PREFIX
+                        ),
+                    })
+                    .into());
             }
-            match binary::parse(&prefix, h.uncompressed_size, 0) {
-                Ok(header) => {
-                    self.inflated_container(iloc, h.uncompressed_size)?;
-                    let (heads, read) = image_heads(blob, &header, prefix.len() as u64);
-                    self.inflate(read, h.offset)?;
-                    return self
-                        .plain_entries(&header, &prefix, &heads, 0, iloc, bref, depth + 1)
-                        .map_err(|s| wrap_stop(s, iloc));
-                }
-                Err(Error::Truncated { .. })
-                    if (prefix.len() as u64) < h.uncompressed_size
-                        && want < limits::MAX_INFLATED_PREFIX =>
-                {
-                    want = want.saturating_mul(4).min(limits::MAX_INFLATED_PREFIX);
-                }
-                Err(e) => return Err(iloc.wrap(e).into()),
-            }
+            return self.inflated_whole(blob, iloc, bref, depth, pos);
         }
+        let header = binary::parse(&prefix, h.uncompressed_size, 0).map_err(|e| iloc.wrap(e))?;
+        self.inflated_container(iloc, h.uncompressed_size)?;
+        let (heads, read) = image_heads(blob, &header, prefix.len() as u64);
+        self.inflate(read, h.offset)?;
+        self.plain_entries(&header, &prefix, &heads, 0, iloc, bref, depth + 1)
+            .map_err(|s| wrap_stop(s, iloc))
     }
 }
 

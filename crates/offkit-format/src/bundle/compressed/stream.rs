@@ -89,6 +89,41 @@ pub fn inflate_prefix(blob: &Blob<'_>, n: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// The first prefix [`header_prefix`] decompresses: a bundle's header and entry table take a
+/// few KiB in practice.
+pub const FIRST_PREFIX: u64 = 64 << 10;
+
+/// The first bytes of the compressed bundle `blob` that hold the binary bundle's header and
+/// entry table inside it: [`FIRST_PREFIX`] bytes, ×4 while the table runs past them, up to
+/// [`limits::MAX_INFLATED_PREFIX`](offkit_llvm::limits::MAX_INFLATED_PREFIX) (a longer table
+/// is the parse's error, not a reason to decompress more). The caller parses what is returned:
+/// a content that is no binary bundle, or whose header is bad, is returned as far as it was
+/// decompressed, for the caller to judge and to word the error. `inflated` is told the length
+/// of each prefix decompressed and may stop the read (a budget).
+pub fn header_prefix<E: From<Error>>(
+    blob: &Blob<'_>,
+    mut inflated: impl FnMut(u64) -> std::result::Result<(), E>,
+) -> std::result::Result<Vec<u8>, E> {
+    use offkit_llvm::limits::MAX_INFLATED_PREFIX;
+    let size = blob.header.uncompressed_size;
+    let mut want = FIRST_PREFIX;
+    loop {
+        let prefix = inflate_prefix(blob, want)?;
+        inflated(prefix.len() as u64)?;
+        if !crate::bundle::binary::is_bundle(&prefix) {
+            return Ok(prefix);
+        }
+        match crate::bundle::binary::parse(&prefix, size, 0) {
+            Err(Error::Truncated { .. })
+                if (prefix.len() as u64) < size && want < MAX_INFLATED_PREFIX =>
+            {
+                want = want.saturating_mul(4).min(MAX_INFLATED_PREFIX);
+            }
+            _ => return Ok(prefix),
+        }
+    }
+}
+
 /// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most [`CHUNK`]
 /// at a time. Fails (and stops calling `sink`) the moment the stream yields more bytes than the
 /// header's uncompressed size; fails if it yields fewer, if a zstd frame leaves bytes after it,
@@ -320,5 +355,48 @@ mod tests {
             assert!(matches!(r, Err(SinkOr::Format(_))), "claim {claim}");
             assert!(seen <= u64::from(claim).max(data.len() as u64));
         }
+    }
+
+    #[test]
+    fn header_prefix_grows_until_the_entry_table_parses() {
+        // 3,000 entries with 60-byte IDs: an entry table of about 250 KiB, past the first
+        // 64 KiB prefix but within the next (256 KiB), in a bundle of 540 KiB.
+        let ids: Vec<String> = (0..3000)
+            .map(|i| format!("hipv4-amdgcn-amd-amdhsa--gfx{i:04}{}", "x".repeat(24)))
+            .collect();
+        let payload = [7u8; 100];
+        let entries: Vec<(&[u8], &[u8])> =
+            ids.iter().map(|id| (id.as_bytes(), &payload[..])).collect();
+        let bundle = crate::bundle::binary::write(&entries, 1).unwrap();
+        let opts = Options {
+            level: 1,
+            ..Options::default()
+        };
+        let c = compress(&bundle, &opts).unwrap();
+        let b = &blobs(&c.bytes, 0).unwrap()[0];
+        let mut sizes = Vec::new();
+        let prefix = header_prefix(b, |n| {
+            sizes.push(n);
+            Ok::<(), Error>(())
+        })
+        .unwrap();
+        assert_eq!(sizes, [FIRST_PREFIX, 4 * FIRST_PREFIX]);
+        assert_eq!(prefix, &bundle[..4 * FIRST_PREFIX as usize]);
+        let h = crate::bundle::binary::parse(&prefix, bundle.len() as u64, 0).unwrap();
+        assert_eq!(h.entries.len(), 3000);
+
+        // Not a binary bundle: the first prefix, for the caller to judge; a budget stops it.
+        let c = compress(&sample(), &opts).unwrap();
+        let b = &blobs(&c.bytes, 0).unwrap()[0];
+        let prefix = header_prefix(b, |_| Ok::<(), Error>(())).unwrap();
+        assert_eq!(prefix, &sample()[..FIRST_PREFIX as usize]);
+        let stopped = header_prefix(b, |n| {
+            Err(Error::Invalid {
+                what: "budget",
+                offset: n,
+                reason: "spent".into(),
+            })
+        });
+        assert!(matches!(stopped, Err(Error::Invalid { offset, .. }) if offset == FIRST_PREFIX));
     }
 }
