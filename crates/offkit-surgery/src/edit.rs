@@ -13,8 +13,12 @@ use offkit_llvm::triple::Triple;
 /// Which entries of a bundle a prune keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Filter {
-    /// Keep the host entries and the images one of these devices would load (by
-    /// [`Device::fit`]: exact, features any, generic targets).
+    /// Keep the host entries and the images one of these devices would or might load: those
+    /// [`Device::fit`] accepts (exact, features any, generic targets), and, of an AMD GPU, every
+    /// image of its processor whose features do not contradict those the device names (a
+    /// feature the device leaves out is unknown, not off: `gfx90a` keeps `gfx90a:xnack+` and
+    /// `gfx90a:xnack-`, where the real device has one of the two; a prune never drops code
+    /// that the device may need).
     Keep(Vec<Device>),
     /// Drop the images made for one of these devices: the same processor with no feature
     /// set otherwise than the device names it (`gfx90a` drops `gfx90a:xnack+` and
@@ -38,7 +42,9 @@ impl Filter {
     /// Whether a device image for `triple` and target ID `tid` stays.
     pub fn keeps_image(&self, triple: &str, tid: &str, kind: ImageKind) -> bool {
         match self {
-            Filter::Keep(devices) => devices.iter().any(|d| d.fit(triple, tid, kind).is_some()),
+            Filter::Keep(devices) => devices
+                .iter()
+                .any(|d| d.fit(triple, tid, kind).is_some() || made_for(d, triple, tid)),
             Filter::Drop(devices) => !devices.iter().any(|d| made_for(d, triple, tid)),
         }
     }

@@ -12,9 +12,10 @@ use crate::select::parse_device;
 /// Take the device images not needed by a set of devices out of files (as `nvprune` does for
 /// CUDA).
 ///
-/// `--keep`: an image stays when one of the devices would load it (the rules of `offkit check`:
-/// the device's processor or its generic target, features the image sets set the same way on
-/// the device). `--drop`: an image goes when it was made for one of the devices (the same
+/// `--keep`: an image stays when one of the devices would or might load it (the rules of
+/// `offkit check`: the device's processor or its generic target, features the image sets set
+/// the same way on the device; and a feature the device leaves out is unknown, so `--keep
+/// gfx90a` keeps `gfx90a:xnack+` and `gfx90a:xnack-`). `--drop`: an image goes when it was made for one of the devices (the same
 /// processor, no feature set otherwise than the device names it: `--drop gfx90a` drops
 /// `gfx90a:xnack+` and `gfx90a:xnack-`). Host entries always stay.
 ///
