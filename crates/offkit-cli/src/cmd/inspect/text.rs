@@ -277,12 +277,18 @@ fn summary(r: &Report, out: &mut String) {
         .count();
     let code: Vec<&ImageInfo> = r.images.iter().filter(|i| is_device_code(i)).collect();
     let locations: BTreeSet<String> = code.iter().map(|i| i.location.to_string()).collect();
+    // An image inside another listed image (an offload binary's image in a bundle entry) is
+    // counted once, in its container. Inflated and decoded steps do not show in a location, so
+    // a compressed CUDA fat binary entry's location is also its container's: that one is no
+    // parent (every such summary said "of 0 B").
     let nested = |i: &ImageInfo| {
+        let own = i.location.to_string();
         (1..i.location.steps.len()).any(|k| {
             let parent = Location {
                 steps: i.location.steps[..k].to_vec(),
-            };
-            locations.contains(&parent.to_string())
+            }
+            .to_string();
+            parent != own && locations.contains(&parent)
         })
     };
     let bytes: u64 = code
