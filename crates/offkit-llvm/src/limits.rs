@@ -20,7 +20,9 @@
 //!   keeps the frame's window, and LLVM's frames are single-segment: the window is the bundle);
 //! - rewriting (`compress`, `decompress`, `prune`, `replace`): ≤ 64 MiB + the largest bundle
 //!   rewritten, and + twice its decompressed size when a compressed bundle is pruned or
-//!   compressed again (the decompressor's window and the bundle compressed from).
+//!   compressed again (the decompressor's window and the bundle compressed from); pruning a
+//!   CUDA fat binary or an OpenMP `.llvm.offloading` section: + what it keeps (the bytes it
+//!   frees are zeroed in the output, as holes where the file system can, never held).
 //!
 //! The input itself is memory-mapped, not read: its pages are released from the resident set
 //! as the walk goes, and the holes of a sparse input (what offkit's own rewrites free) are

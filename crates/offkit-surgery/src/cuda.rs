@@ -25,7 +25,7 @@ pub struct FatbinPrune {
     pub kept: Vec<String>,
     /// The entries removed.
     pub removed: Vec<String>,
-    /// Its new bytes, written at `offset` (the old size, zeros after the new size).
+    /// Its new bytes, written at `offset`, then zeros up to the old size.
     pub patch: Patch,
 }
 
@@ -85,7 +85,6 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                 f.copy_from_slice(&fat_size.to_le_bytes());
             }
             let new_size = new.len() as u64;
-            new.resize(fb.size() as usize, 0);
             out.push(FatbinPrune {
                 section: sname.to_string(),
                 offset: fb.offset,
@@ -96,6 +95,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                 patch: Patch {
                     offset: fb.offset,
                     bytes: new,
+                    zeros: fb.size().saturating_sub(new_size),
                 },
             });
         }

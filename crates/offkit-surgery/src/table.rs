@@ -28,6 +28,26 @@ pub struct Patch {
     pub offset: u64,
     /// The new bytes.
     pub bytes: Vec<u8>,
+    /// Then as many zero bytes (what a shrunk section or fat binary freed), written without
+    /// being held in memory.
+    pub zeros: u64,
+}
+
+impl Patch {
+    /// New bytes at `offset`, nothing zeroed after them.
+    pub fn bytes(offset: u64, bytes: Vec<u8>) -> Patch {
+        Patch {
+            offset,
+            bytes,
+            zeros: 0,
+        }
+    }
+
+    /// The file range it rewrites.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        let end = self.offset.saturating_add(self.bytes.len() as u64);
+        self.offset..end.saturating_add(self.zeros)
+    }
 }
 
 /// The image tables of a linked file pruned.
@@ -278,7 +298,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
         bins,
         kept,
         removed,
-        mut section,
+        section,
     } = crate::edit::split_binaries(bytes, sec_off, filter)?;
     if removed.is_empty() {
         return Ok(None);
@@ -312,21 +332,21 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
     }
     let mut patches = Vec::new();
     let new_size = section.len() as u64;
-    section.resize(sec_size as usize, 0);
     patches.push((
         Rewrite::Section,
         Patch {
             offset: sec_off,
             bytes: section,
+            zeros: sec_size.saturating_sub(new_size),
         },
     ));
     // The section header's `sh_size` (ELF64: at 0x20 of the entry).
     patches.push((
         Rewrite::Size,
-        Patch {
-            offset: linked.shoff + linked.shentsize * index as u64 + 0x20,
-            bytes: new_size.to_le_bytes().to_vec(),
-        },
+        Patch::bytes(
+            linked.shoff + linked.shentsize * index as u64 + 0x20,
+            new_size.to_le_bytes().to_vec(),
+        ),
     ));
     let set_word =
         |patches: &mut Vec<(Rewrite, Patch)>, va: u64, v: u64| -> offkit_format::Result<()> {
@@ -337,29 +357,14 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
                 Some((addend_at, _)) => {
                     patches.push((
                         Rewrite::Addend,
-                        Patch {
-                            offset: *addend_at,
-                            bytes: v.to_le_bytes().to_vec(),
-                        },
+                        Patch::bytes(*addend_at, v.to_le_bytes().to_vec()),
                     ));
                     // With `--apply-dynamic-relocs` the word holds the value too.
                     if linked.u64_at(off).unwrap_or(0) != 0 {
-                        patches.push((
-                            Rewrite::Word,
-                            Patch {
-                                offset: off,
-                                bytes: v.to_le_bytes().to_vec(),
-                            },
-                        ));
+                        patches.push((Rewrite::Word, Patch::bytes(off, v.to_le_bytes().to_vec())));
                     }
                 }
-                None => patches.push((
-                    Rewrite::Word,
-                    Patch {
-                        offset: off,
-                        bytes: v.to_le_bytes().to_vec(),
-                    },
-                )),
+                None => patches.push((Rewrite::Word, Patch::bytes(off, v.to_le_bytes().to_vec()))),
             }
             Ok(())
         };
@@ -410,10 +415,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
             .ok_or_else(|| invalid(t.descriptor, "the descriptor is not in the file".into()))?;
         patches.push((
             Rewrite::Word,
-            Patch {
-                offset: count_at,
-                bytes: (new_records.len() as u32).to_le_bytes().to_vec(),
-            },
+            Patch::bytes(count_at, (new_records.len() as u32).to_le_bytes().to_vec()),
         ));
         descriptors.push(t.descriptor);
         registering += usize::from(!new_records.is_empty());
@@ -478,7 +480,7 @@ fn check_rewrites(
     patches: &mut [(Rewrite, Patch)],
     read: &[(&'static str, std::ops::Range<u64>)],
 ) -> offkit_format::Result<()> {
-    let range = |p: &Patch| p.offset..p.offset.saturating_add(p.bytes.len() as u64);
+    let range = Patch::range;
     let overlap =
         |a: &std::ops::Range<u64>, b: &std::ops::Range<u64>| a.start < b.end && b.start < a.end;
     let refuse = |offset: u64, reason: String| offkit_format::Error::Invalid {
@@ -564,19 +566,20 @@ pub(crate) fn registered(data: &[u8]) -> offkit_format::Result<Vec<Vec<String>>>
 }
 
 /// `bytes` (read from offset `at`) with the patches that fall in it applied.
-pub(crate) fn patched(bytes: &[u8], at: u64, patches: &[Patch]) -> Vec<u8> {
+pub(crate) fn patched(bytes: &[u8], at: u64, patches: &[&Patch]) -> Vec<u8> {
     let mut out = bytes.to_vec();
     let end = at + bytes.len() as u64;
     for p in patches {
-        let (ps, pe) = (p.offset, p.offset + p.bytes.len() as u64);
-        if pe <= at || ps >= end {
-            continue;
-        }
-        for (i, b) in p.bytes.iter().enumerate() {
-            let o = ps + i as u64;
-            if o >= at && o < end {
-                out[(o - at) as usize] = *b;
-            }
+        let r = p.range();
+        // The part of the patch within `bytes`, relative to both.
+        let (from, to) = (r.start.max(at), r.end.min(end));
+        for o in from..to {
+            let b = usize::try_from(o - p.offset)
+                .ok()
+                .and_then(|i| p.bytes.get(i))
+                .copied()
+                .unwrap_or(0);
+            out[(o - at) as usize] = b;
         }
     }
     out

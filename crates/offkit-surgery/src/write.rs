@@ -103,6 +103,7 @@ pub fn write(
         for p in plan.patches() {
             use std::os::unix::fs::FileExt;
             f.write_all_at(&p.bytes, p.offset).map_err(werr)?;
+            zero(f, p.offset + p.bytes.len() as u64, p.zeros).map_err(werr)?;
         }
         f.flush().map_err(werr)?;
     }
@@ -114,6 +115,29 @@ pub fn write(
     drop(check);
     out.commit().map_err(werr)?;
     Ok(Written { size, holes })
+}
+
+/// Zeroes `len` bytes of `f` from `at`: a hole punched where the file system can (the
+/// freed bytes of a bundle are holes too), else zeros written a block at a time, never held
+/// whole.
+fn zero(f: &std::fs::File, at: u64, len: u64) -> std::io::Result<()> {
+    use rustix::fs::{fallocate, FallocateFlags};
+    use std::os::unix::fs::FileExt;
+    if len == 0 {
+        return Ok(());
+    }
+    let punch = FallocateFlags::PUNCH_HOLE | FallocateFlags::KEEP_SIZE;
+    if fallocate(f, punch, at, len).is_ok() {
+        return Ok(());
+    }
+    let block = vec![0u8; len.min(1 << 20) as usize];
+    let mut done = 0;
+    while done < len {
+        let n = (len - done).min(block.len() as u64) as usize;
+        f.write_all_at(&block[..n], at + done)?;
+        done += n as u64;
+    }
+    Ok(())
 }
 
 /// What the bundles a rewrite makes at once may hold, at most (beyond one bundle, however
@@ -397,7 +421,7 @@ pub fn rewrite_bytes(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
         }
         out
     };
-    let patches: Vec<crate::table::Patch> = plan.patches().into_iter().cloned().collect();
+    let patches = plan.patches();
     let out = if patches.is_empty() {
         out
     } else {
@@ -656,7 +680,8 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
                 before.len()
             )));
         }
-        let patches: Vec<crate::table::Patch> = plan.patches().into_iter().cloned().collect();
+        // Borrowed, not cloned: a fat binary's patch may be tens of MiB.
+        let patches = plan.patches();
         for (what, range) in header_ranges(before) {
             let expected = before
                 .get(range.clone())
