@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what offkit's tests and demo need, when it is missing: LLVM 19 (the oracle offkit is
-# compared against, and the compiler of the examples), libomptarget, and the system libzstd that
+# Installs what offkit's tests and demo need, when it is missing: LLVM 19 and LLVM 22 (the
+# oracles offkit is compared against, and the compilers of the examples; 22 in a Debian 13 root), libomptarget, and the system libzstd that
 # byte-identical compressed bundles need. Debian 12 (bookworm) packages.
 set -euo pipefail
 
@@ -19,6 +19,8 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 "$(dirname "$0")/setup-foreign-runtimes.sh"
+# The LLVM 22 oracle: Debian 13's clang-22 and its tools in a debootstrapped root.
+"$(dirname "$0")/setup-trixie.sh"
 if ! command -v cargo >/dev/null; then
   echo "offkit setup: cargo is missing; install Rust with rustup (https://rustup.rs)" >&2
   exit 1

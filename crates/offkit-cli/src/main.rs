@@ -47,8 +47,17 @@ fn main() -> ExitCode {
     offkit_tools::fs::map_large_allocations();
     let args: Vec<OsString> = std::env::args_os().collect();
     let env = Env::capture();
-    if let Some(tool) = args.first().and_then(dropin::Tool::from_argv0) {
-        return dropin::run(tool, args, &env);
+    if let Some(face) = args
+        .first()
+        .and_then(|argv0| dropin::Face::from_invocation(argv0, &env))
+    {
+        return match face {
+            Ok(face) => dropin::run(&face, args, &env),
+            Err(e) => {
+                eprintln!("offkit: error: {e}");
+                ExitCode::from(1)
+            }
+        };
     }
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,

@@ -49,5 +49,7 @@ pub mod reader;
 pub mod string_table;
 pub mod target_id;
 pub mod triple;
+pub mod version;
 
 pub use error::{Error, Result};
+pub use version::LlvmVersion;

@@ -14,6 +14,7 @@ pub mod hip;
 pub mod hostile;
 pub mod link;
 pub mod llvm;
+pub mod llvm22;
 pub mod offload;
 pub mod packager;
 pub mod run;

@@ -4,18 +4,29 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use crate::dropin::Tool;
+use crate::dropin::{Tool, SHIM_MARKER, VERSION_VAR};
+use offkit_llvm::LlvmVersion;
 use offkit_tools::Env;
 
-/// Make DIR/clang-offload-packager, DIR/clang-offload-bundler, DIR/clang-offload-wrapper and
-/// DIR/clang-linker-wrapper, each running offkit under that name.
+/// Make links in DIR through which offkit answers to the names of one LLVM version's offloading
+/// tools.
 ///
-/// With the links in place, `clang-19 -B DIR` uses offkit instead of LLVM's tools. Existing
-/// files of those names in DIR are replaced; nothing else in DIR is touched.
+/// LLVM 19: clang-offload-packager, clang-offload-bundler, clang-linker-wrapper,
+/// clang-nvlink-wrapper, amdgpu-arch, nvptx-arch. LLVM 22 adds llvm-offload-binary,
+/// llvm-offload-wrapper and offload-arch. Both get clang-offload-wrapper (AMD's image-info
+/// registration tool). With the links in place, `clang-19 -B DIR` (or `clang-22 -B DIR` for
+/// shims made with `--llvm 22`) uses offkit instead of LLVM's tools. The version is kept in
+/// DIR/.offkit-llvm; OFFKIT_LLVM=19|22 overrides it. Existing files of those names in DIR are
+/// replaced, and links of the other version's tools removed; nothing else in DIR is touched.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  offkit shims /tmp/offkit-bin\n  \
-                        clang-19 -B /tmp/offkit-bin -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu p.c")]
+#[command(after_help = "Examples:\n  offkit shims /tmp/offkit-bin\n  \
+                        clang-19 -B /tmp/offkit-bin -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu p.c\n  \
+                        offkit shims --llvm 22 /tmp/offkit-22\n  \
+                        clang-22 -B /tmp/offkit-22 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu p.c")]
 pub struct Args {
+    /// The LLVM version the faces are: 19 or 22.
+    #[arg(long = "llvm", value_name = "VERSION", default_value_t = LlvmVersion::DEFAULT)]
+    llvm: LlvmVersion,
     /// The directory to make the links in (created if missing).
     dir: PathBuf,
 }
@@ -27,7 +38,18 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         .context("failed to find the offkit executable")?;
     std::fs::create_dir_all(&args.dir)
         .with_context(|| format!("failed to create `{}`", args.dir.display()))?;
-    for tool in Tool::ALL {
+    let marker = args.dir.join(SHIM_MARKER);
+    offkit_tools::fs::write_file(&marker, format!("{}\n", args.llvm).as_bytes())
+        .with_context(|| format!("failed to write `{}`", marker.display()))?;
+    for tool in Tool::ALL.into_iter().filter(|t| !t.ships_in(args.llvm)) {
+        let link = args.dir.join(tool.name());
+        // Only a link of ours to this executable is taken away.
+        if std::fs::read_link(&link).is_ok_and(|target| target == exe) {
+            std::fs::remove_file(&link)
+                .with_context(|| format!("failed to remove `{}`", link.display()))?;
+        }
+    }
+    for tool in Tool::shipped_in(args.llvm) {
         let link = args.dir.join(tool.name());
         // Make the link under a temporary name, then rename it over any old one.
         let tmp = args.dir.join(format!(".{}.offkit-tmp", tool.name()));
@@ -38,5 +60,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             .with_context(|| format!("failed to create `{}`", link.display()))?;
         println!("{} -> {}", link.display(), exe.display());
     }
+    println!(
+        "LLVM {} faces ({} overrides: {VERSION_VAR}=19 or 22)",
+        args.llvm,
+        marker.display()
+    );
     Ok(())
 }

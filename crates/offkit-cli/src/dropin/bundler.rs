@@ -123,7 +123,7 @@ impl Ctx<'_> {
 }
 
 /// Runs the tool with its full argument vector.
-pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
+pub fn main(_face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     let argv0 = args.first().map(PathBuf::from);
     TOOL.main(args, env, |p, report| {
         run(&p, argv0.as_deref(), env, report)

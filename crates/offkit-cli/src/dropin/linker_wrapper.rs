@@ -64,7 +64,7 @@ impl cl::Parse for OptTable {
 }
 
 /// Runs the tool with its full argument vector.
-pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
+pub fn main(_face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     let argv0 = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())

@@ -85,7 +85,7 @@ const TOOL: cl::Tool<cl::Cl> = cl::Tool {
 };
 
 /// Runs the tool with its full argument vector.
-pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
+pub fn main(_face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     TOOL.main(args, env, |parsed, reporter| {
         let output = parsed.last("o").unwrap_or("");
         let input = parsed.positionals.first().map_or("", String::as_str);

@@ -70,7 +70,7 @@ const TOOL: cl::Tool<cl::Cl> = cl::Tool {
 };
 
 /// Runs the tool with its full argument vector.
-pub fn main(args: Vec<OsString>, env: &Env) -> ExitCode {
+pub fn main(_face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     TOOL.main(args, env, |parsed, _| {
         let target = parsed.last("target").unwrap_or_default();
         let output = PathBuf::from(parsed.last("o").unwrap_or_default());

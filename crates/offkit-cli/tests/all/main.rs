@@ -9,6 +9,7 @@ mod hip;
 mod hostile;
 mod inspect;
 mod linker_wrapper;
+mod llvm22;
 mod memory;
 mod outputs;
 mod packager;
