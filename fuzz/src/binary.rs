@@ -21,8 +21,8 @@ pub fn run(data: &[u8]) {
             Some(CompressionFormat::Zlib) => Compression::Zlib { level: 1 },
             Some(CompressionFormat::Zstd) => Compression::Zstd { level: 1 },
         };
-        let out =
-            binary::write(version, &images, compression).expect("a parsed binary can be written");
+        let out = binary::write(version, &images, compression, offkit_llvm::LlvmVersion::V22)
+            .expect("a parsed binary can be written");
         let back: Vec<_> = binary::parse_all(&out, 0)
             .collect::<Result<_, _>>()
             .expect("a written binary parses");

@@ -446,6 +446,7 @@ fn c_string<'d>(bin: &Reader<'d>, pos: u64, what: &'static str) -> Result<&'d [u
 #[cfg(test)]
 mod tests {
     use super::*;
+    use offkit_llvm::LlvmVersion;
 
     /// An offload binary as LLVM 19's `clang-offload-packager` writes it (its real output).
     #[test]
@@ -456,7 +457,7 @@ mod tests {
             flags: 0,
             strings: vec![(b"arch", b""), (b"triple", b"x86_64-pc-linux-gnu")],
         };
-        let out = write_v1(&spec, b"ABCDEFGHIJ").unwrap();
+        let out = write_v1(&spec, b"ABCDEFGHIJ", LlvmVersion::V19).unwrap();
         assert_eq!(out.len(), 160);
         assert_eq!(&out[0x68..0x89], b"\0x86_64-pc-linux-gnu\0arch\0triple\0");
         assert_eq!(&out[0x90..0x9a], b"ABCDEFGHIJ");
@@ -486,9 +487,9 @@ mod tests {
             flags: 0,
             strings: vec![(b"triple", b"amdgcn-amd-amdhsa"), (b"arch", b"gfx90a")],
         };
-        let mut two = write_v1(&spec, b"\x7fELF").unwrap();
+        let mut two = write_v1(&spec, b"\x7fELF", LlvmVersion::V19).unwrap();
         let first = two.len() as u64;
-        two.extend(write_v1(&spec, b"").unwrap());
+        two.extend(write_v1(&spec, b"", LlvmVersion::V19).unwrap());
         let bins: Vec<_> = parse_all(&two, 0x1000).collect::<Result<_>>().unwrap();
         assert_eq!(bins.len(), 2);
         assert_eq!(bins[1].offset, 0x1000 + first);
@@ -517,7 +518,7 @@ mod tests {
             flags: 0,
             strings: vec![(b"triple", b"t")],
         };
-        let mut b = write_v1(&spec, b"img").unwrap();
+        let mut b = write_v1(&spec, b"img", LlvmVersion::V19).unwrap();
         b[24] = 0;
         assert_eq!(parse_one(&b, 0).unwrap().entries[0].image.as_ref(), b"img");
         let len = b.len() as u64;

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use offkit_llvm::LlvmVersion;
+
 /// What an offload binary's image holds (`llvm::object::ImageKind`). The values are the same in
 /// every LLVM version; `Spirv` exists only in LLVM 20 and later.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,8 +114,11 @@ impl fmt::Display for ImageKind {
 
 /// Which programming model produced an image (`llvm::object::OffloadKind`).
 ///
-/// LLVM 19 numbers them 0, 1, 2, 3 (none, OpenMP, CUDA, HIP); LLVM 20 and later (offload binary
-/// version 2 and up) use bit flags 1, 2, 4, 8 (OpenMP, CUDA, HIP, SYCL).
+/// LLVM 19 numbers them 0, 1, 2, 3 (none, OpenMP, CUDA, HIP); LLVM 21 and later use bit flags
+/// 1, 2, 4, 8 (OpenMP, CUDA, HIP, SYCL), in version-1 binaries too (LLVM 22 still writes version
+/// 1). The two numberings agree but for HIP, and neither uses the other's HIP value, so a
+/// reader takes both: 3 and 4 are HIP in a version-1 binary. Writers number by the LLVM release
+/// they write for ([`OffloadKind::to_raw`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OffloadKind {
     /// `OFK_None`.
@@ -124,48 +129,54 @@ pub enum OffloadKind {
     Cuda,
     /// `OFK_HIP`.
     Hip,
-    /// `OFK_SYCL` (LLVM 20+).
+    /// `OFK_SYCL` (LLVM 21+).
     Sycl,
     /// Any other value (for v2+, possibly several flags at once).
     Other(u16),
 }
 
 impl OffloadKind {
-    /// The kind with value `v` in an offload binary of version `version`.
+    /// The kind with value `v` in an offload binary of format version `version`: in version 1
+    /// either release's numbering (3 is LLVM 19's HIP, 4 and 8 are LLVM 21's HIP and SYCL), in
+    /// versions 2 and 3 the bit flags.
     pub fn from_raw(version: u32, v: u16) -> Self {
-        if version <= 1 {
-            match v {
-                0 => Self::None,
-                1 => Self::OpenMp,
-                2 => Self::Cuda,
-                3 => Self::Hip,
-                v => Self::Other(v),
-            }
-        } else {
-            match v {
-                0 => Self::None,
-                1 => Self::OpenMp,
-                2 => Self::Cuda,
-                4 => Self::Hip,
-                8 => Self::Sycl,
-                v => Self::Other(v),
-            }
+        match (v, version <= 1) {
+            (0, _) => Self::None,
+            (1, _) => Self::OpenMp,
+            (2, _) => Self::Cuda,
+            (3, true) => Self::Hip,
+            (4, _) => Self::Hip,
+            (8, _) => Self::Sycl,
+            (v, _) => Self::Other(v),
         }
     }
 
-    /// The value in an offload binary of version `version`, or `None` if that version cannot
-    /// represent this kind (SYCL in version 1).
-    pub fn to_raw(self, version: u32) -> Option<u16> {
-        Some(match (self, version <= 1) {
-            (Self::None, _) => 0,
-            (Self::OpenMp, _) => 1,
-            (Self::Cuda, _) => 2,
-            (Self::Hip, true) => 3,
-            (Self::Hip, false) => 4,
-            (Self::Sycl, true) => return None,
-            (Self::Sycl, false) => 8,
-            (Self::Other(v), _) => v,
-        })
+    /// The value LLVM release `llvm` writes in a version-1 binary, or `None` if it cannot
+    /// (SYCL in LLVM 19).
+    pub fn to_raw(self, llvm: LlvmVersion) -> Option<u16> {
+        match llvm {
+            LlvmVersion::V19 => Some(match self {
+                Self::None => 0,
+                Self::OpenMp => 1,
+                Self::Cuda => 2,
+                Self::Hip => 3,
+                Self::Sycl => return None,
+                Self::Other(v) => v,
+            }),
+            _ => Some(self.to_flags()),
+        }
+    }
+
+    /// The bit-flag value (LLVM 21 and later, and every version-2/3 binary).
+    pub fn to_flags(self) -> u16 {
+        match self {
+            Self::None => 0,
+            Self::OpenMp => 1,
+            Self::Cuda => 2,
+            Self::Hip => 4,
+            Self::Sycl => 8,
+            Self::Other(v) => v,
+        }
     }
 
     /// The kind for a `kind=` name, as LLVM 19's `getOffloadKind` maps it: `openmp`, `cuda`,
@@ -208,12 +219,26 @@ mod tests {
     fn raw_values_round_trip() {
         for v in 0..10 {
             assert_eq!(ImageKind::from_raw(v).to_raw(), v);
-            for ver in [1, 2, 3] {
-                assert_eq!(OffloadKind::from_raw(ver, v).to_raw(ver), Some(v));
-            }
+            assert_eq!(OffloadKind::from_raw(2, v).to_flags(), v);
+        }
+        for v in [0, 1, 2, 3, 5, 6, 7, 9] {
+            assert_eq!(
+                OffloadKind::from_raw(1, v).to_raw(LlvmVersion::V19),
+                Some(v)
+            );
+        }
+        for v in [0, 1, 2, 4, 5, 8, 9] {
+            assert_eq!(
+                OffloadKind::from_raw(1, v).to_raw(LlvmVersion::V22),
+                Some(v)
+            );
         }
         assert_eq!(OffloadKind::from_raw(1, 3), OffloadKind::Hip);
+        assert_eq!(OffloadKind::from_raw(1, 4), OffloadKind::Hip);
+        assert_eq!(OffloadKind::from_raw(1, 8), OffloadKind::Sycl);
+        assert_eq!(OffloadKind::from_raw(2, 3), OffloadKind::Other(3));
         assert_eq!(OffloadKind::from_raw(2, 4), OffloadKind::Hip);
-        assert_eq!(OffloadKind::Sycl.to_raw(1), None);
+        assert_eq!(OffloadKind::Sycl.to_raw(LlvmVersion::V19), None);
+        assert_eq!(OffloadKind::Hip.to_raw(LlvmVersion::V22), Some(4));
     }
 }

@@ -30,7 +30,7 @@
 //!     flags: 0,
 //!     strings: vec![(b"triple", b"x86_64-pc-linux-gnu"), (b"arch", b"")],
 //! };
-//! let bytes = binary::write_v1(&spec, b"\x7fELF...").unwrap();
+//! let bytes = binary::write_v1(&spec, b"\x7fELF...", offkit_llvm::LlvmVersion::V19).unwrap();
 //! let bin = binary::parse_all(&bytes, 0).next().unwrap().unwrap();
 //! assert_eq!(bin.entries[0].triple(), "x86_64-pc-linux-gnu");
 //! ```

@@ -32,7 +32,7 @@
 //!     flags: 0,
 //!     strings: vec![(b"triple", b"x86_64-pc-linux-gnu"), (b"arch", b"")],
 //! };
-//! let bytes = binary::write_v1(&spec, b"\x7fELF...").unwrap();
+//! let bytes = binary::write_v1(&spec, b"\x7fELF...", offkit_llvm::LlvmVersion::V19).unwrap();
 //! let report = scan::scan(&bytes, "k.bin", &mut scan::Options::default()).unwrap();
 //! assert_eq!(report.images[0].location.to_string(), "k.bin[0]");
 //! assert_eq!(report.images[0].triple, "x86_64-pc-linux-gnu");

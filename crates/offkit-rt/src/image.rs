@@ -133,7 +133,7 @@ mod tests {
             strings: vec![(b"triple", b"x86_64-pc-linux-gnu"), (b"arch", b"znver3")],
         };
         let inner = elf(3, 62);
-        let bin = binary::write_v1(&spec, &inner).unwrap();
+        let bin = binary::write_v1(&spec, &inner, offkit_llvm::LlvmVersion::V19).unwrap();
         let (img, arch) = unwrap(&bin).unwrap();
         assert_eq!(&*img, &inner[..]);
         assert_eq!(arch, "znver3");

@@ -197,10 +197,13 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                     flags: 0,
                     strings,
                 };
-                let b = write_v1(&spec, bytes).map_err(|source| Error::Format {
-                    input: input.to_string(),
-                    source,
-                })?;
+                let b =
+                    write_v1(&spec, bytes, offkit_llvm::LlvmVersion::V19).map_err(|source| {
+                        Error::Format {
+                            input: input.to_string(),
+                            source,
+                        }
+                    })?;
                 binaries.extend_from_slice(&b);
                 binaries.resize(binaries.len().next_multiple_of(8), 0);
                 to_names.push(format!("{} {triple} {arch}", kind_name(kind)));

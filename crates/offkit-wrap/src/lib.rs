@@ -64,6 +64,7 @@ use std::io::Write;
 use offkit_format::binary::{self, ImageSpec};
 pub use offkit_format::bundle::compressed;
 use offkit_format::kind::OffloadKind;
+use offkit_llvm::LlvmVersion;
 
 pub use error::{Error, ImageName};
 pub use host::Host;
@@ -155,6 +156,8 @@ pub enum Large {
 /// What to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrapOptions {
+    /// The LLVM release whose registration objects are written.
+    pub llvm: LlvmVersion,
     /// The host target triple (`x86_64-…` or `aarch64-…`, ELF).
     pub host_triple: String,
     /// The offload kind.
@@ -187,6 +190,7 @@ impl WrapOptions {
     /// LLVM 19's form for `kind` on `host_triple`.
     pub fn new(host_triple: impl Into<String>, kind: Kind) -> Self {
         WrapOptions {
+            llvm: LlvmVersion::V19,
             host_triple: host_triple.into(),
             kind,
             relocatable: false,
@@ -352,12 +356,10 @@ impl<'a> Wrapper<'a> {
                         flags: 0,
                         strings,
                     };
-                    let layout =
-                        binary::layout_v1(&spec, image.data.len() as u64).map_err(|source| {
-                            Error::Format {
-                                what: "offload binary",
-                                source,
-                            }
+                    let layout = binary::layout_v1(&spec, image.data.len() as u64, opts.llvm)
+                        .map_err(|source| Error::Format {
+                            what: "offload binary",
+                            source,
                         })?;
                     let tail = layout.tail_padding();
                     (layout.head, tail, binary::ALIGN)

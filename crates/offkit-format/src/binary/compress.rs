@@ -265,6 +265,7 @@ mod tests {
     use super::super::{parse_all, write, Image, ImageSpec};
     use super::*;
     use crate::kind::{ImageKind, OffloadKind};
+    use offkit_llvm::LlvmVersion;
 
     fn sample() -> Vec<Image<'static>> {
         vec![
@@ -292,13 +293,13 @@ mod tests {
     #[test]
     fn both_methods_round_trip() {
         let images = sample();
-        let plain = write(Version::V3, &images, Compression::None).unwrap();
+        let plain = write(Version::V3, &images, Compression::None, LlvmVersion::V19).unwrap();
         for c in [
             Compression::zlib(),
             Compression::zstd(),
             Compression::Zlib { level: 0 },
         ] {
-            let packed = write(Version::V3, &images, c).unwrap();
+            let packed = write(Version::V3, &images, c, LlvmVersion::V19).unwrap();
             assert_eq!(packed.len() % 8, 0);
             assert_eq!(
                 u64::from_le_bytes(packed[32..40].try_into().unwrap()),
@@ -330,7 +331,7 @@ mod tests {
     #[test]
     fn lying_sizes_are_errors() {
         let images = sample();
-        let packed = write(Version::V3, &images, Compression::zstd()).unwrap();
+        let packed = write(Version::V3, &images, Compression::zstd(), LlvmVersion::V19).unwrap();
         for delta in [-1i64, 1, 1 << 40] {
             let mut bad = packed.clone();
             let inflated = u64::from_le_bytes(bad[32..40].try_into().unwrap());

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
 use offkit_llvm::reader::align_up;
 use offkit_llvm::string_table::StringTable;
+use offkit_llvm::LlvmVersion;
 
 /// What to write around one image: everything but the image bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -87,22 +88,18 @@ fn check_strings(spec: &ImageSpec<'_>, version: Version) -> Result<()> {
     Ok(())
 }
 
-fn offload_kind_raw(kind: OffloadKind, version: Version) -> Result<u16> {
-    kind.to_raw(version.to_raw())
-        .ok_or_else(|| Error::Unrepresentable {
-            what: "offload binary",
-            reason: format!(
-                "offload kind {kind} does not exist in version {}",
-                version.to_raw()
-            ),
-        })
+fn offload_kind_v1(kind: OffloadKind, llvm: LlvmVersion) -> Result<u16> {
+    kind.to_raw(llvm).ok_or_else(|| Error::Unrepresentable {
+        what: "offload binary",
+        reason: format!("LLVM {llvm} has no offload kind {kind}"),
+    })
 }
 
-/// Lays out a version-1 binary (LLVM 19's `OffloadBinary::write`) for an image of `image_size`
-/// bytes.
-pub fn layout_v1(spec: &ImageSpec<'_>, image_size: u64) -> Result<Layout> {
+/// Lays out a version-1 binary as LLVM release `llvm`'s `OffloadBinary::write` does (19 and 22
+/// differ only in how they number offload kinds) for an image of `image_size` bytes.
+pub fn layout_v1(spec: &ImageSpec<'_>, image_size: u64, llvm: LlvmVersion) -> Result<Layout> {
     check_strings(spec, Version::V1)?;
-    let offload_kind = offload_kind_raw(spec.offload_kind, Version::V1)?;
+    let offload_kind = offload_kind_v1(spec.offload_kind, llvm)?;
     let table = StringTable::build(spec.strings.iter().flat_map(|(k, v)| [*k, *v]));
     let n = spec.strings.len() as u64;
     let strtab_off = HEADER_V1 + ENTRY_SIZE + STRING_ENTRY_V1 * n;
@@ -159,9 +156,9 @@ fn put_entry(
     out.extend_from_slice(&image_size.to_le_bytes());
 }
 
-/// Writes a complete version-1 binary around `image`.
-pub fn write_v1(spec: &ImageSpec<'_>, image: &[u8]) -> Result<Vec<u8>> {
-    let layout = layout_v1(spec, image.len() as u64)?;
+/// Writes a complete version-1 binary around `image`, as LLVM release `llvm` does.
+pub fn write_v1(spec: &ImageSpec<'_>, image: &[u8], llvm: LlvmVersion) -> Result<Vec<u8>> {
+    let layout = layout_v1(spec, image.len() as u64, llvm)?;
     let mut out = layout.head;
     out.reserve_exact((layout.size - out.len() as u64) as usize);
     out.extend_from_slice(image);
@@ -172,12 +169,18 @@ pub fn write_v1(spec: &ImageSpec<'_>, image: &[u8]) -> Result<Vec<u8>> {
 /// Writes `images` in format `version`:
 ///
 /// * [`Version::V1`]: one binary per image, concatenated (what `clang-offload-packager` 19
-///   writes for several `--image`s); no images give no bytes;
+///   writes for several `--image`s), offload kinds numbered as `llvm` does; no images give no
+///   bytes;
 /// * [`Version::V2`] and [`Version::V3`]: one binary holding every image, as newer LLVM's
 ///   `OffloadBinary::write` lays it out (at least one image); version 3 may be compressed.
 ///
 /// Compression exists only in version 3; asking for it with another version is an error.
-pub fn write(version: Version, images: &[Image<'_>], compression: Compression) -> Result<Vec<u8>> {
+pub fn write(
+    version: Version,
+    images: &[Image<'_>],
+    compression: Compression,
+    llvm: LlvmVersion,
+) -> Result<Vec<u8>> {
     if compression != Compression::None && version != Version::V3 {
         return Err(Error::Unrepresentable {
             what: "offload binary",
@@ -191,7 +194,7 @@ pub fn write(version: Version, images: &[Image<'_>], compression: Compression) -
         Version::V1 => {
             let mut out = Vec::new();
             for img in images {
-                out.extend(write_v1(&img.spec, img.data)?);
+                out.extend(write_v1(&img.spec, img.data, llvm)?);
             }
             Ok(out)
         }
@@ -219,7 +222,7 @@ fn write_v2(version: Version, images: &[Image<'_>]) -> Result<Vec<u8>> {
     let mut kinds = Vec::with_capacity(images.len());
     for img in images {
         check_strings(&img.spec, version)?;
-        kinds.push(offload_kind_raw(img.spec.offload_kind, version)?);
+        kinds.push(img.spec.offload_kind.to_flags());
     }
     let header = version.header_size();
     let table = StringTable::build(
@@ -315,7 +318,7 @@ mod tests {
                 b"BBB",
             ),
         ];
-        let out = write(Version::V2, &images, Compression::None).unwrap();
+        let out = write(Version::V2, &images, Compression::None, LlvmVersion::V19).unwrap();
         assert_eq!(&out[4..8], &2u32.to_le_bytes());
         assert_eq!(&out[16..24], &32u64.to_le_bytes());
         assert_eq!(&out[24..32], &2u64.to_le_bytes());
@@ -337,14 +340,17 @@ mod tests {
     #[test]
     fn refusals() {
         let nul_key = [img(OffloadKind::OpenMp, vec![(b"a\0", b"")], b"")];
-        assert!(write(Version::V2, &nul_key, Compression::None).is_err());
+        assert!(write(Version::V2, &nul_key, Compression::None, LlvmVersion::V19).is_err());
         let nul_value = [img(OffloadKind::OpenMp, vec![(b"a", b"\0")], b"")];
-        assert!(write(Version::V1, &nul_value, Compression::None).is_err());
-        assert!(write(Version::V2, &nul_value, Compression::None).is_ok());
+        assert!(write(Version::V1, &nul_value, Compression::None, LlvmVersion::V19).is_err());
+        assert!(write(Version::V2, &nul_value, Compression::None, LlvmVersion::V19).is_ok());
         let sycl = [img(OffloadKind::Sycl, vec![], b"")];
-        assert!(write(Version::V1, &sycl, Compression::None).is_err());
-        assert!(write(Version::V2, &[], Compression::None).is_err());
-        assert_eq!(write(Version::V1, &[], Compression::None).unwrap(), b"");
-        assert!(write(Version::V2, &sycl, Compression::zlib()).is_err());
+        assert!(write(Version::V1, &sycl, Compression::None, LlvmVersion::V19).is_err());
+        assert!(write(Version::V2, &[], Compression::None, LlvmVersion::V19).is_err());
+        assert_eq!(
+            write(Version::V1, &[], Compression::None, LlvmVersion::V19).unwrap(),
+            b""
+        );
+        assert!(write(Version::V2, &sycl, Compression::zlib(), LlvmVersion::V19).is_err());
     }
 }

@@ -86,7 +86,7 @@ fn predicted(images: &[Vec<(String, String)>], image: &[u8]) -> Vec<u8> {
             flags: 0,
             strings,
         };
-        out.extend(binary::write_v1(&spec, image).unwrap());
+        out.extend(binary::write_v1(&spec, image, offkit_llvm::LlvmVersion::V19).unwrap());
     }
     out
 }
@@ -230,7 +230,7 @@ proptest! {
     #[test]
     fn round_trip_every_version((version, compression, images) in arb_case()) {
         let borrowed: Vec<Image<'_>> = images.iter().map(OwnedImage::borrow).collect();
-        let bytes = binary::write(version, &borrowed, compression).unwrap();
+        let bytes = binary::write(version, &borrowed, compression, offkit_llvm::LlvmVersion::V22).unwrap();
         let bins: Vec<_> = binary::parse_all(&bytes, 0).collect::<Result<_, _>>().unwrap();
         let parsed: Vec<Image<'_>> = bins.iter().flat_map(|b| b.entries.iter().map(|e| e.as_image())).collect();
         prop_assert_eq!(&parsed, &borrowed);
@@ -239,7 +239,7 @@ proptest! {
             prop_assert_eq!(b.compression.is_some(), compression != Compression::None);
         }
         // write(parse(b)) == b
-        let again = binary::write(version, &parsed, compression).unwrap();
+        let again = binary::write(version, &parsed, compression, offkit_llvm::LlvmVersion::V22).unwrap();
         prop_assert_eq!(again, bytes);
     }
 }
@@ -252,7 +252,7 @@ fn image_offsets_are_absolute() {
         flags: 0,
         strings: vec![(b"triple", b"x86_64-pc-linux-gnu")],
     };
-    let v1 = binary::write_v1(&spec, b"image").unwrap();
+    let v1 = binary::write_v1(&spec, b"image", offkit_llvm::LlvmVersion::V19).unwrap();
     let mut data = vec![0u8; 0x100];
     data.extend_from_slice(&v1);
     let b = binary::parse_one(&data[0x100..], 0x100).unwrap();

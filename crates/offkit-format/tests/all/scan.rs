@@ -579,6 +579,7 @@ fn spec_binary(image: &[u8]) -> Vec<u8> {
             ],
         },
         image,
+        offkit_llvm::LlvmVersion::V19,
     )
     .unwrap()
 }
@@ -745,7 +746,13 @@ fn compressed_v3_offload_binaries_are_inflated_and_walked() {
         },
     ];
     for c in [binary::Compression::zlib(), binary::Compression::zstd()] {
-        let bytes = binary::write(binary::Version::V3, &images, c).unwrap();
+        let bytes = binary::write(
+            binary::Version::V3,
+            &images,
+            c,
+            offkit_llvm::LlvmVersion::V19,
+        )
+        .unwrap();
         let r = scan::scan(&bytes, "v3.bin", &mut Options::default()).unwrap();
         let locs: Vec<String> = r.images.iter().map(|i| i.location.to_string()).collect();
         // Both images, then the binary found inside k64.o (itself inside the inflated data).

@@ -130,7 +130,8 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
                 files.object_ids.push(*id);
             }
         }
-        files.kinds.sort_by_key(|k| k.to_raw(1).unwrap_or(u16::MAX));
+        // By value: LLVM orders a set of kinds so; both numberings give the same order.
+        files.kinds.sort_by_key(|k| k.to_flags());
         Ok(files)
     }
 

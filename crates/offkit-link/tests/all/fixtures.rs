@@ -88,7 +88,7 @@ pub fn fat_object_of(images: &[Image], kind: OffloadKind) -> Vec<u8> {
                 (b"arch", im.arch.as_bytes()),
             ],
         };
-        data.extend(write_v1(&spec, &im.bytes).unwrap());
+        data.extend(write_v1(&spec, &im.bytes, offkit_llvm::LlvmVersion::V19).unwrap());
     }
     o.append_section_data(sec, &data, 8);
     o.write().unwrap()

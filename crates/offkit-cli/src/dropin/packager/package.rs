@@ -139,7 +139,7 @@ pub fn run(output: &str, images: &[String]) -> Result {
                 flags: 0,
                 strings: strings.clone(),
             };
-            let layout = layout_v1(&spec, len)?;
+            let layout = layout_v1(&spec, len, offkit_llvm::LlvmVersion::V19)?;
             plan.push(Planned {
                 layout,
                 source,
