@@ -3,12 +3,14 @@
 pub mod arch;
 pub mod bundle;
 pub mod check;
+pub mod completions;
 pub mod compress;
 pub mod convert;
 pub mod extract;
 pub mod inspect;
 pub mod link;
 pub mod list;
+pub mod man;
 pub mod prune;
 pub mod replace;
 pub mod rewrite;
@@ -38,6 +40,8 @@ pub enum Cmd {
     Link(link::Args),
     Shims(shims::Args),
     Arch(arch::Args),
+    Completions(completions::Args),
+    Man(man::Args),
 }
 
 /// Runs one subcommand.
@@ -58,5 +62,7 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Link(a) => link::run(a, env),
         Cmd::Shims(a) => shims::run(a, env),
         Cmd::Arch(a) => arch::run(a, env),
+        Cmd::Completions(a) => completions::run(a, env),
+        Cmd::Man(a) => man::run(a, env),
     }
 }

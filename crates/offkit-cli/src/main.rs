@@ -35,7 +35,7 @@ use offkit_tools::Env;
                   library holds (every bundle of every section, compressed or not), use \
                   `offkit inspect`, `offkit extract` and `offkit check`."
 )]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     cmd: cmd::Cmd,
 }
