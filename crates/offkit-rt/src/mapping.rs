@@ -416,8 +416,25 @@ impl Table {
             return tpr;
         }
         if tpr.tgt != 0 && r.to && (tpr.is_new || r.always) && r.size != 0 {
-            let name = tpr.key.and_then(|k| self.map.get(&k)).map_or(0, |e| e.name);
-            copy(dev, true, tpr.tgt, r.begin, r.size, name);
+            let entry = tpr.key.and_then(|k| self.map.get(&k));
+            // LLVM 22 does not copy over a range holding an attached pointer again.
+            let end = r.begin.wrapping_add(r.size as usize);
+            let spared = crate::abi::abi().to_copy_spares_attached
+                && entry.is_some_and(|e| {
+                    e.shadows
+                        .iter()
+                        .any(|s| s.hst_addr >= r.begin && s.hst_addr < end)
+                });
+            if !spared {
+                copy(
+                    dev,
+                    true,
+                    tpr.tgt,
+                    r.begin,
+                    r.size,
+                    entry.map_or(0, |e| e.name),
+                );
+            }
         }
         tpr
     }

@@ -274,18 +274,32 @@ pub(crate) fn check_device(dev: i64, loc: *const Ident) -> Option<&'static Devic
     Some(d)
 }
 
-/// LLVM's `PM->getDevice(n)` followed by `FATAL_MESSAGE(n, …)` when it fails.
+/// LLVM's `PM->getDevice(n)` followed by `FATAL_MESSAGE(n, …)` when it fails. LLVM 22's
+/// `getDevice` also loads the device's pending images (fatal when that fails); LLVM 19's leaves
+/// that to the constructs (`check_device`).
 pub(crate) fn device_or_fatal(dev: i64) -> &'static Device {
+    let abi = crate::abi::abi();
     match usize::try_from(dev).ok().and_then(registry::device) {
-        Some(d) if dev <= i64::from(u32::MAX) => d,
+        Some(d) if dev <= i64::from(u32::MAX) => {
+            if abi.device_lookup_loads && d.has_pending() && registry::load_pending(d).is_err() {
+                fatal(
+                    dev,
+                    format_args!(
+                        "the plugin backend is in an invalid or unsupported state failed to \
+                         load images on device '{dev}'"
+                    ),
+                );
+            }
+            d
+        }
         _ => {
             let n = registry::num_devices();
-            // 19 takes the number as uint32_t and prints it with %i.
+            // Both take the number as uint32_t and print it with %i.
             fatal(
                 dev,
                 format_args!(
-                    "Device number '{}' out of range, only {n} devices available",
-                    dev as u32 as i32
+                    "{} '{}' out of range, only {n} devices available",
+                    abi.out_of_range, dev as u32 as i32
                 ),
             )
         }
