@@ -20,6 +20,7 @@
 //! | `map(to)` over a struct whose pointer is attached | copied | not copied again (the attached pointer survives) |
 //! | kernel launch INFO | `N blocks and M threads` | `[N,1,1] blocks and [M,1,1] threads` |
 //! | `begin nowait` INFO region | `begin_nowait_mapper` | `being_nowait_mapper` |
+//! | pointers in error reports | `0x%016lx` | `0x%lx` (`raw_ostream`) |
 //!
 //! The mapping rules clang-22 needs and clang-19 never exercises (`ATTACH` entries, see
 //! [`crate::attach`]) are not in the table: a clang-19 program has no such entries, so both
@@ -69,6 +70,11 @@ pub(crate) struct Abi {
     pub launch_info_3d: bool,
     /// The INFO region name of `__tgt_target_data_begin_nowait_mapper`.
     pub begin_nowait_region: &'static str,
+    /// Whether pointers in error reports are zero-padded to 16 digits (19's printf `DPxMOD`;
+    /// 22 streams them to `raw_ostream`: `0x` and the digits).
+    pub report_ptr_padded: bool,
+    /// What ends the report of a private argument that could not be allocated.
+    pub private_arg_end: &'static str,
 }
 
 /// LLVM 19.1's runtime, as Debian 12 ships it.
@@ -85,6 +91,8 @@ pub(crate) static V19: Abi = Abi {
     to_copy_spares_attached: false,
     launch_info_3d: false,
     begin_nowait_region: "Entering OpenMP data region with begin_nowait_mapper",
+    report_ptr_padded: true,
+    private_arg_end: "",
 };
 
 /// LLVM 22.1's runtime (built from LLVM's sources; Debian 13 ships none).
@@ -101,6 +109,8 @@ pub(crate) static V22: Abi = Abi {
     to_copy_spares_attached: true,
     launch_info_3d: true,
     begin_nowait_region: "Entering OpenMP data region with being_nowait_mapper",
+    report_ptr_padded: false,
+    private_arg_end: ".",
 };
 
 /// The release this runtime stands in for: LLVM 22's when it was loaded as

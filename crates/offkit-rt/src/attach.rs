@@ -18,9 +18,6 @@ use crate::env::Env;
 use crate::mapping::flags::ALWAYS;
 use crate::mapping::{copy, Shadow, Table};
 
-/// `OMP_TGT_MAPTYPE_ATTACH`.
-pub(crate) const ATTACH: i64 = 0x4000;
-
 /// An `ATTACH` entry set aside until the construct's other entries are mapped.
 #[derive(Debug, Clone, Copy)]
 struct Pending {
@@ -140,6 +137,7 @@ fn attach(t: &mut Table, e: &Pending, tgt_ptee_begin: usize, tgt_ptr: usize, key
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mapping::flags::ATTACH;
     use crate::mapping::MapReq;
 
     fn map(t: &mut Table, begin: usize, size: i64) -> crate::mapping::Tpr {

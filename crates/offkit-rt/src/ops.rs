@@ -5,7 +5,7 @@
 use std::ffi::c_void;
 
 use crate::abi::abi;
-use crate::attach::{AttachInfo, ATTACH};
+use crate::attach::AttachInfo;
 use crate::device::Device;
 use crate::ffi::{Ident, NonContig};
 use crate::mapping::{copy, flags::*, parent_index, MapReq, Shadow, Table};
@@ -512,7 +512,7 @@ pub(crate) fn target(
     let Some(kernel) = dev.kernel(host_ptr) else {
         policy::report(format_args!(
             "Host ptr {} does not have a matching target pointer.",
-            P(host_ptr)
+            policy::ReportPtr(host_ptr)
         ));
         return Err(());
     };
@@ -570,9 +570,10 @@ pub(crate) fn target(
                     // Freed after the launch.
                     let Some(p) = crate::plugin::of(t.dev).data_alloc(t.dev, size) else {
                         policy::report(format_args!(
-                            "Failed to process {}private argument {}",
+                            "Failed to process {}private argument {}{}",
                             if first { "first-" } else { "" },
-                            P(begin)
+                            policy::ReportPtr(begin),
+                            abi().private_arg_end
                         ));
                         free_all(t.dev, &privates);
                         return Err(());

@@ -106,6 +106,21 @@ impl fmt::Display for P {
     }
 }
 
+/// A pointer in a `REPORT` message: LLVM 19's printf `DPxMOD`, LLVM 22's `raw_ostream`
+/// (`0x` and the digits, no padding).
+#[derive(Clone, Copy)]
+pub(crate) struct ReportPtr(pub usize);
+
+impl fmt::Display for ReportPtr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if crate::abi::abi().report_ptr_padded {
+            P(self.0).fmt(f)
+        } else {
+            write!(f, "{:#x}", self.0)
+        }
+    }
+}
+
 /// A C string of the program (a `psource` or a `map_var_info_t`), empty for NULL.
 pub(crate) fn c_str<'a>(p: *const c_char) -> std::borrow::Cow<'a, str> {
     if p.is_null() {

@@ -265,6 +265,49 @@ fn libomptarget_info_lines() {
     ));
 }
 
+/// clang-19 builds on the 22 library (which reads their 32-byte entries, as LLVM 22 does) show the
+/// differences LLVM 22's runtime makes by itself, and only those: the others come from
+/// clang-22's code.
+#[test]
+fn clang_19_builds_on_the_22_runtime_differ_by_the_runtime_rules_alone() {
+    use crate::harness::{outcome, work_dir};
+    use crate::harness22::{expected_stdout, Cause};
+    // The 22 library under the name clang-19 programs ask for; it still says LLVM 22 (its
+    // SONAME).
+    let dir = work_dir("llvm22-as-19");
+    std::fs::copy(crate::harness22::lib22(), dir.join("libomptarget.so.19.1")).unwrap();
+    for (name, source) in [
+        ("basic", "basic.c"),
+        ("data", "data.c"),
+        ("ptr", "ptr.c"),
+        ("more", "more.c"),
+    ] {
+        let exe = build19(&format!("as19-{name}"), &[source], &[]);
+        let want = run19(&exe, &[], &[]);
+        let o = Command::new(&exe)
+            .current_dir(exe.parent().unwrap())
+            .env(
+                "LD_LIBRARY_PATH",
+                format!(
+                    "{}:{}",
+                    dir.display(),
+                    offkit_testutil::llvm_lib().display()
+                ),
+            )
+            .env_remove("OMP_TARGET_OFFLOAD")
+            .env_remove("LIBOMPTARGET_INFO")
+            .output()
+            .unwrap();
+        let ours = outcome(&o);
+        assert_eq!(ours.status, Some(0), "{name}: {ours:?}");
+        assert_eq!(
+            expected_stdout(name, &want.stdout, &[Cause::Runtime]),
+            ours.stdout,
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn soname_version_node_and_llvm_22s_exports() {
     let lib = crate::harness22::lib22();
