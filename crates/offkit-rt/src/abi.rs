@@ -11,9 +11,10 @@
 //! | | LLVM 19 | LLVM 22 |
 //! | --- | --- | --- |
 //! | host entries (`__tgt_bin_desc`) | 32-byte `__tgt_offload_entry` | 56-byte `llvm::offloading::EntryTy` (`Reserved` 0, `Version` 1, `Kind`), older tables upgraded |
-//! | a kernel or global missing from the image | the load fails | reported, the entry keeps its host address |
+//! | a kernel or global missing from the image | the load fails | reported; a global keeps its host address, a kernel is left out |
 //! | `getDevice` of a bad number | `Device number 'N' out of range, …` | `invalid value device number 'N' out of range, …` (an `OffloadError`) |
 //! | images loaded by | the first construct on the device | every device lookup, `omp_*` routines too |
+//! | an image that does not load | fails the construct | fatal (`failed to load images on device 'N'`) |
 //! | `OMP_TARGET_OFFLOAD=disabled` | four devices, constructs run on the host | no plugin, no device |
 //! | `omp_target_disassociate_ptr(NULL, …)` | `Call to omp_target_associate_ptr with invalid host_ptr` | `Call to omp_target_disassociate_ptr …` |
 //! | `use_device_ptr` of unmapped data | device pointer 0 minus the offset | the host pointer |

@@ -443,3 +443,117 @@ fn clang_22_programs_load_offkits_22_library_without_warnings() {
     );
     assert!(!o.stderr.contains("no version information"), "{}", o.stderr);
 }
+
+#[test]
+fn images_are_loaded_from_memory_not_from_tmp() {
+    let r = Root22::new();
+    let exe = r.clang("image_path", &["image_path.c"], &[]);
+    let o = r.run(&exe, &[], &[]);
+    assert_eq!(o.status, Some(0), "{o:?}");
+    // LLVM 19's and 22's host plugins write /tmp/tmpfile_XXXXXX and never remove it.
+    assert!(
+        o.stdout
+            .starts_with("on_dev 1 image /memfd:omptarget-image"),
+        "{}",
+        o.stdout
+    );
+}
+
+/// A clang-22 program carrying three x86-64 images (baseline, `x86-64-v3`, `x86-64-v4`): the 22
+/// runtime, like the 19 one, runs the most specific one this CPU supports.
+#[test]
+fn most_specific_image_for_this_cpu() {
+    let r = Root22::new();
+    let inner = r.dir.inner();
+    let in_root = |program: &str, args: &[String]| {
+        offkit_testutil::llvm22::Run::new(
+            offkit_testutil::llvm22::Side::Llvm,
+            program,
+            args,
+            &inner,
+        )
+        .ok();
+    };
+    let target = |level: &str, out: &str| {
+        r.clang(
+            out,
+            &["levels.c"],
+            &[
+                "-c",
+                "-Xopenmp-target=x86_64-pc-linux-gnu",
+                &format!("-march={level}"),
+            ],
+        );
+    };
+    target("x86-64", "base.o");
+    let mut objects = vec!["base.o".to_owned()];
+    for level in ["x86-64-v3", "x86-64-v4"] {
+        target(level, &format!("{level}.o"));
+        in_root(
+            "llvm-objcopy",
+            &[
+                format!("--dump-section=.llvm.offloading={level}.bin"),
+                format!("{level}.o"),
+            ],
+        );
+        // An object that only carries the image, as the linker wrapper expects it.
+        r.dir.write(
+            format!("{level}.s"),
+            format!(
+                ".section .llvm.offloading,\"e\",@llvm_offloading\n.balign 8\n.incbin \
+                 \"{level}.bin\"\n.section .note.GNU-stack,\"\",@progbits\n"
+            ),
+        );
+        in_root(
+            "clang",
+            &[
+                "-c".into(),
+                format!("{level}.s"),
+                "-o".into(),
+                format!("{level}-image.o"),
+            ],
+        );
+        objects.push(format!("{level}-image.o"));
+    }
+    let lib = r.lib_inner();
+    let mut args: Vec<String> = vec![
+        "-fopenmp".into(),
+        "-fopenmp-targets=x86_64-pc-linux-gnu".into(),
+    ];
+    args.extend(objects);
+    args.extend([
+        format!("-L{lib}"),
+        format!("-Wl,-rpath,{lib}"),
+        "-o".into(),
+        "levels".into(),
+    ]);
+    in_root("clang", &args);
+    let v3 = std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma")
+        && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("movbe");
+    let v4 = v3
+        && std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bw")
+        && std::arch::is_x86_feature_detected!("avx512vl");
+    let want = if v4 {
+        512
+    } else if v3 {
+        2
+    } else {
+        0
+    };
+    let o = r.run("./levels", &[], &[("LIBOMPTARGET_INFO", "1")]);
+    assert_eq!(
+        o.stdout,
+        format!("image level {want} on_dev 1\n"),
+        "{}",
+        o.stderr
+    );
+    assert!(
+        o.stderr
+            .contains("of 3: the most specific one this CPU runs"),
+        "{}",
+        o.stderr
+    );
+}
