@@ -2,6 +2,8 @@
 # offkit's main job on a bundled example: build the OpenMP program in examples/saxpy for the
 # x86_64 offload target, run it on LLVM 19's libomptarget and on offkit's own runtime, and show
 # with `offkit inspect` the device images in its objects, its static library and the executable.
+# Then build it with clang-22 (Debian 13 has no offload runtime for it) in the Debian 13 root of
+# scripts/setup-trixie.sh and run it there on offkit's libomptarget.so.22.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -33,5 +35,27 @@ LD_LIBRARY_PATH=$PWD/target/release show "$out/saxpy"
 show sh -c "LD_LIBRARY_PATH=$PWD/target/release ldd '$out/saxpy' | grep libomptarget"
 
 step "inspect the objects, the archive and the executable"
-cd "$out"
-show "$offkit" inspect main.o libsaxpy.a saxpy
+(cd "$out" && show "$offkit" inspect main.o libsaxpy.a saxpy)
+
+step "clang-22 (Debian 13 root): link against offkit's libomptarget.so.22.1 with -L and an rpath, run"
+scripts/setup-trixie.sh
+root=${OFFKIT_TRIXIE_ROOT:-/opt/offkit/trixie}
+work22=$(mktemp -d "$root/tmp/offkit-demo-XXXXXX")
+trap 'rm -rf "$work22"' EXIT
+inner=${work22#"$root"}
+cp "$src/saxpy.c" "$src/main.c" "$work22/"
+mkdir "$work22/lib"
+cp "$PWD/target/release/deps/libomptarget.so.22.1" "$work22/lib/"
+ln -s libomptarget.so.22.1 "$work22/lib/libomptarget.so"
+in_root() {
+  printf '(Debian 13 root, in %s) $ %s\n' "$inner" "$*"
+  chroot "$root" /usr/bin/env -i PATH=/usr/bin:/bin \
+    /bin/sh -c 'cd "$0" && exec "$@"' "$inner" "$@"
+}
+cc22=(clang-22 -fopenmp -fopenmp-targets=$target -O2)
+in_root "${cc22[@]}" -c saxpy.c -o saxpy.o
+in_root "${cc22[@]}" -c main.c -o main.o
+in_root llvm-ar-22 rcs libsaxpy.a saxpy.o
+in_root "${cc22[@]}" main.o -L. -lsaxpy -L"$inner/lib" -Wl,-rpath,"$inner/lib" -o saxpy
+in_root ./saxpy
+in_root sh -c "ldd ./saxpy | grep libomptarget"

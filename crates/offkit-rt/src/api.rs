@@ -282,7 +282,8 @@ pub(crate) fn associate(
 pub(crate) fn disassociate(host: *const c_void, dev: i32) -> i32 {
     if host.is_null() {
         policy::report(format_args!(
-            "Call to omp_target_associate_ptr with invalid host_ptr"
+            "Call to {} with invalid host_ptr",
+            crate::abi::abi().disassociate_name
         ));
         return FAIL;
     }

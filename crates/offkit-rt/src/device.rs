@@ -8,7 +8,8 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 
-use crate::ffi::{Ident, OffloadEntry};
+use crate::abi::{abi, Entry};
+use crate::ffi::Ident;
 use crate::mapping::{copy, Table};
 use crate::plugin::{self, Image, Plugin};
 use crate::policy::{self, c_str, info, SourceInfo, P};
@@ -17,8 +18,10 @@ use crate::policy::{self, c_str, info, SourceInfo, P};
 pub(crate) const HOST_DEVICES: usize = 4;
 
 /// Entry flags (LLVM's `OMP_DECLARE_TARGET_*` and `OMP_REGISTER_REQUIRES`).
-pub(crate) const ENTRY_INDIRECT: i32 = 0x8;
-pub(crate) const ENTRY_REQUIRES: i32 = 0x10;
+pub(crate) const ENTRY_INDIRECT: u32 = 0x8;
+pub(crate) const ENTRY_REQUIRES: u32 = 0x10;
+/// LLVM 22's `OMP_DECLARE_TARGET_INDIRECT_VTABLE`: the entry is not looked up in the image.
+pub(crate) const ENTRY_INDIRECT_VTABLE: u32 = 0x20;
 
 /// A kernel of a loaded image.
 #[derive(Debug, Clone, Copy)]
@@ -72,15 +75,16 @@ impl Device {
         k.get(&host_ptr).copied()
     }
 
-    pub(crate) fn forget_kernels(&self, entries: &[OffloadEntry]) {
+    pub(crate) fn forget_kernels(&self, entries: &[Entry]) {
         let mut k = self.kernels.write().unwrap_or_else(PoisonError::into_inner);
         for e in entries {
-            k.remove(&(e.addr as usize));
+            k.remove(&e.addr);
         }
     }
 
-    /// Loads one image on this device and resolves the host entries against it.
-    pub(crate) fn load(&self, elf: &[u8], entries: &[OffloadEntry]) -> Result<Loaded, ()> {
+    /// Loads one image on this device and resolves the host entries against it. A missing
+    /// symbol fails the load (LLVM 19) or is reported and keeps its host address (LLVM 22).
+    pub(crate) fn load(&self, elf: &[u8], entries: &[Entry]) -> Result<Loaded, ()> {
         let plugin = self.plugin();
         let loaded = plugin
             .load_image(self.id, elf)
@@ -88,34 +92,48 @@ impl Device {
         let mut kernels = Vec::new();
         let mut globals = Vec::new();
         for e in entries {
-            if e.flags & ENTRY_REQUIRES != 0 && e.addr.is_null() {
+            if e.flags & ENTRY_REQUIRES != 0 && e.addr == 0 {
                 continue;
             }
-            let sym = if e.name.is_null() {
+            let sym = if e.name == 0 || e.flags & ENTRY_INDIRECT_VTABLE != 0 {
                 0
             } else {
                 // SAFETY: a non-null entry name is a NUL-terminated string of the program.
-                let cname = unsafe { CStr::from_ptr(e.name) };
+                let cname = unsafe { CStr::from_ptr(e.name_ptr()) };
                 plugin.symbol(&loaded, cname).unwrap_or(0)
             };
-            let name = c_str(e.name);
-            if sym == 0 {
-                let what = if e.size == 0 { "kernel" } else { "symbol" };
-                policy::report(format_args!("Failed to load {what} {name}"));
-                plugin.unload_image(loaded);
-                return Err(());
-            }
+            let sym = match sym {
+                0 if e.flags & ENTRY_INDIRECT_VTABLE != 0 => e.addr,
+                0 => {
+                    let what = if e.size == 0 { "kernel" } else { "symbol" };
+                    policy::report(format_args!(
+                        "Failed to load {what} {}",
+                        c_str(e.name_ptr())
+                    ));
+                    if abi().missing_symbol_fails {
+                        plugin.unload_image(loaded);
+                        return Err(());
+                    }
+                    if e.size == 0 {
+                        // LLVM 22 would launch the host region id (data) as the kernel; the
+                        // region is left without a kernel instead.
+                        continue;
+                    }
+                    e.addr
+                }
+                s => s,
+            };
             if e.size == 0 {
                 kernels.push((
-                    e.addr as usize,
+                    e.addr,
                     Kernel {
                         func: sym,
-                        name: e.name as usize,
+                        name: e.name,
                     },
                 ));
             } else {
                 let indirect = e.flags & ENTRY_INDIRECT != 0;
-                globals.push((e.addr as usize, e.size, sym, indirect, e.name as usize));
+                globals.push((e.addr, e.size, sym, indirect, e.name));
             }
         }
         {
@@ -146,15 +164,25 @@ impl Device {
     /// reports them and libomp, called by the kernel itself, makes the teams and threads.
     pub(crate) fn launch(&self, k: Kernel, args: &[usize], grid: (u32, u32)) {
         if policy::info_level() & info::PLUGIN_KERNEL != 0 {
-            policy::plugin_info(
-                self.id,
-                format_args!(
-                    "Launching kernel {} with {} blocks and {} threads in Generic mode",
-                    c_str(k.name as *const c_char),
-                    grid.0.max(1),
-                    grid.1.max(1)
-                ),
-            );
+            let (name, blocks, threads) =
+                (c_str(k.name as *const c_char), grid.0.max(1), grid.1.max(1));
+            if abi().launch_info_3d {
+                policy::plugin_info(
+                    self.id,
+                    format_args!(
+                        "Launching kernel {name} with [{blocks},1,1] blocks and [{threads},1,1] \
+                         threads in Generic mode"
+                    ),
+                );
+            } else {
+                policy::plugin_info(
+                    self.id,
+                    format_args!(
+                        "Launching kernel {name} with {blocks} blocks and {threads} threads in \
+                         Generic mode"
+                    ),
+                );
+            }
         }
         self.plugin().launch(self.id, k.func, args);
     }

@@ -7,6 +7,9 @@ pub(crate) struct Env {
     /// `LIBOMPTARGET_INFO`, parsed as 19 does (`std::stoi`: decimal, optional sign, leading
     /// blanks; `0x10` reads as 0). 19 throws on text that is no number; offkit reads 0.
     pub info: u32,
+    /// LLVM 22's `LIBOMPTARGET_TREAT_ATTACH_AUTO_AS_ALWAYS` (`true/yes/on/1`, any case;
+    /// anything else is false): every `ATTACH` entry attaches (`attach.rs`).
+    pub attach_always: bool,
 }
 
 impl Env {
@@ -15,8 +18,20 @@ impl Env {
         let info = std::env::var("LIBOMPTARGET_INFO")
             .ok()
             .map_or(0, |s| stoi(&s) as u32);
-        Env { info }
+        let attach_always =
+            std::env::var("LIBOMPTARGET_TREAT_ATTACH_AUTO_AS_ALWAYS").is_ok_and(|s| bool_envar(&s));
+        Env {
+            info,
+            attach_always,
+        }
     }
+}
+
+/// LLVM's `BoolEnvar` parsing: `true`, `yes`, `on` or `1` in any case.
+pub(crate) fn bool_envar(s: &str) -> bool {
+    ["true", "yes", "on", "1"]
+        .iter()
+        .any(|t| s.eq_ignore_ascii_case(t))
 }
 
 /// `std::stoi` without the exceptions: leading whitespace, an optional sign, decimal digits up
@@ -38,7 +53,13 @@ pub(crate) fn stoi(s: &str) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::stoi;
+    use super::{bool_envar, stoi};
+
+    #[test]
+    fn bool_envars_read_like_llvms() {
+        assert!(bool_envar("TRUE") && bool_envar("on") && bool_envar("1"));
+        assert!(!bool_envar("0") && !bool_envar("enabled") && !bool_envar(""));
+    }
 
     #[test]
     fn stoi_reads_like_std_stoi() {

@@ -2,11 +2,13 @@
 //!
 //! The offload runtime: a `libomptarget.so.19.1` for x86_64 Linux that programs built by clang-19
 //! with `-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` load in place of LLVM 19's (same SONAME,
-//! the `VERS1.0` version node, every entry point clang-19 emits and libomp looks up). It
+//! the `VERS1.0` version node, every entry point clang-19 emits and libomp looks up), and from
+//! the same objects a `libomptarget.so.22.1` that clang-22 programs load (LLVM 22's SONAME,
+//! exports and entry layout; LLVM 22 has no runtime in Debian 13 to replace). It
 //! registers the programs' device images, loads them lazily per device into this process (the
 //! host plugin: four devices, images `dlopen`ed from a `memfd`), maps data with LLVM 19's
 //! semantics and launches kernels without libffi. What it does, measured against LLVM 19, is
-//! in `docs/runtime.md`.
+//! in `docs/runtime.md`; what differs between the two releases is one table (`abi.rs`).
 //!
 //! ```text
 //! .init_array ─► __tgt_register_lib(desc) ─► registry (descriptors, images per device)
@@ -29,8 +31,10 @@
 #![deny(missing_docs)]
 #![allow(unsafe_code)] // the runtime is the crate where the workspace allows unsafe (STYLE)
 
+mod abi;
 mod api;
 pub mod arch;
+mod attach;
 mod call;
 mod cpu;
 mod device;
@@ -45,4 +49,5 @@ mod plugin;
 mod policy;
 mod registry;
 
+pub use abi::llvm_version;
 pub use error::Error;

@@ -23,6 +23,8 @@ pub(crate) mod flags {
     pub const CLOSE: i64 = 0x400;
     pub const PRESENT: i64 = 0x1000;
     pub const OMPX_HOLD: i64 = 0x2000;
+    /// LLVM 22's pointer attachment (`attach.rs`); clang-19 never sets it.
+    pub const ATTACH: i64 = 0x4000;
     pub const NON_CONTIG: i64 = 0x1000_0000_0000;
     pub const MEMBER_OF: i64 = 0xffff_0000_0000_0000_u64 as i64;
 }
@@ -36,7 +38,13 @@ pub(crate) fn parent_index(t: i64) -> Option<usize> {
 /// The map-type word `printKernelArguments` shows.
 pub(crate) fn map_type_name(t: i64, size: i64) -> &'static str {
     use flags::*;
-    if t & TO != 0 && t & FROM != 0 {
+    if t & ATTACH != 0 {
+        if t & ALWAYS != 0 {
+            "attach:always"
+        } else {
+            "attach"
+        }
+    } else if t & TO != 0 && t & FROM != 0 {
         "tofrom"
     } else if t & TO != 0 {
         "to"
@@ -416,8 +424,25 @@ impl Table {
             return tpr;
         }
         if tpr.tgt != 0 && r.to && (tpr.is_new || r.always) && r.size != 0 {
-            let name = tpr.key.and_then(|k| self.map.get(&k)).map_or(0, |e| e.name);
-            copy(dev, true, tpr.tgt, r.begin, r.size, name);
+            let entry = tpr.key.and_then(|k| self.map.get(&k));
+            // LLVM 22 does not copy over a range holding an attached pointer again.
+            let end = r.begin.wrapping_add(r.size as usize);
+            let spared = crate::abi::abi().to_copy_spares_attached
+                && entry.is_some_and(|e| {
+                    e.shadows
+                        .iter()
+                        .any(|s| s.hst_addr >= r.begin && s.hst_addr < end)
+                });
+            if !spared {
+                copy(
+                    dev,
+                    true,
+                    tpr.tgt,
+                    r.begin,
+                    r.size,
+                    entry.map_or(0, |e| e.name),
+                );
+            }
         }
         tpr
     }

@@ -4,6 +4,8 @@
 //! LLVM 19's `omptarget.cpp`.
 use std::ffi::c_void;
 
+use crate::abi::abi;
+use crate::attach::AttachInfo;
 use crate::device::Device;
 use crate::ffi::{Ident, NonContig};
 use crate::mapping::{copy, flags::*, parent_index, MapReq, Shadow, Table};
@@ -144,8 +146,14 @@ fn null_msg(present: bool) {
     ));
 }
 
-/// LLVM's `targetDataBegin`.
-pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) -> Result<(), ()> {
+/// LLVM's `targetDataBegin`. `ATTACH` entries are set aside in `attach`, with the new
+/// allocations, for the caller to process once every entry is mapped.
+pub(crate) fn data_begin(
+    t: &mut Table,
+    a: &mut MapArgs<'_>,
+    from_mapper: bool,
+    attach: &mut AttachInfo,
+) -> Result<(), ()> {
     let n = a.len();
     for i in 0..n {
         let ty = a.types[i];
@@ -153,7 +161,7 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
             continue;
         }
         if a.mapper(i) != 0 {
-            if with_mapper(a, i, &mut |m| data_begin(t, m, true)).is_err() {
+            if with_mapper(a, i, &mut |m| data_begin(t, m, true, attach)).is_err() {
                 policy::report(format_args!(
                     "Call to targetDataBegin via targetDataMapper for custom mapper failed."
                 ));
@@ -164,6 +172,10 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
         let begin = a.begins[i] as usize;
         let mut base = a.bases[i] as usize;
         let size = a.sizes[i];
+        if ty & ATTACH != 0 {
+            attach.defer(base, begin, size, ty);
+            continue;
+        }
         let mut padding = 0;
         if parent_index(ty).is_none()
             && a.types.get(i + 1).and_then(|&t| parent_index(t)) == Some(i)
@@ -195,6 +207,9 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
                 null_msg(present);
                 return Err(());
             }
+            if p.is_new && !p.host {
+                attach.allocated(base, std::mem::size_of::<usize>() as i64);
+            }
             pointer = Some((base, p));
             // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
             base = unsafe { *(base as *const usize) };
@@ -218,6 +233,9 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
             null_msg(present);
             return Err(());
         }
+        if tpr.is_new && !tpr.host && tpr.tgt != 0 {
+            attach.allocated(begin, size);
+        }
         if !tpr.present && policy::info_level() & info::EMPTY_MAPPING != 0 {
             policy::info(
                 t.dev,
@@ -229,7 +247,12 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
         }
         if ty & RETURN_PARAM != 0 {
             let delta = begin.wrapping_sub(base);
-            a.bases[i] = tpr.tgt.wrapping_sub(delta) as *mut c_void;
+            let tgt = if tpr.tgt == 0 && abi().use_device_ptr_host_fallback {
+                begin
+            } else {
+                tpr.tgt
+            };
+            a.bases[i] = tgt.wrapping_sub(delta) as *mut c_void;
         }
         if let Some((hst_ptr_addr, p)) = pointer.filter(|_| !tpr.host) {
             let expected = if tpr.tgt == 0 {
@@ -252,6 +275,15 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
             }
         }
     }
+    Ok(())
+}
+
+/// A construct's enter side: `targetDataBegin`, then the `ATTACH` entries it set aside
+/// (LLVM 22's `processAttachEntries`).
+fn enter(t: &mut Table, a: &mut MapArgs<'_>) -> Result<(), ()> {
+    let mut attach = AttachInfo::default();
+    data_begin(t, a, false, &mut attach)?;
+    attach.process(t);
     Ok(())
 }
 
@@ -279,7 +311,8 @@ fn data_end_items(
     let mut post: Vec<PostItem> = Vec::new();
     for i in (0..n).rev() {
         let ty = a.types[i];
-        if ty & (LITERAL | PRIVATE) != 0 {
+        // ATTACH entries only act on the enter side.
+        if ty & (LITERAL | PRIVATE | ATTACH) != 0 {
             continue;
         }
         if a.mapper(i) != 0 {
@@ -479,7 +512,7 @@ pub(crate) fn target(
     let Some(kernel) = dev.kernel(host_ptr) else {
         policy::report(format_args!(
             "Host ptr {} does not have a matching target pointer.",
-            P(host_ptr)
+            policy::ReportPtr(host_ptr)
         ));
         return Err(());
     };
@@ -501,7 +534,7 @@ pub(crate) fn target(
     }
     if n > 0 {
         let mut t = dev.table();
-        if data_begin(&mut t, a, false).is_err() {
+        if enter(&mut t, a).is_err() {
             policy::report(format_args!(
                 "Call to targetDataBegin failed, abort target."
             ));
@@ -537,9 +570,10 @@ pub(crate) fn target(
                     // Freed after the launch.
                     let Some(p) = crate::plugin::of(t.dev).data_alloc(t.dev, size) else {
                         policy::report(format_args!(
-                            "Failed to process {}private argument {}",
+                            "Failed to process {}private argument {}{}",
                             if first { "first-" } else { "" },
-                            P(begin)
+                            policy::ReportPtr(begin),
+                            abi().private_arg_end
                         ));
                         free_all(t.dev, &privates);
                         return Err(());
@@ -709,12 +743,18 @@ pub(crate) fn target_data(
         return;
     };
     if policy::info_level() & info::KERNEL_ARGS != 0 {
+        // The one region name LLVM 22 spells differently.
+        let region = if region == crate::abi::V19.begin_nowait_region {
+            abi().begin_nowait_region
+        } else {
+            region
+        };
         policy::print_args(loc, d.id, region, a.sizes, a.types, a.names);
     }
     let r = {
         let mut t = d.table();
         match op {
-            DataOp::Begin => data_begin(&mut t, a, false),
+            DataOp::Begin => enter(&mut t, a),
             DataOp::End => data_end(&mut t, a),
             DataOp::Update => data_update(&mut t, a, false),
         }

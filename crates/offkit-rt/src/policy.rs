@@ -106,6 +106,21 @@ impl fmt::Display for P {
     }
 }
 
+/// A pointer in a `REPORT` message: LLVM 19's printf `DPxMOD`, LLVM 22's `raw_ostream`
+/// (`0x` and the digits, no padding).
+#[derive(Clone, Copy)]
+pub(crate) struct ReportPtr(pub usize);
+
+impl fmt::Display for ReportPtr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if crate::abi::abi().report_ptr_padded {
+            P(self.0).fmt(f)
+        } else {
+            write!(f, "{:#x}", self.0)
+        }
+    }
+}
+
 /// A C string of the program (a `psource` or a `map_var_info_t`), empty for NULL.
 pub(crate) fn c_str<'a>(p: *const c_char) -> std::borrow::Cow<'a, str> {
     if p.is_null() {
@@ -274,18 +289,32 @@ pub(crate) fn check_device(dev: i64, loc: *const Ident) -> Option<&'static Devic
     Some(d)
 }
 
-/// LLVM's `PM->getDevice(n)` followed by `FATAL_MESSAGE(n, …)` when it fails.
+/// LLVM's `PM->getDevice(n)` followed by `FATAL_MESSAGE(n, …)` when it fails. LLVM 22's
+/// `getDevice` also loads the device's pending images (fatal when that fails); LLVM 19's leaves
+/// that to the constructs (`check_device`).
 pub(crate) fn device_or_fatal(dev: i64) -> &'static Device {
+    let abi = crate::abi::abi();
     match usize::try_from(dev).ok().and_then(registry::device) {
-        Some(d) if dev <= i64::from(u32::MAX) => d,
+        Some(d) if dev <= i64::from(u32::MAX) => {
+            if abi.device_lookup_loads && d.has_pending() && registry::load_pending(d).is_err() {
+                fatal(
+                    dev,
+                    format_args!(
+                        "the plugin backend is in an invalid or unsupported state failed to \
+                         load images on device '{dev}'"
+                    ),
+                );
+            }
+            d
+        }
         _ => {
             let n = registry::num_devices();
-            // 19 takes the number as uint32_t and prints it with %i.
+            // Both take the number as uint32_t and print it with %i.
             fatal(
                 dev,
                 format_args!(
-                    "Device number '{}' out of range, only {n} devices available",
-                    dev as u32 as i32
+                    "{} '{}' out of range, only {n} devices available",
+                    abi.out_of_range, dev as u32 as i32
                 ),
             )
         }

@@ -6,8 +6,9 @@
 use std::borrow::Cow;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
+use crate::abi::{self, Entry};
 use crate::device::{self, Device, Loaded, ENTRY_REQUIRES, HOST_DEVICES};
-use crate::ffi::{BinDesc, DeviceImage, Ident, OffloadEntry};
+use crate::ffi::{BinDesc, DeviceImage, Ident};
 use crate::policy::{self, info};
 use crate::{cpu, image, libomp};
 
@@ -31,30 +32,25 @@ impl Elf {
     }
 }
 
-/// LLVM's translation table: one per descriptor.
+/// LLVM's translation table: one per descriptor, with its host entries as this release reads
+/// them (`abi::entries`).
 #[derive(Debug)]
 struct TransTable {
     host_begin: usize,
-    host_end: usize,
+    entries: Vec<Entry>,
     images: [Option<Elf>; HOST_DEVICES],
     loaded: [bool; HOST_DEVICES],
 }
 
-impl TransTable {
-    fn entries(&self) -> &[OffloadEntry] {
-        entries(self.host_begin, self.host_end)
-    }
-}
-
-fn entries<'a>(begin: usize, end: usize) -> &'a [OffloadEntry] {
-    let size = std::mem::size_of::<OffloadEntry>();
-    if begin == 0 || end <= begin {
-        return &[];
-    }
-    let n = (end - begin) / size;
+/// The host entries of a descriptor.
+///
+/// # Safety
+/// `d` is a registered descriptor as the linker wrapper emits it.
+unsafe fn entries(d: &BinDesc) -> Vec<Entry> {
+    let (begin, end) = (d.host_entries_begin as usize, d.host_entries_end as usize);
     // SAFETY: [begin, end) is the descriptor's host entry table (the linker's
-    // __start_/__stop_omp_offloading_entries), live while the descriptor is registered.
-    unsafe { std::slice::from_raw_parts(begin as *const OffloadEntry, n) }
+    // __start_/__stop_ of the entries section), live while the descriptor is registered.
+    unsafe { abi::entries(abi::abi(), begin, end) }
 }
 
 #[derive(Debug, Default)]
@@ -134,11 +130,17 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         libomp::target_offload();
     }
     reg.refcount += 1;
-    let (hb, he) = (d.host_entries_begin as usize, d.host_entries_end as usize);
-    for e in entries(hb, he) {
+    let hb = d.host_entries_begin as usize;
+    // SAFETY: the caller's contract.
+    let ents = unsafe { entries(d) };
+    for e in &ents {
         if e.flags == ENTRY_REQUIRES {
-            add_requirements(&mut reg, i64::from(e.data));
+            add_requirements(&mut reg, e.data);
         }
+    }
+    if abi::abi().disabled_has_no_devices && libomp::target_offload() == 0 {
+        // LLVM 22 loads no plugin when offloading is disabled: no device takes the images.
+        return;
     }
     let n = usize::try_from(d.num_device_images).unwrap_or(0);
     let images: &[DeviceImage] = if n == 0 || d.device_images.is_null() {
@@ -200,7 +202,7 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         }
         None => reg.tables.push(TransTable {
             host_begin: hb,
-            host_end: he,
+            entries: ents,
             images: chosen,
             loaded: [false; HOST_DEVICES],
         }),
@@ -273,9 +275,10 @@ pub(crate) unsafe fn unregister(desc: *const BinDesc) {
     let d = unsafe { &*desc };
     let hb = d.host_entries_begin as usize;
     let mut reg = registry();
-    let ents = entries(hb, d.host_entries_end as usize);
-    for dev in devices() {
-        dev.forget_kernels(ents);
+    for t in reg.tables.iter().filter(|t| t.host_begin == hb) {
+        for dev in devices() {
+            dev.forget_kernels(&t.entries);
+        }
     }
     reg.tables.retain(|t| t.host_begin != hb);
     reg.refcount = reg.refcount.saturating_sub(1);
@@ -304,13 +307,13 @@ pub(crate) fn load_pending(dev: &Device) -> Result<(), ()> {
     let id = dev.id as usize;
     let Registry { tables, loaded, .. } = &mut *reg;
     for t in tables.iter_mut() {
-        if t.entries().is_empty() || t.loaded.get(id) != Some(&false) {
+        if t.entries.is_empty() || t.loaded.get(id) != Some(&false) {
             continue;
         }
         let Some(Some(elf)) = t.images.get(id) else {
             continue;
         };
-        let l = dev.load(elf.bytes(), t.entries())?;
+        let l = dev.load(elf.bytes(), &t.entries)?;
         loaded.push(l);
         if let Some(f) = t.loaded.get_mut(id) {
             *f = true;
