@@ -12,15 +12,7 @@ pub(super) fn check_llvm_options(link: &Link<'_>) -> Result<()> {
     if opts.is_empty() {
         return Ok(());
     }
-    let Ok(llc) = ToolFinder::new(link.env, link.argv0).find("llc", None) else {
-        return Ok(());
-    };
-    let Ok(out) = std::process::Command::new(&llc)
-        .args(&opts)
-        .args(["-o", "/dev/null", "/dev/null"])
-        .stdin(std::process::Stdio::null())
-        .output()
-    else {
+    let Ok(llc) = finder(link.env, link.argv0, link.config.llvm).find("llc", None) else {
         return Ok(());
     };
     let argv0 = link
@@ -31,8 +23,42 @@ pub(super) fn check_llvm_options(link: &Link<'_>) -> Result<()> {
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
+    // A word that is no option is a positional argument, which the wrapper has none of (llc
+    // has one, its input): LLVM's parser calls it unknown. Such words are rare, so each word
+    // is then checked on its own, in order.
+    let positional = |o: &str| !o.starts_with('-') || o == "-";
+    let text = if opts.iter().any(|o| positional(o)) {
+        opts.iter()
+            .map(|o| {
+                if positional(o) {
+                    format!("{prog}: Unknown command line argument '{o}'.  Try: '{argv0} --help'\n")
+                } else {
+                    llc_verdict(&llc, std::slice::from_ref(o), &prog, &argv0)
+                }
+            })
+            .collect()
+    } else {
+        llc_verdict(&llc, &opts, &prog, &argv0)
+    };
+    if text.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::LlvmOptions(text))
+    }
+}
+
+/// What LLVM's option parser (llc's) says of `opts`, as the wrapper `argv0` would say it.
+fn llc_verdict(llc: &Path, opts: &[String], prog: &str, argv0: &str) -> String {
+    let Ok(out) = std::process::Command::new(llc)
+        .args(opts)
+        .args(["-o", "/dev/null", "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+    else {
+        return String::new();
+    };
     let llc_path = llc.to_string_lossy().into_owned();
-    let text: String = String::from_utf8_lossy(&out.stderr)
+    String::from_utf8_lossy(&out.stderr)
         .lines()
         .filter_map(|l| l.strip_prefix("llc: "))
         .filter(|l| {
@@ -50,10 +76,5 @@ pub(super) fn check_llvm_options(link: &Link<'_>) -> Result<()> {
                 )
             )
         })
-        .collect();
-    if text.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::LlvmOptions(text))
-    }
+        .collect()
 }
