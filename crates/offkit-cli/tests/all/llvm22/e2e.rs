@@ -52,6 +52,7 @@ impl Build {
              void __hipRegisterFunction(void **h, const void *f, char *d, const char *n, unsigned t, void *a, void *b, void *c, void *e, int *s) {}\n\
              void __hipRegisterVar(void **h, void *v, char *a, const char *b, int e, unsigned long s, int c, int g) {}\n\
              void __hipRegisterManagedVar(void *h, void **p, void *i, const char *n, unsigned long s, unsigned a) {}\n\
+             void __hipRegisterSurface(void) {}\nvoid __hipRegisterTexture(void) {}\n\
              int __hipPopCallConfiguration(void *g, void *b, unsigned long *s, void *st) { return 0; }\n\
              int hipLaunchKernel(const void *f) { return 0; }\n",
         );
@@ -101,6 +102,12 @@ impl Build {
         for side in ["ref", "ours"] {
             Run::new(Side::Llvm, program, args, &self.dir.inner().join(side)).ok();
         }
+    }
+
+    /// Runs `clang args` (clang-22 alone) in `src/`, for objects both sides link.
+    #[track_caller]
+    fn clang_src(&self, args: &[&str]) {
+        llvm22::clang(args, &self.dir.inner().join("src"));
     }
 
     /// Asserts that `file` is the same bytes on both sides.
@@ -194,15 +201,10 @@ fn hip_new_driver() {
     let link = ["../src/hmain.o", "-L../src", "-lamdhip64"];
     b.clang(&[&["k.o", "-o", "prog"][..], &link[..]].concat());
     b.same("prog");
-    // -fgpu-rdc: the device code is linked with the program, here from an archive.
-    b.clang(
-        &[
-            &hip[..],
-            &["-fgpu-rdc", "-c", "../src/k.hip", "-o", "rdc.o"],
-        ]
-        .concat(),
-    );
-    b.same("rdc.o");
+    // -fgpu-rdc: the device code is linked with the program, here also from an archive.
+    // (The objects are clang-22's own: `hip_rdc_objects` compiles them through the shims.)
+    b.clang_src(&[&hip[..], &["-fgpu-rdc", "-c", "k.hip", "-o", "rdc.o"]].concat());
+    b.tool("cp", &["../src/rdc.o", "."]);
     b.tool("llvm-ar", &["rcs", "libhk.a", "rdc.o"]);
     let rdc = [
         "--offload-new-driver",
@@ -232,14 +234,8 @@ fn hip_new_driver_compressed() {
     ];
     b.clang(&[&hip[..], &["-c", "../src/k.hip", "-o", "k.o"]].concat());
     b.same("k.o");
-    b.clang(
-        &[
-            &hip[..],
-            &["-fgpu-rdc", "-c", "../src/k.hip", "-o", "rdc.o"],
-        ]
-        .concat(),
-    );
-    b.same("rdc.o");
+    b.clang_src(&[&hip[..], &["-fgpu-rdc", "-c", "k.hip", "-o", "rdc.o"]].concat());
+    b.tool("cp", &["../src/rdc.o", "."]);
     b.clang(&[
         "--offload-new-driver",
         "-fgpu-rdc",
@@ -291,4 +287,23 @@ fn hip_old_driver() {
         "prog",
     ]);
     b.same("prog");
+}
+
+/// HIP objects for `-fgpu-rdc` on the new driver, compiled through the shims: the device code
+/// is packaged by offkit's `llvm-offload-binary` (kind `hip`, LLVM 22's value 4).
+#[test]
+fn hip_rdc_objects() {
+    let b = Build::new(&[("k.hip", HIP_KERNELS)]);
+    let hip = [
+        "-x",
+        "hip",
+        "--offload-new-driver",
+        "-fgpu-rdc",
+        "--offload-arch=gfx90a,gfx1030",
+        "-nogpulib",
+        "-nogpuinc",
+        "-cuid=offkit",
+    ];
+    b.clang(&[&hip[..], &["-c", "../src/k.hip", "-o", "rdc.o"]].concat());
+    b.same("rdc.o");
 }
