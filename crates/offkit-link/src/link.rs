@@ -34,6 +34,7 @@ mod wrap_phase;
 
 use device_phase::DeviceCtx;
 use llvm_options::check_llvm_options;
+pub(crate) use llvm_options::check_llvm_options_of;
 
 /// One image to wrap.
 #[derive(Debug, Clone, Copy)]
@@ -198,11 +199,11 @@ fn executable_name(host: &Args, host_triple: &str) -> String {
 
 /// The tools of `llvm`'s release, found as its wrapper finds them (beside `argv0` and the
 /// executable first, then where Debian installs the release, then on `PATH`).
-fn finder(env: &Env, argv0: Option<&Path>, llvm: LlvmVersion) -> ToolFinder {
+pub(crate) fn finder(env: &Env, argv0: Option<&Path>, llvm: LlvmVersion) -> ToolFinder {
     ToolFinder::new(env, argv0).for_llvm(Path::new(llvm.debian_prefix()).join("bin"), llvm.major())
 }
 
-fn temp_dir(env: &Env) -> PathBuf {
+pub(crate) fn temp_dir(env: &Env) -> PathBuf {
     ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]
         .iter()
         .find_map(|v| env.get_os(v).filter(|p| !p.is_empty()))

@@ -9,14 +9,24 @@ use super::*;
 pub(super) fn check_llvm_options(link: &Link<'_>) -> Result<()> {
     let mut opts: Vec<String> = link.config.mllvm.clone();
     opts.extend(link.config.offload_opts.iter().cloned());
+    check_llvm_options_of(link.env, link.argv0, link.config.llvm, &opts)
+}
+
+/// The check of [`check_llvm_options`] for any tool `argv0` of release `llvm` that hands `opts`
+/// to LLVM's option parser (the linker wrapper, the nvlink wrapper).
+pub(crate) fn check_llvm_options_of(
+    env: &Env,
+    argv0: Option<&Path>,
+    llvm: LlvmVersion,
+    opts: &[String],
+) -> Result<()> {
     if opts.is_empty() {
         return Ok(());
     }
-    let Ok(llc) = finder(link.env, link.argv0, link.config.llvm).find("llc", None) else {
+    let Ok(llc) = finder(env, argv0, llvm).find("llc", None) else {
         return Ok(());
     };
-    let argv0 = link
-        .argv0
+    let argv0 = argv0
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|| "clang-linker-wrapper".into());
     let prog = Path::new(&argv0)
@@ -38,7 +48,7 @@ pub(super) fn check_llvm_options(link: &Link<'_>) -> Result<()> {
             })
             .collect()
     } else {
-        llc_verdict(&llc, &opts, &prog, &argv0)
+        llc_verdict(&llc, opts, &prog, &argv0)
     };
     if text.is_empty() {
         Ok(())
