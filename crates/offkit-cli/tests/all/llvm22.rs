@@ -5,3 +5,4 @@
 mod e2e;
 mod faces;
 mod linker_wrapper;
+mod nvlink;
