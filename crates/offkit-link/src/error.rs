@@ -47,6 +47,10 @@ pub enum Error {
     /// 19's wrapper prints (complete lines, no `error:` prefix).
     #[error("{0}")]
     LlvmOptions(String),
+    /// `-mllvm --help` (or `--offload-opt=--help`): LLVM's option parser printed its help,
+    /// this text, for standard output; the tool then exits 0.
+    #[error("LLVM's option help was asked for")]
+    LlvmHelp(String),
     /// `-l<name>` is in none of the search directories.
     #[error("unable to find library -l{0}")]
     LibraryNotFound(String),

@@ -535,7 +535,15 @@ impl<'a> Nvlink<'a> {
             }
         }
         // LLVM's LTO runs in a dry run too.
-        self.runner.run_in_process(&inv)?;
+        let ran = self.runner.run_in_process(&inv);
+        let out = ran.and_then(|()| self.lto_outputs(&base));
+        let _ = std::fs::remove_dir_all(&work);
+        out
+    }
+
+    /// Moves what llvm-lto2 wrote for each task beside `base` to where LLVM's wrapper writes it.
+    fn lto_outputs(&self, base: &Path) -> Result<Vec<PathBuf>> {
+        let a = &self.args;
         let mut out = Vec::new();
         for task in 0.. {
             let produced = PathBuf::from(format!("{}.{task}", base.display()));

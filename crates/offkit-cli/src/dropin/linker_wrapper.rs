@@ -145,6 +145,13 @@ fn link_error(
         Err(e @ offkit_link::Error::OtherRelease { release, .. }) => {
             Err(Error::msg(format!("{e}: {}", face.how_to_choose(release))))
         }
+        Err(offkit_link::Error::LlvmHelp(text)) => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            Ok(())
+        }
         Err(offkit_link::Error::LlvmOptions(text)) => {
             report.raw(&text);
             Err(Error::Reported)

@@ -92,6 +92,13 @@ pub fn main(face: &Face, args: Vec<OsString>, env: &Env) -> ExitCode {
         let link = nvlink::Nvlink::new(parsed, face.version, env, Path::new(&argv0), &warn);
         match link.run() {
             Ok(()) => Ok(()),
+            Err(offkit_link::Error::LlvmHelp(text)) => {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(text.as_bytes());
+                let _ = out.flush();
+                Ok(())
+            }
             Err(offkit_link::Error::LlvmOptions(text)) => {
                 report.raw(&text);
                 Err(Error::Reported)

@@ -29,10 +29,32 @@ pub(crate) fn check_llvm_options_of(
     let argv0 = argv0
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|| "clang-linker-wrapper".into());
-    let prog = Path::new(&argv0)
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    // `--help` and its kin make LLVM's parser print the options it knows and exit 0: llc's
+    // (the same libraries; the tool's own few options aside), under the tool's name.
+    if let Some(i) = opts.iter().position(|o| {
+        matches!(
+            o.trim_start_matches('-'),
+            "help" | "help-hidden" | "help-list" | "help-list-hidden"
+        ) && o.starts_with('-')
+    }) {
+        let out = std::process::Command::new(&llc)
+            .args(&opts[..=i])
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|source| Error::Read {
+                path: llc.clone(),
+                source,
+            })?;
+        let text = String::from_utf8_lossy(&out.stdout)
+            .replacen("OVERVIEW: llvm system compiler\n\n", "", 1)
+            .replacen(
+                "USAGE: llc [options] <input bitcode>",
+                &format!("USAGE: {} [options]", program_name(&argv0)),
+                1,
+            );
+        return Err(Error::LlvmHelp(text));
+    }
+    let prog = program_name(&argv0);
     // A word that is no option is a positional argument, which the wrapper has none of (llc
     // has one, its input): LLVM's parser calls it unknown. Such words are rare, so each word
     // is then checked on its own, in order.
@@ -87,4 +109,12 @@ fn llc_verdict(llc: &Path, opts: &[String], prog: &str, argv0: &str) -> String {
             )
         })
         .collect()
+}
+
+/// The file name of `argv0`.
+fn program_name(argv0: &str) -> String {
+    Path::new(argv0)
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
