@@ -234,3 +234,84 @@ fn dry_runs_and_lto_as_llvm_19() {
         assert!(std::fs::read(d.join(out)).unwrap() == theirs, "{out}");
     }
 }
+
+/// Where `scripts/setup-cuda-tools.sh` puts NVIDIA's tools: on the host, and in the root.
+const CUDA_TOOLS: &str = "/opt/offkit/cuda-tools";
+const CUDA_TOOLS_INNER: &str = "/opt/cuda-tools";
+
+/// A real device link with NVIDIA's `ptxas` and `nvlink` (from PyPI's `nvidia-cuda-nvcc`):
+/// the cubin is LLVM 22's and LLVM 19's byte for byte, from bitcode and from an archive.
+#[test]
+fn real_links_with_nvidias_tools() {
+    use offkit_testutil::packager::run_as;
+    shims();
+    let tools = llvm22::host_path(Path::new(CUDA_TOOLS_INNER)).join("bin/nvlink");
+    assert!(
+        tools.is_file() && Path::new(CUDA_TOOLS).join("bin/ptxas").is_file(),
+        "NVIDIA's ptxas and nvlink are not installed: run scripts/setup-cuda-tools.sh"
+    );
+    let s = Scratch::new();
+    s.write("nv.c", SOURCE);
+    let sm80 = [
+        "--target=nvptx64-nvidia-cuda",
+        "-march=sm_80",
+        "-Xclang",
+        "-target-feature",
+        "-Xclang",
+        "+ptx78",
+        "-O2",
+        "-c",
+        "-emit-llvm",
+        "nv.c",
+    ];
+    llvm22::clang(&[&sm80[..], &["-o", "nv.bc"]].concat(), &s.inner());
+    Run::new(
+        Side::Llvm,
+        "llvm-ar",
+        ["rcs", "libnv.a", "nv.bc"],
+        &s.inner(),
+    )
+    .ok();
+    let cuda = format!("--cuda-path={CUDA_TOOLS_INNER}");
+    for (inputs, out) in [
+        (&["nv.bc"][..], "a.cubin"),
+        (&["--whole-archive", "-L.", "-lnv"], "b.cubin"),
+        // (With -g ptxas records the temporary file's random name: no two links are the same.)
+        (&["--plugin-opt=O3", "nv.bc"], "c.cubin"),
+    ] {
+        let mut a = vec![cuda.as_str(), "--arch", "sm_80", "-o", out];
+        a.extend_from_slice(inputs);
+        Run::new(Side::Llvm, TOOL, &a, &s.inner()).ok();
+        let theirs = s.read(out);
+        std::fs::remove_file(s.join(out)).unwrap();
+        let ours = Run::new(Side::Offkit, TOOL, &a, &s.inner()).ok();
+        assert!(theirs.is_some(), "LLVM 22 wrote no {out}");
+        assert!(
+            theirs == s.read(out),
+            "{out} differs ({a:?}): {}",
+            ours.stderr_str()
+        );
+    }
+    // LLVM 19's, on the host.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("nv.c"), SOURCE).unwrap();
+    run_ok(
+        llvm_tool("clang"),
+        [&sm80[..], &["-o", "nv.bc"]].concat(),
+        d,
+    );
+    let cuda = format!("--cuda-path={CUDA_TOOLS}");
+    let a = [cuda.as_str(), "--arch", "sm_80", "-o", "a.cubin", "nv.bc"];
+    let o = run_as(&llvm_tool("clang-nvlink-wrapper"), TOOL, a, d, None);
+    assert_eq!(o.code, Some(0), "{}", o.stderr_str());
+    let theirs = std::fs::read(d.join("a.cubin")).unwrap();
+    std::fs::remove_file(d.join("a.cubin")).unwrap();
+    let offkit = Path::new(env!("CARGO_BIN_EXE_offkit"));
+    let o = run_as(offkit, "clang-nvlink-wrapper-19", a, d, None);
+    assert_eq!(o.code, Some(0), "{}", o.stderr_str());
+    assert!(
+        std::fs::read(d.join("a.cubin")).unwrap() == theirs,
+        "19's cubin differs"
+    );
+}
