@@ -130,11 +130,8 @@ fn for_triple(values: &[String], triple: &str, llvm: LlvmVersion) -> Vec<String>
         let (t, val) = v.split_once('=').unwrap_or((v, ""));
         match llvm {
             LlvmVersion::V19 if val.is_empty() => out.push(t.to_string()),
-            LlvmVersion::V19 => {
-                if t == triple {
-                    out.push(val.to_string())
-                }
-            }
+            LlvmVersion::V19 if t == triple => out.push(val.to_string()),
+            LlvmVersion::V19 => {}
             _ if Triple::parse(t).arch() == Arch::Unknown => out.push(v.clone()),
             _ if val.is_empty() => out.push(t.to_string()),
             _ if t == triple => out.push(val.to_string()),

@@ -379,8 +379,8 @@ impl<'a> Nvlink<'a> {
         let mut extracted = true;
         while extracted {
             extracted = false;
-            for i in 0..inputs.len() {
-                let Some(input) = &inputs[i] else { continue };
+            for (i, slot) in inputs.iter_mut().enumerate() {
+                let Some(input) = slot else { continue };
                 if !self.host_object(&input.data) {
                     let e = self.symbols(i, input, &mut table)?;
                     extracted |= e;
@@ -388,7 +388,7 @@ impl<'a> Nvlink<'a> {
                         continue;
                     }
                 }
-                if let Some(input) = inputs[i].take() {
+                if let Some(input) = slot.take() {
                     linked.push((i, input));
                 }
             }

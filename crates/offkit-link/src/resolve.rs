@@ -196,7 +196,7 @@ fn resolve_22(inputs: &[DeviceInput<'_>], should_extract: &[String]) -> Resoluti
         for t in st.targets_for(&d.target()) {
             let why = if st.index(&t).is_some() {
                 Reason::TargetUsed
-            } else if should_extract.iter().any(|a| *a == t.1) {
+            } else if should_extract.contains(&t.1) {
                 Reason::ShouldExtract
             } else {
                 continue;

@@ -80,9 +80,9 @@ pub fn main(face: &Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     tool(face.version).main(args, env, |parsed, report| {
         if parsed.has(Opt::Version) {
             let mut out = std::io::stdout().lock();
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "Debian {NAME} version {} ({})\n",
+                "Debian {NAME} version {} ({})",
                 face.version.release(),
                 face.version.debian_revision()
             );
