@@ -115,15 +115,20 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     let mut config = LinkConfig::new(linker, host);
     config.llvm = args.llvm;
     config.host_triple = args.host_triple;
+    // `-O3` and `-O O3` alike.
+    let opt_level = match args.opt_level.strip_prefix('O') {
+        Some(_) => args.opt_level.clone(),
+        None => format!("O{}", args.opt_level),
+    };
     match args.llvm {
         LlvmVersion::V19 => {
-            config.opt_level = args.opt_level;
+            config.opt_level = opt_level;
             config.device_debug = args.debug;
         }
         // LLVM 22's wrapper has no options of its own for these: clang-22 gives them to the
         // device links' clang (`--device-compiler=`).
         _ => {
-            config.device_compiler.push(format!("-{}", args.opt_level));
+            config.device_compiler.push(format!("-{opt_level}"));
             if args.debug {
                 config.device_compiler.push("-g".into());
             }
