@@ -6,6 +6,7 @@
 //! option of the wrapper — so the host linker gets what LLVM 19's wrapper gives it.
 
 use offkit_link::{opts, LinkConfig};
+use offkit_llvm::LlvmVersion;
 
 /// Reads `data` as a command line.
 pub fn run(data: &[u8]) {
@@ -16,21 +17,23 @@ pub fn run(data: &[u8]) {
         .split('\n')
         .map(String::from)
         .collect();
-    let _ = opts::parse(&words);
-    let Ok(config) = LinkConfig::from_llvm_args(&words) else {
-        return;
-    };
-    let again = LinkConfig::from_llvm_args(&config.host_args)
-        .expect("the host line of a configuration reads back");
-    assert_eq!(
-        again.host_args, config.host_args,
-        "the host line is a fixed point"
-    );
-    assert_eq!(
-        again,
-        LinkConfig::new("", config.host_args.clone()),
-        "the host line holds no option of the wrapper"
-    );
+    // Each release's table (the check refuses the other release's options).
+    for llvm in LlvmVersion::ALL {
+        let _ = opts::parse(&words, llvm);
+        let _ = offkit_link::nvlink::opts::parse(&words, llvm);
+        let Ok(config) = LinkConfig::from_llvm_args(&words, llvm) else {
+            continue;
+        };
+        let again = LinkConfig::from_llvm_args(&config.host_args, llvm)
+            .expect("the host line of a configuration reads back");
+        assert_eq!(
+            again.host_args, config.host_args,
+            "the host line is a fixed point"
+        );
+        let mut plain = LinkConfig::new("", config.host_args.clone());
+        plain.llvm = llvm;
+        assert_eq!(again, plain, "the host line holds no option of the wrapper");
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,17 @@ pub enum Error {
     /// which belongs in a field of the configuration.
     #[error("`{0}` in the host link command line is an option of the linker wrapper")]
     WrapperOptionInHostArgs(String),
+    /// An option (or a [`crate::LinkConfig`] field) that only another LLVM release's wrapper
+    /// has: the chosen release's would pass it to the host linker, or refuse it.
+    #[error("`{option}` is an option of LLVM {release}'s clang-linker-wrapper, and this one is LLVM {chosen}'s")]
+    OtherRelease {
+        /// The option as given.
+        option: String,
+        /// The release that has it.
+        release: offkit_llvm::LlvmVersion,
+        /// The release of this link.
+        chosen: offkit_llvm::LlvmVersion,
+    },
     /// An option has a value the wrapper refuses; the message is LLVM 19's where it has one.
     #[error("{0}")]
     Usage(String),
@@ -36,6 +47,10 @@ pub enum Error {
     /// 19's wrapper prints (complete lines, no `error:` prefix).
     #[error("{0}")]
     LlvmOptions(String),
+    /// `-mllvm --help` (or `--offload-opt=--help`): LLVM's option parser printed its help,
+    /// this text, for standard output; the tool then exits 0.
+    #[error("LLVM's option help was asked for")]
+    LlvmHelp(String),
     /// `-l<name>` is in none of the search directories.
     #[error("unable to find library -l{0}")]
     LibraryNotFound(String),

@@ -41,6 +41,10 @@ fn reason(d: &DeviceInput<'_>, r: &Reason) -> String {
             "defines the new visible symbol `{s}` (LLVM 19 links every archive member that does)"
         ),
         Reason::BitcodeLibrary => "given with --bitcode-library".into(),
+        Reason::TargetUsed => {
+            "an archive member for a target that an input linked before has (LLVM 22 links every such member)".into()
+        }
+        Reason::ShouldExtract => "its arch is named by --should-extract".into(),
     }
 }
 

@@ -66,6 +66,7 @@ mod explain;
 mod invoke;
 mod link;
 mod lto;
+pub mod nvlink;
 pub mod opts;
 mod plan;
 pub mod relocate;

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use offkit_format::kind::{ImageKind, OffloadKind};
+use offkit_llvm::LlvmVersion;
 use offkit_tools::{Env, Jobserver, MappedFile, ToolFinder, ToolInvocation};
 
 use crate::config::{BitcodeLibrary, LinkConfig};
@@ -18,13 +19,14 @@ use crate::invoke::{parallel, Runner};
 use crate::opts::{Args, Opt};
 use crate::plan::Step;
 use crate::relocate;
-use crate::resolve::{self, Group, TargetId};
+use crate::resolve::{self, Archives, Group, TargetId};
 use crate::scan::{self, DeviceInput, Located};
 use crate::targets;
 use crate::temp::{self, Temps};
 use crate::trace::Trace;
 use crate::wrap::OffkitWrap;
 
+mod device22_phase;
 mod device_phase;
 mod llvm_options;
 mod lto_phase;
@@ -32,6 +34,7 @@ mod wrap_phase;
 
 use device_phase::DeviceCtx;
 use llvm_options::check_llvm_options;
+pub(crate) use llvm_options::check_llvm_options_of;
 
 /// One image to wrap.
 #[derive(Debug, Clone, Copy)]
@@ -62,6 +65,8 @@ pub struct WrapRequest<'a> {
     /// Whether this is a dry run: the device links were only printed, so the images are empty
     /// (LLVM 19 wraps them all the same).
     pub dry_run: bool,
+    /// The LLVM release whose registration objects to write.
+    pub llvm: LlvmVersion,
 }
 
 /// Makes registration objects (offkit-wrap's work); a trait so that the pipeline can be tested
@@ -192,7 +197,13 @@ fn executable_name(host: &Args, host_triple: &str) -> String {
     }
 }
 
-fn temp_dir(env: &Env) -> PathBuf {
+/// The tools of `llvm`'s release, found as its wrapper finds them (beside `argv0` and the
+/// executable first, then where Debian installs the release, then on `PATH`).
+pub(crate) fn finder(env: &Env, argv0: Option<&Path>, llvm: LlvmVersion) -> ToolFinder {
+    ToolFinder::new(env, argv0).for_llvm(Path::new(llvm.debian_prefix()).join("bin"), llvm.major())
+}
+
+pub(crate) fn temp_dir(env: &Env) -> PathBuf {
     ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]
         .iter()
         .find_map(|v| env.get_os(v).filter(|p| !p.is_empty()))
@@ -212,6 +223,13 @@ impl<'a> Link<'a> {
     /// A link of `config` in `env`, wrapped by offkit-wrap, its lines printed to stderr. Fails
     /// when the host command line cannot be parsed or holds an option of the wrapper.
     pub fn new(config: &'a LinkConfig, env: &'a Env) -> Result<Link<'a>> {
+        if let Some((option, release)) = config.release_options() {
+            return Err(Error::OtherRelease {
+                option,
+                release,
+                chosen: config.llvm,
+            });
+        }
         let host = config.host()?;
         let exe = executable_name(&host, &config.host_triple);
         let exe_file = Path::new(&exe)
@@ -226,7 +244,7 @@ impl<'a> Link<'a> {
             host,
             exe,
             exe_file,
-            finder: ToolFinder::new(env, None),
+            finder: finder(env, None, config.llvm),
             temps: Temps::new(temp_dir(env), config.save_temps),
             runner: Runner::new(config.verbose, config.dry_run, None),
             trace: Trace::new(config.time_trace.is_some(), config.time_trace_granularity),
@@ -237,7 +255,7 @@ impl<'a> Link<'a> {
     /// Looks for tools beside `argv0` first (as LLVM's tools do), and names it in messages.
     pub fn with_argv0(mut self, argv0: &'a Path) -> Self {
         self.argv0 = Some(argv0);
-        self.finder = ToolFinder::new(self.env, Some(argv0));
+        self.finder = finder(self.env, Some(argv0), self.config.llvm);
         self
     }
 
@@ -379,7 +397,13 @@ impl<'a> Link<'a> {
     /// the groups `--offload-targets=` keeps.
     pub fn group(&self, scanned: &Scanned<'_>) -> Result<Groups> {
         let inputs = &scanned.inputs;
-        let resolution = resolve::resolve(inputs, &scanned.libraries)?;
+        let archives = match self.config.llvm {
+            LlvmVersion::V19 => Archives::Symbols,
+            _ => Archives::Targets {
+                should_extract: &self.config.should_extract,
+            },
+        };
+        let resolution = resolve::resolve(inputs, &scanned.libraries, archives)?;
         let mut exp = self.explain.lock().unwrap_or_else(|e| e.into_inner());
         exp.resolution(inputs, &resolution);
         let mut groups: Vec<Group> = Vec::new();
@@ -414,10 +438,12 @@ impl<'a> Link<'a> {
         } else {
             groups = resolution.groups.clone();
         }
-        let host_libs = if groups
-            .iter()
-            .any(|g| matches!(device::family(&g.target.0), Ok(Family::Cpu)))
-        {
+        let host_libs = if groups.iter().any(|g| {
+            matches!(
+                device::family(&g.target.0, self.config.llvm),
+                Ok(Family::Cpu)
+            )
+        }) {
             device::host_libraries(&self.host)?
         } else {
             Vec::new()
@@ -450,7 +476,8 @@ impl<'a> Link<'a> {
     }
 
     /// Phase 4: bundles (CUDA fatbinary, HIP offload bundle) and wraps the images of each
-    /// offload kind; the registration objects, one per kind.
+    /// offload kind; the registration objects, one per kind. With `--emit-fatbin-only` (LLVM
+    /// 22) the bundle is written to the output instead, and there is nothing to wrap.
     pub fn wrap(&self, images: &[KindImages]) -> Result<Vec<PathBuf>> {
         let mut wrapped = Vec::new();
         for KindImages { kind, images } in images {
@@ -465,7 +492,7 @@ impl<'a> Link<'a> {
                 .filter_map(|&i| images.get(i))
                 .collect();
             let first_seen: Vec<&DeviceImage> = images.iter().collect();
-            wrapped.push(self.trace.scope("Wrap bundled images", kind.name(), || {
+            wrapped.extend(self.trace.scope("Wrap bundled images", kind.name(), || {
                 self.wrap_kind(*kind, &first_seen, &sorted)
             })?);
         }
@@ -473,9 +500,18 @@ impl<'a> Link<'a> {
     }
 
     /// Phase 5: the host link with the registration objects after `-o FILE`; for `-r`, the
-    /// entry sections of the output renamed then.
+    /// entry sections of the output renamed then. With `--emit-fatbin-only` there is none.
     pub fn host_link(&self, wrapped: &[PathBuf]) -> Result<()> {
+        if self.config.emit_fatbin_only {
+            return Ok(());
+        }
         self.trace.scope("Execute host linker", "", || {
+            // LLVM 22 checks before running it; LLVM 19 runs a program named "".
+            if self.config.llvm != LlvmVersion::V19 && self.config.linker.as_os_str().is_empty() {
+                return Err(Error::Usage(
+                    "linker path missing, must pass 'linker-path'".into(),
+                ));
+            }
             let mut v: Vec<String> = Vec::new();
             for arg in &self.host.args {
                 v.extend(arg.render());
@@ -515,13 +551,13 @@ impl<'a> Link<'a> {
 
     /// The last step of a relocatable link on its own: renames the entry sections of `file`
     /// (with the MD5 suffix of its contents) and empties its `.llvm.offloading`, in place.
-    pub fn finish_relocatable(file: &Path) -> Result<()> {
+    pub fn finish_relocatable(file: &Path, llvm: LlvmVersion) -> Result<()> {
         let contents = std::fs::read(file).map_err(|source| Error::Read {
             path: file.to_path_buf(),
             source,
         })?;
         let suffix = relocate::suffix(&contents);
-        let out = relocate::rewrite(file, &contents, &suffix)?;
+        let out = relocate::rewrite(file, &contents, &suffix, llvm)?;
         temp::write_atomic(file, &out)
     }
 
@@ -570,19 +606,21 @@ impl<'a> Link<'a> {
         // LLVM 19's llvm-objcopy step when the tool is there (the output is then LLVM's, byte
         // for byte); otherwise offkit's in-place rewrite (`finish_relocatable`), which links
         // the same way.
+        let llvm = self.config.llvm;
         if let Ok(objcopy) = self.finder.find("llvm-objcopy", None) {
-            let inv = ToolInvocation::new(objcopy).args(relocate::objcopy_args(exe, &suffix));
+            let inv = ToolInvocation::new(objcopy).args(relocate::objcopy_args(exe, &suffix, llvm));
             return self.runner.run(&inv);
         }
         self.runner
-            .announce("llvm-objcopy", &relocate::objcopy_args(exe, &suffix));
+            .announce("llvm-objcopy", &relocate::objcopy_args(exe, &suffix, llvm));
         self.runner.record(Step::Relocate {
             file: PathBuf::from(exe),
+            llvm,
         });
         if self.runner.dry_run {
             return Ok(());
         }
-        let out = relocate::rewrite(Path::new(exe), &contents, &suffix)?;
+        let out = relocate::rewrite(Path::new(exe), &contents, &suffix, llvm)?;
         temp::write_atomic(Path::new(exe), &out)
     }
 }

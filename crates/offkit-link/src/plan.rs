@@ -10,6 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
+use offkit_llvm::LlvmVersion;
 use offkit_tools::invoke::shell_quote;
 use offkit_tools::ToolInvocation;
 
@@ -45,6 +46,8 @@ pub enum Step {
         relocatable: bool,
         /// Whether the module is written as LLVM IR (COFF hosts; a later step compiles it).
         llvm_ir: bool,
+        /// The LLVM release whose registration object it is.
+        llvm: LlvmVersion,
         /// The file written.
         to: PathBuf,
     },
@@ -52,6 +55,8 @@ pub enum Step {
     Relocate {
         /// The relocatable output.
         file: PathBuf,
+        /// The LLVM release whose entry sections they are.
+        llvm: LlvmVersion,
     },
     /// A file moved into place (an LTO output to LLVM 19's name).
     Rename {
@@ -150,6 +155,7 @@ impl Temps<'_> {
                 host_triple,
                 relocatable,
                 llvm_ir,
+                llvm,
                 to,
             } => {
                 let mut cmd = format!(
@@ -163,6 +169,9 @@ impl Temps<'_> {
                 if *llvm_ir {
                     cmd.push_str(" --emit llvm");
                 }
+                if *llvm != LlvmVersion::DEFAULT {
+                    cmd.push_str(&format!(" --llvm {llvm}"));
+                }
                 for (p, t, a) in images {
                     cmd.push_str(&format!(
                         " --image {}",
@@ -171,10 +180,15 @@ impl Temps<'_> {
                 }
                 self.sub(cmd)
             }
-            Step::Relocate { file } => format!(
-                "# LLVM 19 renames the entry sections of a relocatable output (llvm-objcopy)\n\
-                 \"$OFFKIT\" link --finish-relocatable {}",
-                q(file)
+            Step::Relocate { file, llvm } => format!(
+                "# LLVM {llvm} renames the entry sections of a relocatable output (llvm-objcopy)\n\
+                 \"$OFFKIT\" link --finish-relocatable {}{}",
+                q(file),
+                if *llvm == LlvmVersion::DEFAULT {
+                    String::new()
+                } else {
+                    format!(" --llvm {llvm}")
+                }
             ),
             Step::Rename { from, to } => self.sub(format!("mv -f {} {}", q(from), q(to))),
             Step::Note(n) => format!("# {n}"),

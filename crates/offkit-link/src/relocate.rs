@@ -7,6 +7,8 @@
 //!   --redefine-sym __stop_<p>_offloading_entries=__stop_<p>_offloading_entries<S>   (p = omp, cuda, hip)
 //! ```
 //!
+//! and LLVM 22 the same for its one entry section, `llvm_offload_entries` ([`sections`]).
+//!
 //! with `S = "_" + hex(low 64 bits of MD5(<out>))` (the first eight digest bytes read
 //! little-endian, lower-case, no leading zeros), so that the object registers its own entries
 //! and cannot be device-linked again.
@@ -38,8 +40,20 @@ use offkit_format::container::SHT_LLVM_OFFLOADING;
 
 use crate::error::{Error, Result};
 
-/// The prefixes of the entry sections LLVM 19 renames.
-pub const PREFIXES: [&str; 3] = ["omp", "cuda", "hip"];
+use offkit_llvm::LlvmVersion;
+
+/// The entry sections `llvm`'s wrapper renames: LLVM 19's one per offload kind, LLVM 22's one
+/// for all.
+pub fn sections(llvm: LlvmVersion) -> &'static [&'static str] {
+    match llvm {
+        LlvmVersion::V19 => &[
+            "omp_offloading_entries",
+            "cuda_offloading_entries",
+            "hip_offloading_entries",
+        ],
+        _ => &["llvm_offload_entries"],
+    }
+}
 
 /// Section types the builder does not parse, carried through as bytes (see the module
 /// documentation): `SHT_GROUP`, and LLVM's `SHT_LLVM_ODRTAB`, `SHT_LLVM_LINKER_OPTIONS`,
@@ -64,15 +78,14 @@ pub fn suffix(contents: &[u8]) -> String {
     )
 }
 
-/// The llvm-objcopy arguments LLVM 19 runs (printed under `--wrapper-verbose`).
-pub fn objcopy_args(file: &str, suffix: &str) -> Vec<String> {
+/// The llvm-objcopy arguments `llvm`'s wrapper runs (printed under `--wrapper-verbose`).
+pub fn objcopy_args(file: &str, suffix: &str, llvm: LlvmVersion) -> Vec<String> {
     let mut v = vec![
         file.to_string(),
         "--remove-section".into(),
         ".llvm.offloading".into(),
     ];
-    for p in PREFIXES {
-        let s = format!("{p}_offloading_entries");
+    for s in sections(llvm) {
         v.push("--rename-section".into());
         v.push(format!("{s}={s}{suffix}"));
         v.push("--redefine-sym".into());
@@ -84,24 +97,24 @@ pub fn objcopy_args(file: &str, suffix: &str) -> Vec<String> {
 }
 
 /// The new name of an entry section, if `name` is one.
-fn renamed_section(name: &[u8], suffix: &str) -> Option<Vec<u8>> {
-    PREFIXES.iter().find_map(|p| {
-        let s = format!("{p}_offloading_entries");
-        (name == s.as_bytes()).then(|| format!("{s}{suffix}").into_bytes())
-    })
+fn renamed_section(name: &[u8], suffix: &str, llvm: LlvmVersion) -> Option<Vec<u8>> {
+    sections(llvm)
+        .iter()
+        .find(|s| name == s.as_bytes())
+        .map(|s| format!("{s}{suffix}").into_bytes())
 }
 
 /// The new name of an entry section's `__start_`/`__stop_` symbol, if `name` is one.
-fn renamed_symbol(name: &[u8], suffix: &str) -> Option<Vec<u8>> {
+fn renamed_symbol(name: &[u8], suffix: &str, llvm: LlvmVersion) -> Option<Vec<u8>> {
     ["__start_", "__stop_"].iter().find_map(|b| {
         let rest = name.strip_prefix(b.as_bytes())?;
-        renamed_section(rest, suffix).map(|n| [b.as_bytes(), &n].concat())
+        renamed_section(rest, suffix, llvm).map(|n| [b.as_bytes(), &n].concat())
     })
 }
 
-/// Rewrites the relocatable object `data` (read from `path`, named in errors) as LLVM 19's
+/// Rewrites the relocatable object `data` (read from `path`, named in errors) as `llvm`'s
 /// objcopy step does (see the module documentation).
-pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
+pub fn rewrite(path: &Path, data: &[u8], suffix: &str, llvm: LlvmVersion) -> Result<Vec<u8>> {
     let bad = |offset: u64, what: &str| Error::BadObject {
         path: path.to_path_buf(),
         offset,
@@ -153,7 +166,7 @@ pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
     let renamed: Vec<Option<Vec<u8>>> = b
         .sections
         .iter()
-        .map(|s| renamed_section(&s.name, suffix))
+        .map(|s| renamed_section(&s.name, suffix, llvm))
         .collect();
     for (i, s) in b.sections.iter_mut().enumerate() {
         if let Some(Some(n)) = renamed.get(i) {
@@ -177,7 +190,7 @@ pub fn rewrite(path: &Path, data: &[u8], suffix: &str) -> Result<Vec<u8>> {
         }
     }
     for sym in b.symbols.iter_mut() {
-        if let Some(n) = renamed_symbol(&sym.name, suffix) {
+        if let Some(n) = renamed_symbol(&sym.name, suffix, llvm) {
             sym.name = n.into();
         }
     }
@@ -276,21 +289,35 @@ mod tests {
 
     #[test]
     fn entry_names() {
+        let v19 = LlvmVersion::V19;
         assert_eq!(
-            renamed_section(b"omp_offloading_entries", "_1f").as_deref(),
+            renamed_section(b"omp_offloading_entries", "_1f", v19).as_deref(),
             Some(&b"omp_offloading_entries_1f"[..])
         );
         assert_eq!(
-            renamed_symbol(b"__stop_hip_offloading_entries", "_1f").as_deref(),
+            renamed_symbol(b"__stop_hip_offloading_entries", "_1f", v19).as_deref(),
             Some(&b"__stop_hip_offloading_entries_1f"[..])
         );
-        assert_eq!(renamed_symbol(b"__start_omp", "_1f"), None);
-        assert_eq!(renamed_section(b".text", "_1f"), None);
+        assert_eq!(renamed_symbol(b"__start_omp", "_1f", v19), None);
+        assert_eq!(renamed_section(b".text", "_1f", v19), None);
+        let v22 = LlvmVersion::V22;
+        assert_eq!(renamed_section(b"omp_offloading_entries", "_1f", v22), None);
+        assert_eq!(
+            renamed_symbol(b"__start_llvm_offload_entries", "_1f", v22).as_deref(),
+            Some(&b"__start_llvm_offload_entries_1f"[..])
+        );
+        assert_eq!(
+            objcopy_args("a.o", "_1f", v22).join(" "),
+            "a.o --remove-section .llvm.offloading --rename-section \
+             llvm_offload_entries=llvm_offload_entries_1f --redefine-sym \
+             __start_llvm_offload_entries=__start_llvm_offload_entries_1f --redefine-sym \
+             __stop_llvm_offload_entries=__stop_llvm_offload_entries_1f"
+        );
     }
 
     #[test]
     fn not_elf_names_offset() {
-        let e = rewrite(Path::new("x.o"), b"!<arch>\n", "_1").unwrap_err();
+        let e = rewrite(Path::new("x.o"), b"!<arch>\n", "_1", LlvmVersion::V19).unwrap_err();
         assert!(e.to_string().contains("x.o"), "{e}");
         assert!(e.to_string().contains("0x0"), "{e}");
     }

@@ -1,5 +1,10 @@
-//! Phase 2: which device images are linked, grouped by target, exactly as LLVM 19's
-//! `getDeviceInput` decides.
+//! Phase 2: which device images are linked, grouped by target, exactly as `getDeviceInput`
+//! decides: LLVM 19 by symbols ([`Archives::Symbols`], below), LLVM 22 by targets
+//! ([`Archives::Targets`]: an archive member joins every group of its target, or a compatible
+//! one, that exists when it is reached, and opens its own when `--should-extract=` names its
+//! arch; no symbol is read).
+//!
+//! LLVM 19:
 //!
 //! Groups are keyed by `(triple, arch)` in first-seen order. Every regular image joins its own
 //! group and every existing *compatible* group. Archive images are then swept, restarting after
@@ -47,6 +52,22 @@ pub enum Reason {
     NewGlobal(String),
     /// A `--bitcode-library=`.
     BitcodeLibrary,
+    /// An archive member for a target an input linked before has (LLVM 22).
+    TargetUsed,
+    /// An archive member whose arch `--should-extract=` names (LLVM 22).
+    ShouldExtract,
+}
+
+/// How archive members are chosen: the one rule that differs between LLVM releases.
+#[derive(Debug, Clone, Copy)]
+pub enum Archives<'a> {
+    /// LLVM 19: by the symbols they define (see the module documentation).
+    Symbols,
+    /// LLVM 22: by target; the `--should-extract=` arches open a group of their own.
+    Targets {
+        /// The `--should-extract=` values.
+        should_extract: &'a [String],
+    },
 }
 
 /// One group: the images linked for one target.
@@ -146,9 +167,48 @@ fn get_symbols(
     why
 }
 
-/// Groups `inputs` (regular ones first, then archive members as needed), then appends the
-/// bitcode libraries (`extra`, already in `inputs` order after everything scanned).
-pub fn resolve(inputs: &[DeviceInput<'_>], libraries: &[usize]) -> Result<Resolution> {
+/// Groups `inputs` (regular ones first, then archive members as `archives` decides), then
+/// appends the bitcode libraries (`libraries`, already in `inputs` after everything scanned).
+pub fn resolve(
+    inputs: &[DeviceInput<'_>],
+    libraries: &[usize],
+    archives: Archives<'_>,
+) -> Result<Resolution> {
+    match archives {
+        Archives::Symbols => resolve_19(inputs, libraries),
+        Archives::Targets { should_extract } => Ok(resolve_22(inputs, should_extract)),
+    }
+}
+
+/// LLVM 22: regular inputs join their own group and every compatible one; then each archive
+/// member, once, joins each of those (its own first) that exists or whose arch is requested.
+fn resolve_22(inputs: &[DeviceInput<'_>], should_extract: &[String]) -> Resolution {
+    let mut st = State {
+        groups: Vec::new(),
+        syms: HashMap::new(),
+    };
+    for d in inputs.iter().filter(|d| !d.lazy) {
+        for t in st.targets_for(&d.target()) {
+            st.push(&t, d.id, Reason::Regular);
+        }
+    }
+    for d in inputs.iter().filter(|d| d.lazy) {
+        for t in st.targets_for(&d.target()) {
+            let why = if st.index(&t).is_some() {
+                Reason::TargetUsed
+            } else if should_extract.contains(&t.1) {
+                Reason::ShouldExtract
+            } else {
+                continue;
+            };
+            st.push(&t, d.id, why);
+        }
+    }
+    Resolution { groups: st.groups }
+}
+
+/// LLVM 19's rule.
+fn resolve_19(inputs: &[DeviceInput<'_>], libraries: &[usize]) -> Result<Resolution> {
     let mut symbols: HashMap<usize, Symbols> = HashMap::new();
     let mut syms_of = |d: &DeviceInput<'_>| -> Result<Symbols> {
         if let Some(s) = symbols.get(&d.id) {

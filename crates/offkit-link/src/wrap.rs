@@ -1,4 +1,5 @@
-//! The wrap step done by offkit-wrap: LLVM 19's registration objects, written without LLVM.
+//! The wrap step done by offkit-wrap: the registration objects of the link's LLVM release,
+//! written without LLVM.
 
 use offkit_format::kind::OffloadKind;
 
@@ -24,6 +25,7 @@ fn options(req: &WrapRequest<'_>) -> Result<offkit_wrap::WrapOptions, Error> {
         }
     };
     let mut o = offkit_wrap::WrapOptions::new(req.host_triple, kind);
+    o.llvm = req.llvm;
     o.relocatable = req.relocatable;
     o.allow_empty = req.dry_run;
     Ok(o)

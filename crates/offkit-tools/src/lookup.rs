@@ -1,7 +1,8 @@
 //! Finding tools: the CLI flag, then `OFFKIT_<TOOL>`, then the directory of `argv[0]` and of
 //! the executable (as LLVM's tools look beside themselves), then `/usr/lib/llvm-19/bin`, then
 //! `<tool>-19` and `<tool>` on `PATH` (Debian has no plain `clang`, and `/usr/bin/llvm-objcopy`
-//! may be an older LLVM).
+//! may be an older LLVM). [`ToolFinder::for_llvm`] makes the release another one (22: its
+//! `/usr/lib/llvm-22/bin` and `<tool>-22`).
 
 use std::path::{Path, PathBuf};
 
@@ -18,6 +19,8 @@ pub struct ToolFinder {
     env: Env,
     argv0_dir: Option<PathBuf>,
     exe_dir: Option<PathBuf>,
+    llvm_bin: PathBuf,
+    major: u32,
 }
 
 impl ToolFinder {
@@ -34,7 +37,17 @@ impl ToolFinder {
             env: env.clone(),
             argv0_dir,
             exe_dir,
+            llvm_bin: PathBuf::from(LLVM19_BIN),
+            major: 19,
         }
+    }
+
+    /// Looks for LLVM release `major`'s tools: in `bin` (where Debian installs them, instead of
+    /// [`LLVM19_BIN`]) and as `<tool>-<major>` on `PATH`.
+    pub fn for_llvm(mut self, bin: impl Into<PathBuf>, major: u32) -> Self {
+        self.llvm_bin = bin.into();
+        self.major = major;
+        self
     }
 
     /// The environment variable that names `tool`'s path: `OFFKIT_` + the name upper-cased with
@@ -63,7 +76,7 @@ impl ToolFinder {
         let mut dirs: Vec<PathBuf> = Vec::new();
         dirs.extend(self.argv0_dir.clone());
         dirs.extend(self.exe_dir.clone());
-        dirs.push(PathBuf::from(LLVM19_BIN));
+        dirs.push(self.llvm_bin.clone());
         for d in &dirs {
             let p = d.join(tool);
             if is_file(&p) {
@@ -71,7 +84,7 @@ impl ToolFinder {
             }
         }
         let path = self.env.get_os("PATH").cloned().unwrap_or_default();
-        for name in [format!("{tool}-19"), tool.to_string()] {
+        for name in [format!("{tool}-{}", self.major), tool.to_string()] {
             for d in std::env::split_paths(&path) {
                 let p = d.join(&name);
                 if is_file(&p) {

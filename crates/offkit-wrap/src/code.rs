@@ -1,19 +1,23 @@
-//! The registration functions as machine code: what LLVM 19's backend emits for the wrapper
-//! module's functions (`clang-linker-wrapper` compiles them with an empty CPU, `-O2`-level
+//! The registration functions as machine code: what LLVM 19's and LLVM 22's backends emit for
+//! the wrapper module's functions (`clang-linker-wrapper` compiles them with an empty CPU, `-O2`-level
 //! code generation and the PIC relocation model), instruction by instruction.
 //!
 //! The functions are tiny and their shape never depends on the images, only on a few offsets
 //! (which go into relocation addends) and, for the seed-002 constructor, on the number of
 //! images. So rather than carry a code generator, each host has a table of instructions with
 //! their relocations and call-frame instructions; the conformance tests compare the result
-//! with the objects LLVM 19 writes (x86-64: `clang-linker-wrapper`; AArch64: the same with
+//! with the objects LLVM 19 and 22 write (x86-64: `clang-linker-wrapper`; AArch64: the same with
 //! `--host-triple=aarch64-linux-gnu`) and with `clang-19`'s compilation of offkit's own IR.
+//! The two releases differ only in the CUDA/HIP entry walk (`x86_64_22.rs`, `aarch64_22.rs`).
 
 mod aarch64;
+mod aarch64_22;
 mod x86_64;
+mod x86_64_22;
 
 use crate::eh_frame::{Cfi, Fde};
 use crate::host::Host;
+use crate::release::Entries;
 
 /// Something a code relocation refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +40,8 @@ pub enum Anchor {
     FatbinWrapper,
     /// The CUDA/HIP binary handle (in `.bss`).
     Handle,
+    /// The jump table of LLVM 22's HIP entry walk (in `.rodata`).
+    JumpTable,
     /// An offset in `.text.startup` (a function).
     Text(u64),
 }
@@ -75,6 +81,9 @@ pub struct Text {
     pub fixups: Vec<Fixup>,
     /// The frame descriptions, one per function.
     pub fdes: Vec<Fde>,
+    /// The jump table's targets (offsets in `.text.startup`), if the code has one: 4-byte
+    /// entries in `.rodata`, each the distance from the table to its target.
+    pub jump_table: Vec<u64>,
 }
 
 impl Text {
@@ -99,10 +108,10 @@ pub enum Routines {
         /// How many images (at least 1).
         images: usize,
     },
-    /// LLVM 19's CUDA constructor, destructor and entry-table walk.
-    Cuda,
-    /// LLVM 19's HIP constructor, destructor and entry-table walk.
-    Hip,
+    /// The CUDA constructor, destructor and entry-table walk.
+    Cuda(Entries),
+    /// The HIP constructor, destructor and entry-table walk.
+    Hip(Entries),
 }
 
 /// Assembles the registration functions for `host`.
@@ -125,6 +134,7 @@ struct Asm {
     fixups: Vec<Fixup>,
     funcs: Vec<Func>,
     fdes: Vec<Fde>,
+    jump_table: Vec<u64>,
     /// The function being assembled: name, start, CFI so far.
     current: Option<Open>,
 }
@@ -137,6 +147,7 @@ impl Asm {
             fixups: Vec::new(),
             funcs: Vec::new(),
             fdes: Vec::new(),
+            jump_table: Vec::new(),
             current: None,
         }
     }
@@ -213,6 +224,7 @@ impl Asm {
             funcs: self.funcs,
             fixups: self.fixups,
             fdes: self.fdes,
+            jump_table: self.jump_table,
         }
     }
 }
@@ -236,8 +248,14 @@ const X86_NOPS: [&[u8]; 10] = [
 mod tests {
     use super::*;
 
+    fn walk(llvm: offkit_llvm::LlvmVersion, kind: crate::Kind) -> Entries {
+        crate::release::Release::of(llvm).entries_walk(kind)
+    }
+
     #[test]
     fn function_sizes_match_llvm() {
+        use crate::Kind;
+        use offkit_llvm::LlvmVersion::{V19, V22};
         // Symbol sizes and offsets in LLVM 19's objects (linking-evidence and the HIP/CUDA
         // objects of clang-linker-wrapper).
         let sizes = |h, r| {
@@ -255,7 +273,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            sizes(Host::X86_64, Routines::Hip),
+            sizes(Host::X86_64, Routines::Hip(walk(V19, Kind::Hip))),
             [
                 (".hip.fatbin_reg", 0, 42),
                 (".hip.fatbin_unreg", 0x30, 15),
@@ -263,7 +281,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            sizes(Host::X86_64, Routines::Cuda),
+            sizes(Host::X86_64, Routines::Cuda(walk(V19, Kind::Cuda))),
             [
                 (".cuda.fatbin_reg", 0, 53),
                 (".cuda.fatbin_unreg", 0x40, 15),
@@ -278,7 +296,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            sizes(Host::Aarch64, Routines::Hip),
+            sizes(Host::Aarch64, Routines::Hip(walk(V19, Kind::Hip))),
             [
                 (".hip.fatbin_reg", 0, 48),
                 (".hip.fatbin_unreg", 0x30, 24),
@@ -286,12 +304,31 @@ mod tests {
             ]
         );
         assert_eq!(
-            sizes(Host::Aarch64, Routines::Cuda),
+            sizes(Host::Aarch64, Routines::Cuda(walk(V19, Kind::Cuda))),
             [
                 (".cuda.fatbin_reg", 0, 60),
                 (".cuda.fatbin_unreg", 0x3c, 24),
                 (".cuda.globals_reg", 0x54, 160)
             ]
         );
+        // LLVM 22's objects: only the entry walk differs.
+        assert_eq!(
+            sizes(Host::X86_64, Routines::Hip(walk(V22, Kind::Hip)))[2],
+            (".hip.globals_reg", 0x40, 284)
+        );
+        assert_eq!(
+            sizes(Host::X86_64, Routines::Cuda(walk(V22, Kind::Cuda)))[2],
+            (".cuda.globals_reg", 0x50, 206)
+        );
+        assert_eq!(
+            sizes(Host::Aarch64, Routines::Hip(walk(V22, Kind::Hip)))[2],
+            (".hip.globals_reg", 0x48, 312)
+        );
+        assert_eq!(
+            sizes(Host::Aarch64, Routines::Cuda(walk(V22, Kind::Cuda)))[2],
+            (".cuda.globals_reg", 0x54, 220)
+        );
+        let hip = assemble(Host::X86_64, Routines::Hip(walk(V22, Kind::Hip)));
+        assert_eq!(hip.jump_table, [0xde, 0x139, 0xfa, 0x110]);
     }
 }

@@ -1,15 +1,20 @@
-//! The CUDA and HIP objects (LLVM 19's `wrapCudaBinary` / `wrapHIPBinary`): the fatbinary in
+//! The CUDA and HIP objects (LLVM's `wrapCudaBinary` / `wrapHIPBinary`): the fatbinary in
 //! `.nv_fatbin` / `.hip_fatbin`, the `fatbin_wrapper` struct pointing at it in
 //! `.nvFatBinSegment` / `.hipFatBinSegment`, the binary handle in `.bss`, and a priority-101
-//! constructor that registers the fatbinary, then every kernel and variable of the
-//! `<kind>_offloading_entries` table, and the unregistration through `atexit`.
+//! constructor that registers the fatbinary, then every kernel and variable of the entry table
+//! (LLVM 19: `<kind>_offloading_entries`; LLVM 22: its kind's entries of
+//! `llvm_offload_entries`, through a jump table in `.rodata` for HIP on x86-64), and the
+//! unregistration through `atexit`.
 //!
-//! For HIP the fatbinary is the offload bundle LLVM 19's linker wrapper has
-//! `clang-offload-bundler` make: `-type=o -bundle-align=4096`, an empty
-//! `host-x86_64-unknown-linux--` entry (whatever the host), then one
+//! For HIP the fatbinary is the offload bundle the linker wrapper has `clang-offload-bundler`
+//! make: `-type=o -bundle-align=4096`, an empty host entry (whatever the host; LLVM 19
+//! `host-x86_64-unknown-linux--`, LLVM 22 `host-x86_64-unknown-linux-gnu-`), then one
 //! `hip-amdgcn-amd-amdhsa--<arch>` entry per image, payloads written from the borrowed images.
 
 use object::elf::{SHT_INIT_ARRAY, SHT_NOBITS, SHT_PROGBITS};
+
+use crate::code::{Target, Text};
+use crate::elf::Reloc;
 
 use offkit_format::bundle::binary as bundle;
 use offkit_format::bundle::compressed;
@@ -27,8 +32,6 @@ pub const CUDA_FAT_MAGIC: u32 = 0x4662_43b1;
 pub const HIP_FAT_MAGIC: u32 = 0x4849_5046;
 /// The bundle alignment the linker wrapper asks the bundler for.
 pub const HIP_BUNDLE_ALIGN: u64 = 4096;
-/// The host entry of the HIP bundle.
-pub const HIP_HOST_ID: &str = "host-x86_64-unknown-linux--";
 
 /// The bundle ID LLVM 19 gives a HIP image of architecture `arch`.
 pub fn hip_bundle_id(arch: &str) -> String {
@@ -37,7 +40,7 @@ pub fn hip_bundle_id(arch: &str) -> String {
 
 /// The pieces of the HIP offload bundle: header, then each image at its 4096-aligned offset.
 pub fn hip_bundle<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
-    let ids: Vec<String> = std::iter::once(HIP_HOST_ID.to_string())
+    let ids: Vec<String> = std::iter::once(w.release.hip_host_id.to_string())
         .chain(w.placed.iter().map(|p| hip_bundle_id(p.image.arch)))
         .collect();
     let id_bytes: Vec<&[u8]> = ids.iter().map(|s| s.as_bytes()).collect();
@@ -99,6 +102,16 @@ pub fn fatbin_pieces<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
     }
 }
 
+/// The `.rodata` section holding the code's jump table (4-byte entries), if it has one.
+fn jump_table_section(b: &mut Builder<'_>, text: &Text) -> Option<usize> {
+    if text.jump_table.is_empty() {
+        return None;
+    }
+    let mut s = Section::new(".rodata", SHT_PROGBITS.0, A, 4);
+    s.push(Piece::Zeros(4 * text.jump_table.len() as u64));
+    Some(b.section(s))
+}
+
 /// The CUDA or HIP object.
 pub(crate) fn object<'a>(w: &'a Wrapper<'a>) -> Result<Object<'a>, Error> {
     let h = w.host;
@@ -108,10 +121,20 @@ pub(crate) fn object<'a>(w: &'a Wrapper<'a>) -> Result<Object<'a>, Error> {
     } else {
         ("hip", HIP_FAT_MAGIC)
     };
-    let text = code::assemble(h, if cuda { Routines::Cuda } else { Routines::Hip });
+    let walk = w.release.entries_walk(w.kind);
+    let text = code::assemble(
+        h,
+        if cuda {
+            Routines::Cuda(walk)
+        } else {
+            Routines::Hip(walk)
+        },
+    );
     let mut b = Builder::new(h);
     let ts = b.text_sections(&text);
-    let entries = b.entries_section(x);
+    let jump_table = jump_table_section(&mut b, &text);
+    let table = w.release.entries(w.kind);
+    let entries = b.entries_section(table);
 
     let pieces = fatbin_pieces(w)?;
     let size: u64 = pieces.iter().map(Piece::len).sum();
@@ -157,52 +180,51 @@ pub(crate) fn object<'a>(w: &'a Wrapper<'a>) -> Result<Object<'a>, Error> {
     b.object(&f("binary_handle"), bss, 0, 8);
     b.func_sym(&text, ts, &f("globals_reg"));
     b.func_sym(&text, ts, &f("fatbin_unreg"));
-    b.object(&format!("__dummy.{x}_offloading_entries"), entries, 0, 0);
+    if let Some(jt) = jump_table {
+        b.sym(Symbol::section(jt));
+    }
+    b.object(&format!("__dummy.{table}"), entries, 0, 0);
     b.object(".fatbin_image", fb, 0, size);
     b.section_syms(fb);
     b.section_syms(seg);
     b.section_syms(bss);
     b.mapping_d(init);
     b.mapping_d(ehf);
-    if cuda {
-        for s in [
-            "__cudaRegisterFatBinary",
-            "__cudaRegisterFatBinaryEnd",
-            "atexit",
-            "__cudaUnregisterFatBinary",
-        ] {
-            b.undef(s);
-        }
-    } else {
-        for s in [
-            "__hipRegisterFatBinary",
-            "atexit",
-            "__hipUnregisterFatBinary",
-        ] {
-            b.undef(s);
-        }
-    }
-    b.undef_hidden(&format!("__stop_{x}_offloading_entries"));
-    b.undef_hidden(&format!("__start_{x}_offloading_entries"));
-    if cuda {
-        b.undef("__cudaRegisterFunction");
-        b.undef("__cudaRegisterVar");
-    } else {
-        for s in [
-            "__hipRegisterFunction",
-            "__hipRegisterVar",
-            "__hipRegisterSurface",
-            "__hipRegisterTexture",
-        ] {
-            b.undef(s);
+    // The functions the code calls, in the order it first refers to them (as LLVM's MC layer
+    // lists them); the entry table's bounds are hidden.
+    let mut seen: Vec<&str> = Vec::new();
+    for f in &text.fixups {
+        if let Target::Ext(name) = f.target {
+            if !seen.contains(&name) {
+                seen.push(name);
+                if name == walk.start || name == walk.stop {
+                    b.undef_hidden(name);
+                } else {
+                    b.undef(name);
+                }
+            }
         }
     }
 
     b.text_relocs(&text, ts, |a| match a {
         Anchor::FatbinWrapper => (seg, 0),
         Anchor::Handle => (bss, 0),
+        Anchor::JumpTable => (jump_table.unwrap_or(ts), 0),
         _ => unreachable!("no {a:?} in the fatbinary object"),
     });
+    if let Some(jt) = jump_table {
+        let ts_sym = b.of_section(ts);
+        for (i, &target) in text.jump_table.iter().enumerate() {
+            let at = 4 * i as u64;
+            // `.long .Ltarget - .LJTI`: the distance from the table to the target.
+            b.obj.sections[jt].relocs.push(Reloc {
+                offset: at,
+                symbol: ts_sym,
+                r_type: h.prel32(),
+                addend: (target + at) as i64,
+            });
+        }
+    }
     let fb_sym = b.of_section(fb);
     b.abs64(seg, 8, fb_sym, 0);
     let ts_sym = b.of_section(ts);

@@ -1,6 +1,6 @@
 //! The wrapper module as LLVM IR text.
 //!
-//! For LLVM 19's forms this is, byte for byte, what `clang-linker-wrapper
+//! For LLVM's forms this is, byte for byte, what LLVM 19's or 22's `clang-linker-wrapper
 //! --print-wrapped-module` prints for the same images (checked by the conformance tests); the
 //! seed-002 form is offkit's rendering of AMD's module with opaque pointers. Either way
 //! `clang-19 -c` compiles the text to an object equivalent to [`crate::Wrapper::write_object`]'s.
@@ -12,9 +12,17 @@ use crate::elf::Piece;
 use crate::fatbin::{self, CUDA_FAT_MAGIC, HIP_FAT_MAGIC};
 use crate::host::Host;
 use crate::openmp::image_global;
+use crate::release::{Release, Walk};
 use crate::{Form, Kind, Wrapper};
 
-const ENTRY_TY: &str = "%struct.__tgt_offload_entry = type { ptr, ptr, i64, i32, i32 }\n";
+/// `%struct.__tgt_offload_entry = type { … }` of `release`.
+fn entry_ty(out: &mut dyn Write, release: &Release) -> io::Result<()> {
+    writeln!(
+        out,
+        "%struct.__tgt_offload_entry = type {}",
+        release.entry_ty
+    )
+}
 
 pub(crate) fn write(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::Error> {
     let mut out = io::BufWriter::with_capacity(1 << 16, out);
@@ -43,40 +51,42 @@ fn code_model(w: &Wrapper<'_>) -> &'static str {
     }
 }
 
-/// The start/stop symbols of the entry table `<prefix>_offloading_entries`, and on ELF
-/// LLVM's internal dummy entry and `@llvm.compiler.used`. ELF linkers define `__start_`/
-/// `__stop_` around a section named like a C identifier; COFF has no such symbols, so LLVM 19
-/// defines them itself as empty `weak_odr` arrays in the grouped sections `<sec>$OA` and
-/// `<sec>$OZ`, which the linker sorts around the entries (`<sec>$OE`).
-/// The ELF declarations of `__start_`/`__stop_<prefix>_offloading_entries`.
-fn external_bounds(out: &mut dyn Write, prefix: &str) -> io::Result<()> {
+/// The ELF declarations of `__start_`/`__stop_<table>`.
+fn external_bounds(out: &mut dyn Write, table: &str) -> io::Result<()> {
     for which in ["start", "stop"] {
         writeln!(
             out,
-            "@__{which}_{prefix}_offloading_entries = external hidden constant [0 x %struct.__tgt_offload_entry]"
+            "@__{which}_{table} = external hidden constant [0 x %struct.__tgt_offload_entry]"
         )?;
     }
     Ok(())
 }
 
-fn entry_bounds(w: &Wrapper<'_>, out: &mut dyn Write, prefix: &str) -> io::Result<()> {
+/// The start/stop symbols of the entry table the module of `w` walks, and on ELF LLVM's
+/// internal dummy entry and `@llvm.compiler.used`. ELF linkers define `__start_`/`__stop_`
+/// around a section named like a C identifier; COFF has no such symbols, so LLVM defines them
+/// itself as empty `weak_odr` arrays in the grouped sections `<sec>$OA` and `<sec>$OZ`, which
+/// the linker sorts around the entries (`<sec>$OE`).
+fn entry_bounds(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
+    let table = w.release.entries(w.kind);
     if Host::is_coff(&w.host_triple) {
         for (which, group) in [("start", "OA"), ("stop", "OZ")] {
             writeln!(
                 out,
-                "@__{which}_{prefix}_offloading_entries = weak_odr hidden constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{prefix}_offloading_entries${group}\""
+                "@__{which}_{table} = weak_odr hidden constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{table}${group}\""
             )?;
         }
         return Ok(());
     }
-    external_bounds(out, prefix)?;
+    external_bounds(out, table)?;
     writeln!(
         out,
-        "@__dummy.{prefix}_offloading_entries = internal constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{prefix}_offloading_entries\""
+        "@__dummy.{table} = internal constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{table}\"{}",
+        w.release.dummy_align
     )?;
     writeln!(
         out,
-        "@llvm.compiler.used = appending global [1 x ptr] [ptr @__dummy.{prefix}_offloading_entries], section \"llvm.metadata\""
+        "@llvm.compiler.used = appending global [1 x ptr] [ptr @__dummy.{table}], section \"llvm.metadata\""
     )
 }
 
@@ -152,8 +162,9 @@ fn image_pieces<'a>(w: &Wrapper<'a>, n: usize) -> Vec<Piece<'a>> {
     v
 }
 
-/// `%__tgt_device_image { … }` for image `n`, its bytes at `[begin, end)` of global `g`.
-fn device_image(g: &str, size: u64, begin: u64, end: u64) -> String {
+/// `%__tgt_device_image { … }` for image `n`, its bytes at `[begin, end)` of global `g`, the
+/// entry table `table`.
+fn device_image(g: &str, size: u64, begin: u64, end: u64, table: &str) -> String {
     let at = |o: u64| {
         if o == 0 {
             format!("ptr @{g}")
@@ -162,13 +173,18 @@ fn device_image(g: &str, size: u64, begin: u64, end: u64) -> String {
         }
     };
     format!(
-        "%__tgt_device_image {{ {}, {}, ptr @__start_omp_offloading_entries, ptr @__stop_omp_offloading_entries }}",
+        "%__tgt_device_image {{ {}, {}, ptr @__start_{table}, ptr @__stop_{table} }}",
         at(begin),
         at(end)
     )
 }
 
-fn device_images_and_descriptor(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
+/// The device images and the descriptor, over entry table `table`.
+fn device_images_and_descriptor(
+    w: &Wrapper<'_>,
+    out: &mut dyn Write,
+    table: &str,
+) -> io::Result<()> {
     let k = w.placed.len();
     let items: Vec<String> = w
         .placed
@@ -181,6 +197,7 @@ fn device_images_and_descriptor(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Res
                 p.size(),
                 head,
                 head + p.image.data.len() as u64,
+                table,
             )
         })
         .collect();
@@ -191,7 +208,7 @@ fn device_images_and_descriptor(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Res
     )?;
     writeln!(
         out,
-        "@.omp_offloading.descriptor = internal constant %__tgt_bin_desc {{ i32 {k}, ptr @.omp_offloading.device_images, ptr @__start_omp_offloading_entries, ptr @__stop_omp_offloading_entries }}"
+        "@.omp_offloading.descriptor = internal constant %__tgt_bin_desc {{ i32 {k}, ptr @.omp_offloading.device_images, ptr @__start_{table}, ptr @__stop_{table} }}"
     )
 }
 
@@ -209,10 +226,10 @@ declare void @__tgt_unregister_lib(ptr)
 
 fn openmp(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
     header(out, "offload.wrapper.module", &w.host_triple)?;
-    out.write_all(ENTRY_TY.as_bytes())?;
+    entry_ty(out, w.release)?;
     out.write_all(OMP_TYPES.as_bytes())?;
     out.write_all(b"\n")?;
-    entry_bounds(w, out, "omp")?;
+    entry_bounds(w, out)?;
     let section = w.image_section();
     for (n, p) in w.placed.iter().enumerate() {
         write!(
@@ -224,7 +241,7 @@ fn openmp(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
         bytes(out, &image_pieces(w, n))?;
         writeln!(out, ", section \"{section}\"{}, align 8", code_model(w))?;
     }
-    device_images_and_descriptor(w, out)?;
+    device_images_and_descriptor(w, out, w.release.entries(Kind::OpenMp))?;
     ctors(out, "ctors", 101, ".omp_offloading.descriptor_reg")?;
     out.write_all(
         b"
@@ -248,11 +265,14 @@ declare i32 @atexit(ptr)
 /// `unnamed_addr`, so LLVM never moves one into a mergeable-constant section).
 fn image_info(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
     let k = w.placed.len();
+    // One fixed module, whatever the LLVM release (LLVM 19's entry table).
+    let seed = Release::of(offkit_llvm::LlvmVersion::V19);
+    let table = seed.entries(Kind::OpenMp);
     header(out, "offload.wrapper.object", &w.host_triple)?;
-    out.write_all(ENTRY_TY.as_bytes())?;
+    entry_ty(out, seed)?;
     out.write_all(OMP_TYPES.as_bytes())?;
     out.write_all(b"%__tgt_image_info = type { i32, i32, i32, ptr, ptr }\n\n")?;
-    external_bounds(out, "omp")?;
+    external_bounds(out, table)?;
     writeln!(
         out,
         "@__dummy.omp_offloading.entry = hidden constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"omp_offloading_entries\""
@@ -285,7 +305,7 @@ fn image_info(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
             "@.offload_image_info_{n} = internal unnamed_addr constant %__tgt_image_info {{ i32 1, i32 {n}, i32 {k}, ptr @__offload_arch_{n}, ptr null }}"
         )?;
     }
-    device_images_and_descriptor(w, out)?;
+    device_images_and_descriptor(w, out, table)?;
     ctors(out, "ctors", 1, ".omp_offloading.descriptor_reg")?;
     ctors(out, "dtors", 1, ".omp_offloading.descriptor_unreg")?;
     out.write_all(
@@ -331,9 +351,9 @@ fn fatbin(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::Error> {
     let pieces = fatbin::fatbin_pieces(w)?;
     let size: u64 = pieces.iter().map(Piece::len).sum();
     header(out, "offload.wrapper.module", &w.host_triple)?;
-    out.write_all(ENTRY_TY.as_bytes())?;
+    entry_ty(out, w.release)?;
     out.write_all(b"%fatbin_wrapper = type { i32, i32, ptr, ptr }\n\n")?;
-    entry_bounds(w, out, x)?;
+    entry_bounds(w, out)?;
     write!(out, "@.fatbin_image = internal constant [{size} x i8] ")?;
     bytes(out, &pieces)?;
     writeln!(out, ", section \"{}\"{}", w.image_section(), code_model(w))?;
@@ -348,14 +368,6 @@ fn fatbin(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::Error> {
         String::new()
     } else {
         "  call void @__cudaRegisterFatBinaryEnd(ptr %0)\n".to_string()
-    };
-    let (surface, texture) = if hip {
-        (
-            "  call void @__hipRegisterSurface(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %textype, i32 %extern)\n",
-            "  call void @__hipRegisterTexture(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %textype, i32 %normalized, i32 %extern)\n",
-        )
-    } else {
-        ("", "")
     };
     write!(
         out,
@@ -384,7 +396,38 @@ declare void @__{api}UnregisterFatBinary(ptr)
 
 declare i32 @atexit(ptr)
 
-declare i32 @__{api}RegisterFunction(ptr, ptr, ptr, ptr, i32, ptr, ptr, ptr, ptr, ptr)
+"#
+    )?;
+    let table = w.release.entries(w.kind);
+    match w.release.walk {
+        Walk::Llvm19 => globals19(out, hip, table),
+        Walk::Llvm22 => {
+            // The entry's own `Kind`, as the release numbers it (CUDA 2, HIP 4).
+            let kind = w
+                .kind
+                .offload_kind()
+                .to_raw(w.release.llvm)
+                .unwrap_or_default();
+            globals22(out, hip, table, kind)
+        }
+    }?;
+    Ok(())
+}
+
+/// LLVM 19's `.{cuda,hip}.globals_reg` and the declarations before it.
+fn globals19(out: &mut dyn Write, hip: bool, table: &str) -> io::Result<()> {
+    let (x, api) = names(hip);
+    let (surface, texture) = if hip {
+        (
+            "  call void @__hipRegisterSurface(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %textype, i32 %extern)\n",
+            "  call void @__hipRegisterTexture(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %textype, i32 %normalized, i32 %extern)\n",
+        )
+    } else {
+        ("", "")
+    };
+    write!(
+        out,
+        r#"declare i32 @__{api}RegisterFunction(ptr, ptr, ptr, ptr, i32, ptr, ptr, ptr, ptr, ptr)
 
 declare void @__{api}RegisterVar(ptr, ptr, ptr, ptr, i32, i64, i32, i32)
 
@@ -394,11 +437,11 @@ declare void @__{api}RegisterTexture(ptr, ptr, ptr, ptr, i32, i32, i32)
 
 define internal void @.{x}.globals_reg(ptr %0) section ".text.startup" {{
 entry:
-  %1 = icmp ne ptr @__start_{x}_offloading_entries, @__stop_{x}_offloading_entries
+  %1 = icmp ne ptr @__start_{table}, @__stop_{table}
   br i1 %1, label %while.entry, label %while.end
 
 while.entry:                                      ; preds = %if.end, %entry
-  %entry1 = phi ptr [ @__start_{x}_offloading_entries, %entry ], [ %12, %if.end ]
+  %entry1 = phi ptr [ @__start_{table}, %entry ], [ %12, %if.end ]
   %2 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i64 0, i32 0
   %addr = load ptr, ptr %2, align 8
   %3 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i64 0, i32 1
@@ -446,7 +489,7 @@ sw.texture:                                       ; preds = %if.else
 
 if.end:                                           ; preds = %sw.texture, %sw.surface, %sw.managed, %sw.global, %if.else, %if.then
   %12 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i64 1
-  %13 = icmp eq ptr %12, @__stop_{x}_offloading_entries
+  %13 = icmp eq ptr %12, @__stop_{table}
   br i1 %13, label %while.end, label %while.entry
 
 while.end:                                        ; preds = %if.end, %entry
@@ -455,4 +498,112 @@ while.end:                                        ; preds = %if.end, %entry
 "#
     )?;
     Ok(())
+}
+
+/// `(".{x}.…" prefix, "__{api}Register…" prefix)` of CUDA or HIP.
+fn names(hip: bool) -> (&'static str, &'static str) {
+    if hip {
+        ("hip", "hip")
+    } else {
+        ("cuda", "cuda")
+    }
+}
+
+/// LLVM 22's `.{cuda,hip}.globals_reg` and the declarations before it: the entries of the
+/// kind's own `Kind` (CUDA 2, HIP 4), managed variables registered; surfaces and textures for
+/// HIP only (the linker wrapper passes `EmitSurfacesAndTextures=false` for CUDA).
+fn globals22(out: &mut dyn Write, hip: bool, table: &str, kind: u16) -> io::Result<()> {
+    let (x, api) = names(hip);
+    let (surface, texture) = if hip {
+        (
+            "  call void @__hipRegisterSurface(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %9, i32 %extern)\n",
+            "  call void @__hipRegisterTexture(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %9, i32 %normalized, i32 %extern)\n",
+        )
+    } else {
+        ("", "")
+    };
+    write!(
+        out,
+        r#"declare i32 @__{api}RegisterFunction(ptr, ptr, ptr, ptr, i32, ptr, ptr, ptr, ptr, ptr)
+
+declare void @__{api}RegisterVar(ptr, ptr, ptr, ptr, i32, i64, i32, i32)
+
+declare void @__{api}RegisterManagedVar(ptr, ptr, ptr, ptr, i64, i32)
+
+declare void @__{api}RegisterSurface(ptr, ptr, ptr, ptr, i32, i32)
+
+declare void @__{api}RegisterTexture(ptr, ptr, ptr, ptr, i32, i32, i32)
+
+define internal void @.{x}.globals_reg(ptr %0) section ".text.startup" {{
+entry:
+  %1 = icmp ne ptr @__start_{table}, @__stop_{table}
+  br i1 %1, label %while.entry, label %while.end
+
+while.entry:                                      ; preds = %if.end, %entry
+  %entry1 = phi ptr [ @__start_{table}, %entry ], [ %16, %if.end ]
+  %2 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 4
+  %addr = load ptr, ptr %2, align 8
+  %3 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 8
+  %aux_addr = load ptr, ptr %3, align 8
+  %4 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 2
+  %kind = load i16, ptr %4, align 2
+  %5 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 5
+  %name = load ptr, ptr %5, align 8
+  %6 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 6
+  %size = load i64, ptr %6, align 4
+  %7 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 3
+  %flags = load i32, ptr %7, align 4
+  %8 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i32 0, i32 7
+  %data = load i64, ptr %8, align 4
+  %9 = trunc i64 %data to i32
+  %type = and i32 %flags, 7
+  %10 = and i32 %flags, 8
+  %extern = lshr i32 %10, 3
+  %11 = and i32 %flags, 16
+  %constant = lshr i32 %11, 4
+  %12 = and i32 %flags, 32
+  %normalized = lshr i32 %12, 5
+  %13 = icmp eq i16 %kind, {kind}
+  br i1 %13, label %if.kind, label %if.end
+
+if.kind:                                          ; preds = %while.entry
+  %14 = icmp eq i64 %size, 0
+  br i1 %14, label %if.then, label %if.else
+
+if.then:                                          ; preds = %if.kind
+  %15 = call i32 @__{api}RegisterFunction(ptr %0, ptr %addr, ptr %name, ptr %name, i32 -1, ptr null, ptr null, ptr null, ptr null, ptr null)
+  br label %if.end
+
+if.else:                                          ; preds = %if.kind
+  switch i32 %type, label %if.end [
+    i32 0, label %sw.global
+    i32 1, label %sw.managed
+    i32 2, label %sw.surface
+    i32 3, label %sw.texture
+  ]
+
+sw.global:                                        ; preds = %if.else
+  call void @__{api}RegisterVar(ptr %0, ptr %addr, ptr %name, ptr %name, i32 %extern, i64 %size, i32 %constant, i32 0)
+  br label %if.end
+
+sw.managed:                                       ; preds = %if.else
+  call void @__{api}RegisterManagedVar(ptr %0, ptr %aux_addr, ptr %addr, ptr %name, i64 %size, i32 %9)
+  br label %if.end
+
+sw.surface:                                       ; preds = %if.else
+{surface}  br label %if.end
+
+sw.texture:                                       ; preds = %if.else
+{texture}  br label %if.end
+
+if.end:                                           ; preds = %sw.texture, %sw.surface, %sw.managed, %sw.global, %if.else, %if.then, %while.entry
+  %16 = getelementptr inbounds %struct.__tgt_offload_entry, ptr %entry1, i64 1
+  %17 = icmp eq ptr %16, @__stop_{table}
+  br i1 %17, label %while.end, label %while.entry
+
+while.end:                                        ; preds = %if.end, %entry
+  ret void
+}}
+"#
+    )
 }

@@ -3,16 +3,19 @@
 //! Registration ("wrapper") objects: a relocatable host object that embeds linked device images
 //! and, at start-up, hands them to the offload runtime — a `__tgt_bin_desc` to libomptarget
 //! (OpenMP), a fatbinary to the CUDA or HIP runtime — written directly as ELF with the `object`
-//! crate's encoder. No LLVM is needed: the object is what LLVM 19's `clang-linker-wrapper`
-//! compiles from its wrapper module (section by section, symbol by symbol, relocation by
-//! relocation), for x86-64 and AArch64 hosts.
+//! crate's encoder. No LLVM is needed: the object is what the `clang-linker-wrapper` of LLVM 19
+//! or LLVM 22 ([`WrapOptions::llvm`]) compiles from its wrapper module (section by section,
+//! symbol by symbol, relocation by relocation), for x86-64 and AArch64 hosts. The releases
+//! differ in the entry table (`omp_offloading_entries` and its kin with 32-byte entries, or
+//! `llvm_offload_entries` with 56-byte ones), the CUDA/HIP entry walk and the HIP bundle's
+//! host entry; `release.rs` lists every difference.
 //!
 //! ```text
 //! [Image { bytes, triple, arch }] ─check─► order (LLVM 19's sort) ─► layout
 //!     ─► .llvm.offloading (offload binaries) / .nv_fatbin / .hip_fatbin
 //!        + __tgt_device_image[] + __tgt_bin_desc (.data.rel.ro)
 //!        + constructor (.text.startup, .init_array.101) + .eh_frame ─► ELF .o
-//!     ─► or the same module as LLVM IR text (what LLVM 19 prints with --print-wrapped-module)
+//!     ─► or the same module as LLVM IR text (what LLVM prints with --print-wrapped-module)
 //! ```
 //!
 //! Forms:
@@ -58,6 +61,7 @@ mod image;
 mod ir;
 mod openmp;
 mod order;
+mod release;
 
 use std::io::Write;
 
@@ -65,6 +69,7 @@ use offkit_format::binary::{self, ImageSpec};
 pub use offkit_format::bundle::compressed;
 use offkit_format::kind::OffloadKind;
 use offkit_llvm::LlvmVersion;
+use release::Release;
 
 pub use error::{Error, ImageName};
 pub use host::Host;
@@ -156,7 +161,9 @@ pub enum Large {
 /// What to write.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrapOptions {
-    /// The LLVM release whose registration objects are written.
+    /// The LLVM release whose registration objects are written (19 by default): the entry
+    /// table the code walks and its layout, the offload binaries' kind numbering, the HIP
+    /// bundle's host entry. Host objects compiled by clang-19 need 19's, clang-22's need 22's.
     pub llvm: LlvmVersion,
     /// The host target triple (`x86_64-…` or `aarch64-…`, ELF).
     pub host_triple: String,
@@ -244,6 +251,8 @@ impl Placed<'_> {
 /// A checked, laid-out registration object, ready to be written as ELF or as LLVM IR.
 #[derive(Debug, Clone)]
 pub struct Wrapper<'a> {
+    /// The LLVM release whose module is written.
+    release: &'static Release,
     host: Host,
     host_triple: String,
     kind: Kind,
@@ -390,6 +399,7 @@ impl<'a> Wrapper<'a> {
                 Large::Always => true,
             };
         Ok(Wrapper {
+            release: Release::of(opts.llvm),
             host,
             host_triple: opts.host_triple.clone(),
             kind: opts.kind,
@@ -426,7 +436,7 @@ impl<'a> Wrapper<'a> {
             });
         }
         match self.form {
-            Form::OpenMp => Ok(openmp::llvm19(self)),
+            Form::OpenMp => Ok(openmp::llvm(self)),
             Form::ImageInfo => Ok(openmp::image_info(self)),
             Form::Fatbin => fatbin::object(self),
         }

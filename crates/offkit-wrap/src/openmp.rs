@@ -1,9 +1,10 @@
-//! The OpenMP objects: LLVM 19's (`__tgt_bin_desc` over offload binaries, registered from
-//! `.init_array.101`, unregistered through `atexit`) and the seed-002 one (raw images, a
+//! The OpenMP objects: LLVM's (`__tgt_bin_desc` over offload binaries, registered from
+//! `.init_array.101`, unregistered through `atexit`; LLVM 19 and 22 differ only in the entry
+//! table's name, see `release.rs`) and the seed-002 one (raw images, a
 //! `__tgt_image_info` and target-ID string per image, `.init_array.1` / `.fini_array.1`).
 //!
-//! Symbols, their order, sections, flags and alignments are those of the objects LLVM 19
-//! makes from the same module (checked by the conformance tests).
+//! Symbols, their order, sections, flags and alignments are those of the objects LLVM 19 and
+//! 22 make from the same module (checked by the conformance tests).
 
 use object::elf::{
     SHT_FINI_ARRAY, SHT_INIT_ARRAY, SHT_PROGBITS, STB_GLOBAL, STB_WEAK, STT_FILE, STT_FUNC,
@@ -14,7 +15,8 @@ use crate::code::{self, Anchor, Routines, Target, Text};
 use crate::eh_frame;
 use crate::elf::{Object, Piece, Place, Reloc, Section, Symbol, A, AMS, AX, SHF_X86_64_LARGE, WA};
 use crate::host::Host;
-use crate::Wrapper;
+use crate::release::Release;
+use crate::{Kind, Wrapper};
 use offkit_format::container::SHT_LLVM_OFFLOADING;
 
 /// Sizes of the runtime structures on a 64-bit host.
@@ -156,13 +158,8 @@ impl<'a> Builder<'a> {
     }
 
     /// The empty entry-table section LLVM defines so that `__start_`/`__stop_` exist.
-    pub fn entries_section(&mut self, prefix: &str) -> usize {
-        self.section(Section::new(
-            format!("{prefix}_offloading_entries"),
-            SHT_PROGBITS.0,
-            A,
-            8,
-        ))
+    pub fn entries_section(&mut self, name: &str) -> usize {
+        self.section(Section::new(name, SHT_PROGBITS.0, A, 8))
     }
 
     /// The image section: every placed image (head, borrowed bytes, tail) at its offset.
@@ -222,14 +219,15 @@ pub fn image_global(n: usize) -> String {
     }
 }
 
-/// LLVM 19's OpenMP object.
-pub(crate) fn llvm19<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
+/// LLVM's OpenMP object.
+pub(crate) fn llvm<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     let h = w.host;
     let k = w.placed.len() as u64;
     let text = code::assemble(h, Routines::OpenMp);
     let mut b = Builder::new(h);
     let ts = b.text_sections(&text);
-    let entries = b.entries_section("omp");
+    let table = w.release.entries(Kind::OpenMp);
+    let entries = b.entries_section(table);
     let images = b.image_section(w, SHT_LLVM_OFFLOADING, 8);
     let mut data = Section::new(".data.rel.ro", SHT_PROGBITS.0, WA, 16);
     let desc_off = k * DEVICE_IMAGE_SIZE;
@@ -250,7 +248,7 @@ pub(crate) fn llvm19<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     b.mapping_x(ts);
     b.object(".omp_offloading.descriptor", data, desc_off, BIN_DESC_SIZE);
     b.func_sym(&text, ts, ".omp_offloading.descriptor_unreg");
-    b.object("__dummy.omp_offloading_entries", entries, 0, 0);
+    b.object(&format!("__dummy.{table}"), entries, 0, 0);
     for (n, p) in w.placed.iter().enumerate() {
         b.object(&image_global(n), images, p.offset, p.size());
         if n == 0 {
@@ -264,14 +262,15 @@ pub(crate) fn llvm19<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     b.undef("__tgt_register_lib");
     b.undef("atexit");
     b.undef("__tgt_unregister_lib");
-    b.undef_hidden("__start_omp_offloading_entries");
-    b.undef_hidden("__stop_omp_offloading_entries");
+    let bounds = (w.release.start(Kind::OpenMp), w.release.stop(Kind::OpenMp));
+    b.undef_hidden(bounds.0);
+    b.undef_hidden(bounds.1);
 
     b.text_relocs(&text, ts, |a| match a {
         Anchor::Descriptor => (data, desc_off),
         _ => unreachable!("no {a:?} in the OpenMP object"),
     });
-    descriptor_relocs(&mut b, w, data, images, 0, desc_off);
+    descriptor_relocs(&mut b, w, bounds, data, images, 0, desc_off);
     let ts_sym = b.of_section(ts);
     b.abs64(init, 0, ts_sym, 0);
     b.eh_frame(&text, ehf, ts);
@@ -279,10 +278,12 @@ pub(crate) fn llvm19<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
 }
 
 /// The `__tgt_device_image` array at `array_off` and the `__tgt_bin_desc` at `desc_off` in
-/// `.data.rel.ro` (section `data`), pointing into the image section `images`.
+/// `.data.rel.ro` (section `data`), pointing into the image section `images` and at the entry
+/// table's `bounds` (`__start_…`, `__stop_…`).
 fn descriptor_relocs(
     b: &mut Builder<'_>,
     w: &Wrapper<'_>,
+    bounds: (&str, &str),
     data: usize,
     images: usize,
     array_off: u64,
@@ -290,8 +291,8 @@ fn descriptor_relocs(
 ) {
     let img_sym = b.of_section(images);
     let data_sym = b.of_section(data);
-    let start = b.named("__start_omp_offloading_entries");
-    let stop = b.named("__stop_omp_offloading_entries");
+    let start = b.named(bounds.0);
+    let stop = b.named(bounds.1);
     for (n, p) in w.placed.iter().enumerate() {
         let at = array_off + n as u64 * DEVICE_IMAGE_SIZE;
         let begin = p.image_offset();
@@ -331,7 +332,10 @@ pub(crate) fn image_info<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     let text = code::assemble(h, Routines::ImageInfo { images: n });
     let mut b = Builder::new(h);
     let ts = b.text_sections(&text);
-    let entries = b.entries_section("omp");
+    // The seed-002 form is one fixed module, whatever the LLVM release.
+    let seed = Release::of(offkit_llvm::LlvmVersion::V19);
+    let bounds = (seed.start(Kind::OpenMp), seed.stop(Kind::OpenMp));
+    let entries = b.entries_section(seed.entries(Kind::OpenMp));
     let image_align = w
         .placed
         .iter()
@@ -417,8 +421,8 @@ pub(crate) fn image_info<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     ));
     b.undef("__tgt_register_lib");
     b.undef("__tgt_unregister_lib");
-    b.undef_hidden("__start_omp_offloading_entries");
-    b.undef_hidden("__stop_omp_offloading_entries");
+    b.undef_hidden(bounds.0);
+    b.undef_hidden(bounds.1);
     b.sym(Symbol {
         name: "__dummy.omp_offloading.entry".to_string(),
         bind: STB_GLOBAL.0,
@@ -438,7 +442,7 @@ pub(crate) fn image_info<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     for (i, off) in arch_offs.iter().enumerate() {
         b.abs64(data, i as u64 * IMAGE_INFO_SIZE + 16, arch_sym, *off);
     }
-    descriptor_relocs(&mut b, w, data, images, array_off, desc_off);
+    descriptor_relocs(&mut b, w, bounds, data, images, array_off, desc_off);
     let ts_sym = b.of_section(ts);
     b.abs64(init, 0, ts_sym, 0);
     let unreg = text.offset_of(".omp_offloading.descriptor_unreg");

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 
 use offkit_link::{opts, Link, LinkConfig, DEFAULT_HOST_TRIPLE};
+use offkit_llvm::LlvmVersion;
 use offkit_tools::{Env, ToolFinder};
 
 /// Link a program with device code: find the device images in the inputs, link them per
@@ -24,9 +25,13 @@ use offkit_tools::{Env, ToolFinder};
     -fopenmp -o app main.o -L. -lkernels -L/usr/lib/llvm-19/lib -lomptarget \\\n    \
     -Wl,-rpath,/usr/lib/llvm-19/lib")]
 pub struct Args {
-    /// The host linker or compiler driver to run [default: clang-19]
+    /// The host linker or compiler driver to run [default: clang-19, or clang-22 with --llvm 22]
     #[arg(long, value_name = "PROGRAM")]
     linker: Option<PathBuf>,
+    /// The LLVM release whose linker wrapper to be: its device link steps (LLVM 22: clang
+    /// links the device code, LTO included) and its registration objects
+    #[arg(long, value_name = "VERSION", default_value_t = LlvmVersion::DEFAULT)]
+    llvm: LlvmVersion,
     /// The host's target triple
     #[arg(long, value_name = "TRIPLE", default_value = DEFAULT_HOST_TRIPLE)]
     host_triple: String,
@@ -77,7 +82,7 @@ pub struct Args {
 /// Runs `offkit link`.
 pub fn run(args: Args, env: &Env) -> Result<()> {
     if let Some(file) = &args.finish_relocatable {
-        return Link::finish_relocatable(file).with_context(|| {
+        return Link::finish_relocatable(file, args.llvm).with_context(|| {
             format!("failed to finish the relocatable link `{}`", file.display())
         });
     }
@@ -90,7 +95,7 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
                 .with_context(|| format!("argument `{}` is not UTF-8", a.to_string_lossy()))
         })
         .collect::<Result<_>>()?;
-    let parsed = opts::parse(&host).context("cannot read the host link command line")?;
+    let parsed = opts::parse(&host, args.llvm).context("cannot read the host link command line")?;
     if let Some(a) = parsed.args.iter().find(|a| a.opt.wrapper_only()) {
         bail!(
             "`{}` after `--` is an option of the linker wrapper; give offkit link's own options \
@@ -100,17 +105,40 @@ pub fn run(args: Args, env: &Env) -> Result<()> {
     }
     let linker = match args.linker {
         Some(l) => l,
-        None => ToolFinder::new(env, None).find("clang", None)?,
+        None => ToolFinder::new(env, None)
+            .for_llvm(
+                std::path::Path::new(args.llvm.debian_prefix()).join("bin"),
+                args.llvm.major(),
+            )
+            .find("clang", None)?,
     };
     let mut config = LinkConfig::new(linker, host);
+    config.llvm = args.llvm;
     config.host_triple = args.host_triple;
-    config.opt_level = args.opt_level;
+    // `-O3` and `-O O3` alike.
+    let opt_level = match args.opt_level.strip_prefix('O') {
+        Some(_) => args.opt_level.clone(),
+        None => format!("O{}", args.opt_level),
+    };
+    match args.llvm {
+        LlvmVersion::V19 => {
+            config.opt_level = opt_level;
+            config.device_debug = args.debug;
+        }
+        // LLVM 22's wrapper has no options of its own for these: clang-22 gives them to the
+        // device links' clang (`--device-compiler=`).
+        _ => {
+            config.device_compiler.push(format!("-{opt_level}"));
+            if args.debug {
+                config.device_compiler.push("-g".into());
+            }
+        }
+    }
     config.offload_targets = args.offload_targets;
     config.jobs = args.jobs.and_then(|j| usize::try_from(j.get()).ok());
     config.emit_plan = args.emit_plan;
     config.device_linker = args.device_linker;
     config.explain = args.explain;
-    config.device_debug = args.debug;
     config.save_temps = args.save_temps;
     config.dry_run = args.dry_run;
     config.verbose = args.verbose;

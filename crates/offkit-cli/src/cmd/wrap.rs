@@ -1,12 +1,13 @@
 //! `offkit wrap`: write a host object that embeds device images and registers them with the
-//! offload runtime (LLVM 19's registration object, or the seed-002 `clang-offload-wrapper`
-//! one), or the same module as LLVM IR.
+//! offload runtime (LLVM 19's or LLVM 22's registration object, or the seed-002
+//! `clang-offload-wrapper` one), or the same module as LLVM IR.
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use offkit_llvm::LlvmVersion;
 use offkit_tools::{Env, MappedFile};
 use offkit_wrap::{compressed, Image, Kind, Large, Order, WrapOptions, Wrapper};
 
@@ -14,10 +15,12 @@ use crate::output::write_atomic_with;
 
 /// Write a host object that embeds device images and registers them with the offload runtime.
 ///
-/// The object is what LLVM 19's `clang-linker-wrapper` compiles from its wrapper module (section
-/// by section, symbol by symbol), written directly: for OpenMP a `__tgt_bin_desc` over offload
-/// binaries registered with libomptarget at start-up; for CUDA and HIP the fatbinary and the
-/// registration of every kernel and variable in the entry table. Link it with the host objects.
+/// The object is what the `clang-linker-wrapper` of LLVM 19 (or, with `--llvm 22`, of LLVM 22)
+/// compiles from its wrapper module (section by section, symbol by symbol), written directly:
+/// for OpenMP a `__tgt_bin_desc` over offload binaries registered with libomptarget at
+/// start-up; for CUDA and HIP the fatbinary and the registration of every kernel and variable
+/// in the entry table (LLVM 19: `<kind>_offloading_entries`; LLVM 22: the kind's entries of
+/// `llvm_offload_entries`). Link it with host objects compiled by the same LLVM release.
 ///
 /// Images are laid out in LLVM 19's order — clang-linker-wrapper sorts them by triple and arch
 /// (descending) with a comparator that is not a strict order, and offkit reproduces the result
@@ -31,6 +34,10 @@ use crate::output::write_atomic_with;
     offkit wrap --host-triple x86_64-pc-linux-gnu --kind hip -o hip.o \\\n    \
     --image file=a.out,triple=amdgcn-amd-amdhsa,arch=gfx90a:xnack+")]
 pub struct Args {
+    /// The LLVM release whose registration object is written (19 or 22): its entry table,
+    /// entry layout and offload binaries.
+    #[arg(long = "llvm", value_name = "VERSION", default_value_t = LlvmVersion::DEFAULT)]
+    llvm: LlvmVersion,
     /// The host target triple (x86_64 or aarch64, ELF).
     #[arg(long, value_name = "TRIPLE")]
     host_triple: String,
@@ -188,6 +195,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         })
         .collect();
     let opts = WrapOptions {
+        llvm: args.llvm,
         relocatable: args.relocatable,
         image_info: args.image_info,
         order: match args.order {

@@ -1,7 +1,12 @@
-//! The drop-in `clang-linker-wrapper` (LLVM 19.1.7): the command line as its `OptTable` parses
-//! it (response files expanded), `--help`/`--help-hidden`/`--version` output identical to 19's,
-//! errors as `<argv0>: error: <message>` with exit status 1, and the link itself by
-//! `offkit_link`.
+//! The drop-in `clang-linker-wrapper`, as LLVM 19.1.7's or 22.1.8's (the face's version): the
+//! command line as that release's `OptTable` parses it (response files expanded),
+//! `--help`/`--help-hidden`/`--version` output identical to its, errors as
+//! `<argv0>: error: <message>` with exit status 1, and the link itself by `offkit_link` (whose
+//! `LinkConfig::llvm` is the face's version).
+//!
+//! An option only the other release's wrapper has (`--device-compiler=` reaching a 19 face,
+//! `--opt-level=` a 22 one) is an error that says how to choose the right face, never an
+//! argument for the host linker.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -9,42 +14,63 @@ use std::process::ExitCode;
 
 use offkit_link::opts::{self, Opt};
 use offkit_link::{Link, LinkConfig};
+use offkit_llvm::LlvmVersion;
 use offkit_tools::{os_message, Env};
 
 use super::cl::{self, Reporter, Step, Text};
 use super::error::Error;
+use super::Face;
 
-/// The tool: help texts as LLVM 19 prints them (`OptTable::printHelp` with a fixed `USAGE:`
-/// line) and `offkit-link`'s `OptTable` parser.
-const TOOL: cl::Tool<OptTable> = cl::Tool {
-    name: "clang-linker-wrapper",
-    help: cl::Help {
-        help: include_str!("linker_wrapper/help.txt"),
-        hidden: include_str!("linker_wrapper/help-hidden.txt"),
-        list: include_str!("linker_wrapper/help.txt"),
-        list_hidden: include_str!("linker_wrapper/help-hidden.txt"),
-        usage_as_invoked: false,
-    },
-    parser: OptTable,
-};
+const NAME: &str = "clang-linker-wrapper";
+
+/// The tool of `version`: its help texts as it prints them (`OptTable::printHelp` with a fixed
+/// `USAGE:` line) and `offkit-link`'s `OptTable` parser with its table.
+fn tool(version: LlvmVersion) -> cl::Tool<OptTable> {
+    let (help, hidden) = match version {
+        LlvmVersion::V19 => (
+            include_str!("linker_wrapper/help-19.txt"),
+            include_str!("linker_wrapper/help-hidden-19.txt"),
+        ),
+        _ => (
+            include_str!("linker_wrapper/help-22.txt"),
+            include_str!("linker_wrapper/help-hidden-22.txt"),
+        ),
+    };
+    cl::Tool {
+        name: NAME,
+        help: cl::Help {
+            help,
+            hidden,
+            list: help,
+            list_hidden: hidden,
+            usage_as_invoked: false,
+        },
+        parser: OptTable { version },
+    }
+}
 
 /// The parse step: LLVM's `OptTable::parseArgs` (the words as expanded so far even when a
 /// response file failed), its first error fatal, then `--help`/`--help-hidden`/`--version`.
 #[derive(Debug, Clone, Copy)]
-pub struct OptTable;
+pub struct OptTable {
+    /// Whose table.
+    pub version: LlvmVersion,
+}
+
+/// What the action is asked for.
+#[derive(Debug)]
+pub enum Action {
+    /// A link of these words (checked: the link reads them again into a [`LinkConfig`]).
+    Link(Vec<String>),
+    /// `--version`: the release's version line.
+    Version,
+}
 
 impl cl::Parse for OptTable {
-    /// The words, checked: the link reads them again into a [`LinkConfig`].
-    type Args = Vec<String>;
+    type Args = Action;
 
-    fn parse(
-        &self,
-        _argv0: &str,
-        words: &[String],
-        _: bool,
-        report: &Reporter,
-    ) -> Step<Vec<String>> {
-        let parsed = match opts::parse(words) {
+    fn parse(&self, _argv0: &str, words: &[String], _: bool, report: &Reporter) -> Step<Action> {
+        let parsed = match opts::parse(words, self.version) {
             Ok(p) => p,
             Err(e) => {
                 report.error(&e.to_string());
@@ -56,38 +82,76 @@ impl cl::Parse for OptTable {
         } else if parsed.has(Opt::Help) {
             Step::Show(Text::Help)
         } else if parsed.has(Opt::Version) {
-            Step::Show(Text::Version)
+            Step::Run(Action::Version)
         } else {
-            Step::Run(words.to_vec())
+            Step::Run(Action::Link(words.to_vec()))
         }
     }
 }
 
+/// The `--version` line of `version`'s tool.
+fn version_line(version: LlvmVersion) -> String {
+    format!(
+        "Debian {NAME} version {} ({})\n",
+        version.release(),
+        version.debian_revision()
+    )
+}
+
 /// Runs the tool with its full argument vector.
-pub fn main(_face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
+pub fn main(face: &Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     let argv0 = args
         .first()
         .map(|a| a.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "clang-linker-wrapper".into());
-    TOOL.main(args, env, |parsed, report| {
-        link(parsed, env, &argv0, report)
+        .unwrap_or_else(|| NAME.into());
+    tool(face.version).main(args, env, |action, report| match action {
+        Action::Version => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(version_line(face.version).as_bytes());
+            let _ = out.flush();
+            Ok(())
+        }
+        Action::Link(words) => link(face, words, env, &argv0, report),
     })
 }
 
 /// The action: the link, by `offkit_link`.
-fn link(words: Vec<String>, env: &Env, argv0: &str, report: &Reporter) -> Result<(), Error> {
+fn link(
+    face: &Face,
+    words: Vec<String>,
+    env: &Env,
+    argv0: &str,
+    report: &Reporter,
+) -> Result<(), Error> {
     let run = |config: &LinkConfig| Link::new(config, env)?.with_argv0(Path::new(argv0)).run();
     link_error(
-        LinkConfig::from_llvm_args(&words).and_then(|config| run(&config)),
+        face,
+        LinkConfig::from_llvm_args(&words, face.version).and_then(|config| run(&config)),
         report,
     )
 }
 
-/// LLVM 19's text for a failed link: `-mllvm` diagnostics as they are, a file that cannot be
-/// read as `'<path>': <strerror>`, others with their causes on the same line.
-fn link_error(r: Result<(), offkit_link::Error>, report: &Reporter) -> Result<(), Error> {
+/// LLVM's text for a failed link: `-mllvm` diagnostics as they are, a file that cannot be
+/// read as `'<path>': <strerror>`, others with their causes on the same line; an option of the
+/// other release with how to choose it.
+fn link_error(
+    face: &Face,
+    r: Result<(), offkit_link::Error>,
+    report: &Reporter,
+) -> Result<(), Error> {
     match r {
         Ok(()) => Ok(()),
+        Err(e @ offkit_link::Error::OtherRelease { release, .. }) => {
+            Err(Error::msg(format!("{e}: {}", face.how_to_choose(release))))
+        }
+        Err(offkit_link::Error::LlvmHelp(text)) => {
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            Ok(())
+        }
         Err(offkit_link::Error::LlvmOptions(text)) => {
             report.raw(&text);
             Err(Error::Reported)
@@ -127,7 +191,12 @@ mod tests {
     fn link_errors_in_llvms_words() {
         let report = Reporter::new("clang-linker-wrapper", &Env::default());
         let io = || std::io::Error::from_raw_os_error(13);
-        let text = |e| link_error(Err(e), &report).unwrap_err().to_string();
+        let face = Face {
+            tool: super::super::Tool::LinkerWrapper,
+            version: LlvmVersion::V19,
+            choice: super::super::Choice::Default,
+        };
+        let text = |e| link_error(&face, Err(e), &report).unwrap_err().to_string();
         assert_eq!(
             text(offkit_link::Error::Read {
                 path: "lib.a".into(),
@@ -141,6 +210,20 @@ mod tests {
                 source: io()
             }),
             "cannot write 'out': Permission denied"
+        );
+        assert_eq!(
+            text(offkit_link::Error::OtherRelease {
+                option: "--emit-fatbin-only".into(),
+                release: LlvmVersion::V22,
+                chosen: LlvmVersion::V19
+            }),
+            "`--emit-fatbin-only` is an option of LLVM 22's clang-linker-wrapper, and this one \
+             is LLVM 19's: make the shims with `offkit shims --llvm 22 DIR` (or set \
+             OFFKIT_LLVM=22)"
+        );
+        assert_eq!(
+            version_line(LlvmVersion::V22),
+            "Debian clang-linker-wrapper version 22.1.8 (1~deb13u5)\n"
         );
     }
 }

@@ -20,7 +20,7 @@ struct GroupFiles {
 pub(super) struct DeviceCtx<'l, 'a, 'd> {
     link: &'l Link<'a>,
     pub(super) inputs: &'l [DeviceInput<'d>],
-    host_libs: &'l [String],
+    pub(super) host_libs: &'l [String],
     /// As in LLVM 19, each group writes its images to temporary files inside its own
     /// (parallel) job, so the writing overlaps the other groups' links; an image that several
     /// groups use is written once, by the first that needs it.
@@ -48,7 +48,7 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
         }
     }
 
-    fn extract(&self, d: &DeviceInput<'_>, dir: Option<&Path>) -> Result<PathBuf> {
+    pub(super) fn extract(&self, d: &DeviceInput<'_>, dir: Option<&Path>) -> Result<PathBuf> {
         let ext = match d.entry.image_kind {
             ImageKind::Object | ImageKind::Bitcode => "o",
             k => k.extension(),
@@ -135,13 +135,21 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
         Ok(files)
     }
 
-    /// Links group `g`: its bitcode by the LTO, then everything by clang (with
-    /// `--embed-bitcode`, no device link); one image per offload kind of its inputs.
+    /// Links group `g` as the release of the link does it.
     pub(super) fn link_group(&self, g: &Group) -> Result<Vec<DeviceImage>> {
+        match self.config.llvm {
+            LlvmVersion::V19 => self.link_group_19(g),
+            _ => self.link_group_22(g),
+        }
+    }
+
+    /// LLVM 19: the group's bitcode by the LTO, then everything by clang (with
+    /// `--embed-bitcode`, no device link); one image per offload kind of its inputs.
+    fn link_group_19(&self, g: &Group) -> Result<Vec<DeviceImage>> {
         let first = &self.inputs[g.inputs[0].0];
         let triple = first.entry.triple().into_owned();
         let arch = first.entry.arch().into_owned();
-        let fam = device::family(&triple)?;
+        let fam = device::family(&triple, self.config.llvm)?;
         let GroupFiles {
             kinds,
             bitcode,
@@ -224,6 +232,8 @@ impl<'l, 'a, 'd> DeviceCtx<'l, 'a, 'd> {
             output: &out,
             objects,
             linker_args: device::linker_args_for(&self.host, self.config, triple),
+            compiler_args: Vec::new(),
+            dumpdir: String::new(),
         };
         let inv = device::command(clang, &d, self.config, self.host_libs)?;
         self.runner.run(&inv)?;

@@ -1,17 +1,81 @@
 //! Phase 4: bundling (CUDA fatbinary, HIP offload bundle) and wrapping the linked images of
 //! each offload kind into registration objects.
+//!
+//! Between releases only the bundlers' command lines differ ([`fatbinary_image`],
+//! [`hip_targets`]), and LLVM 22 can write the bundle as the output, unwrapped
+//! (`--emit-fatbin-only`).
 
 use super::*;
 
+/// `fatbinary`'s argument for one image: LLVM 19's `--image=profile=<arch>,file=<f>`, LLVM 22's
+/// `--image3=kind=elf,sm=<arch without sm_>,file=<f>`.
+fn fatbinary_image(llvm: LlvmVersion, arch: &str, file: &Path) -> String {
+    match llvm {
+        LlvmVersion::V19 => format!("--image=profile={arch},file={}", file.display()),
+        _ => format!(
+            "--image3=kind=elf,sm={},file={}",
+            arch.get(3..).unwrap_or(""),
+            file.display()
+        ),
+    }
+}
+
+/// The bundler's `-targets=` for HIP images of `arches`: LLVM 19's host entry is
+/// `host-x86_64-unknown-linux`, LLVM 22's `host-x86_64-unknown-linux-gnu`, and LLVM 22 bundles
+/// `amdgcnspirv` for `spirv64-amd-amdhsa`.
+fn hip_targets<'a>(llvm: LlvmVersion, arches: impl Iterator<Item = &'a str>) -> String {
+    let (host, spirv) = match llvm {
+        LlvmVersion::V19 => ("host-x86_64-unknown-linux", false),
+        _ => ("host-x86_64-unknown-linux-gnu", true),
+    };
+    let mut targets = vec![format!("-targets={host}")];
+    targets.extend(arches.map(|a| match a {
+        "amdgcnspirv" if spirv => format!("hip-spirv64-amd-amdhsa--{a}"),
+        _ => format!("hip-amdgcn-amd-amdhsa--{a}"),
+    }));
+    targets.join(",")
+}
+
+/// `Triple::isArch64Bit`: whether `triple`'s architecture has 64-bit pointers.
+fn is_arch_64_bit(triple: &str) -> bool {
+    use offkit_llvm::triple::{Arch, Triple};
+    matches!(
+        Triple::parse(triple).arch(),
+        Arch::Aarch64
+            | Arch::Aarch64Be
+            | Arch::Amdgcn
+            | Arch::Bpfel
+            | Arch::Bpfeb
+            | Arch::Loongarch64
+            | Arch::Mips64
+            | Arch::Mips64el
+            | Arch::Nvptx64
+            | Arch::Ppc64
+            | Arch::Ppc64le
+            | Arch::Riscv64
+            | Arch::Sparcv9
+            | Arch::Systemz
+            | Arch::Ve
+            | Arch::Wasm64
+            | Arch::X86_64
+            | Arch::Spirv64
+            | Arch::Spir64
+            | Arch::Amdil64
+            | Arch::Hsail64
+            | Arch::Renderscript64
+    )
+}
+
 impl Link<'_> {
     /// Bundles (CUDA, HIP) and wraps the images of one kind; `first_seen` is the order the
-    /// groups were linked in, `sorted` LLVM 19's order of them.
+    /// groups were linked in, `sorted` LLVM's order of them. `None` when the bundle was written
+    /// as the output (`--emit-fatbin-only`).
     pub(super) fn wrap_kind(
         &self,
         kind: OffloadKind,
         first_seen: &[&DeviceImage],
         sorted: &[&DeviceImage],
-    ) -> Result<PathBuf> {
+    ) -> Result<Option<PathBuf>> {
         let bundle = match kind {
             OffloadKind::OpenMp => None,
             OffloadKind::Cuda => Some(self.fatbinary(sorted)?),
@@ -26,6 +90,10 @@ impl Link<'_> {
                 })
             }
         };
+        if self.config.emit_fatbin_only {
+            self.write_fatbin(kind, bundle.as_ref().map(|(_, b)| b.as_slice()), sorted)?;
+            return Ok(None);
+        }
         let images: Vec<WrapImage<'_>> = match &bundle {
             Some((_, b)) => vec![WrapImage {
                 data: b,
@@ -50,6 +118,7 @@ impl Link<'_> {
             host_triple: &self.config.host_triple,
             relocatable,
             dry_run: self.runner.dry_run,
+            llvm: self.config.llvm,
         };
         let wrap_err = |source| Error::Wrap {
             kind: kind.name().into(),
@@ -82,6 +151,7 @@ impl Link<'_> {
             host_triple: self.config.host_triple.clone(),
             relocatable,
             llvm_ir: module.is_some(),
+            llvm: self.config.llvm,
             to: module
                 .as_ref()
                 .map_or_else(|| path.clone(), |(ll, _)| ll.clone()),
@@ -89,7 +159,50 @@ impl Link<'_> {
         if let Some((_, inv)) = module {
             self.runner.run_unannounced(&inv)?;
         }
-        Ok(path)
+        Ok(Some(path))
+    }
+
+    /// `--emit-fatbin-only` (LLVM 22): the bundle of one kind written to the output; for OpenMP,
+    /// whose images are not bundled, the offload binary of its one image.
+    fn write_fatbin(
+        &self,
+        kind: OffloadKind,
+        bundle: Option<&[u8]>,
+        sorted: &[&DeviceImage],
+    ) -> Result<()> {
+        let binary;
+        let bytes = match (bundle, sorted) {
+            (Some(b), _) => b,
+            (None, [one]) => {
+                let mut strings: Vec<(&[u8], &[u8])> = vec![(b"triple", one.triple.as_bytes())];
+                if let Some(a) = &one.arch {
+                    strings.push((b"arch", a.as_bytes()));
+                }
+                let image_kind = if one.bitcode {
+                    ImageKind::Bitcode
+                } else {
+                    ImageKind::Object
+                };
+                let spec = offkit_format::binary::ImageSpec {
+                    image_kind,
+                    offload_kind: kind,
+                    flags: 0,
+                    strings,
+                };
+                binary = offkit_format::binary::write_v1(&spec, &one.bytes, self.config.llvm)
+                    .map_err(|source| Error::Usage(source.to_string()))?;
+                &binary[..]
+            }
+            (None, _) => {
+                return Err(Error::Usage(
+                    "Expected a single bundled image for direct fat binary output".into(),
+                ))
+            }
+        };
+        if self.runner.dry_run {
+            return Ok(());
+        }
+        temp::write(Path::new(&self.exe), bytes)
     }
 
     /// The registration object for `req`, and for a host offkit writes as LLVM IR the module
@@ -125,6 +238,7 @@ impl Link<'_> {
     }
 
     fn fatbinary(&self, images: &[&DeviceImage]) -> Result<(PathBuf, Vec<u8>)> {
+        let llvm = self.config.llvm;
         let mut dirs: Vec<PathBuf> = vec![self.config.cuda_bin()];
         if let Some(path) = self.env.get_os("PATH") {
             dirs.extend(std::env::split_paths(path));
@@ -144,11 +258,7 @@ impl Link<'_> {
             }
         };
         let out = self.temps.create(&self.exe_file, "fatbin")?;
-        let host = &self.config.host_triple;
-        let bits = if host.starts_with("x86_64")
-            || host.starts_with("aarch64")
-            || host.starts_with("ppc64")
-        {
+        let bits = if is_arch_64_bit(&self.config.host_triple) {
             "-64"
         } else {
             "-32"
@@ -158,10 +268,10 @@ impl Link<'_> {
             .arg("--create")
             .arg(&out);
         for l in images {
-            inv = inv.arg(format!(
-                "--image=profile={},file={}",
+            inv = inv.arg(fatbinary_image(
+                llvm,
                 l.arch.as_deref().unwrap_or(""),
-                l.path.display()
+                &l.path,
             ));
         }
         self.runner.run(&inv)?;
@@ -180,13 +290,10 @@ impl Link<'_> {
         if let Some(l) = &self.config.compression_level {
             inv = inv.arg(format!("-compression-level={l}"));
         }
-        let mut targets = vec!["-targets=host-x86_64-unknown-linux".to_string()];
-        targets.extend(
-            images
-                .iter()
-                .map(|l| format!("hip-amdgcn-amd-amdhsa--{}", l.arch.as_deref().unwrap_or(""))),
-        );
-        inv = inv.arg(targets.join(",")).arg("-input=/dev/null");
+        let arches = images.iter().map(|l| l.arch.as_deref().unwrap_or(""));
+        inv = inv
+            .arg(hip_targets(self.config.llvm, arches))
+            .arg("-input=/dev/null");
         for l in images {
             inv = inv.arg(format!("-input={}", l.path.display()));
         }

@@ -130,12 +130,13 @@ fn link_with(f: &Fake, args: &[&str], env: &[(&str, &str)]) -> Outcome {
     let log = |l: &str| lines.lock().unwrap().push(l.to_string());
     let rec = Recorder::default();
     // The drop-in's way: LLVM's command line read into a configuration.
-    let result = LinkConfig::from_llvm_args(&words).and_then(|config| {
-        Link::new(&config, &env)?
-            .with_wrapper(&rec)
-            .with_log(&log)
-            .run()
-    });
+    let result =
+        LinkConfig::from_llvm_args(&words, offkit_llvm::LlvmVersion::V19).and_then(|config| {
+            Link::new(&config, &env)?
+                .with_wrapper(&rec)
+                .with_log(&log)
+                .run()
+        });
     Outcome {
         result,
         lines: lines.into_inner().unwrap(),
@@ -626,7 +627,13 @@ fn relocatable_output_renamed_in_place() {
     .unwrap();
     let bytes = o.write().unwrap();
     let suffix = offkit_link::relocate::suffix(&bytes);
-    let out = offkit_link::relocate::rewrite(std::path::Path::new("t.o"), &bytes, &suffix).unwrap();
+    let out = offkit_link::relocate::rewrite(
+        std::path::Path::new("t.o"),
+        &bytes,
+        &suffix,
+        offkit_llvm::LlvmVersion::V19,
+    )
+    .unwrap();
     let file = object::File::parse(&*out).unwrap();
     let names: Vec<String> = file
         .sections()

@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use offkit_link::relocate;
+use offkit_llvm::LlvmVersion;
 use offkit_testutil::offload::{compile, Kind};
 use offkit_testutil::{llvm_tool, run_ok};
 
@@ -43,14 +44,14 @@ fn clang_objects_renamed_as_llvm_objcopy_does() {
         let obj = compile(dir, name, kind, "x86_64-pc-linux-gnu", false, &[]);
         let data = std::fs::read(&obj).unwrap();
         let suffix = relocate::suffix(&data);
-        let ours = relocate::rewrite(&obj, &data, &suffix).unwrap();
+        let ours = relocate::rewrite(&obj, &data, &suffix, LlvmVersion::V19).unwrap();
         let ours_name = format!("{name}-ours.o");
         std::fs::write(dir.join(&ours_name), &ours).unwrap();
         let llvm_name = format!("{name}-llvm.o");
         std::fs::copy(&obj, dir.join(&llvm_name)).unwrap();
         run_ok(
             llvm_tool("llvm-objcopy"),
-            relocate::objcopy_args(&llvm_name, &suffix),
+            relocate::objcopy_args(&llvm_name, &suffix, LlvmVersion::V19),
             dir,
         );
         let (mut ours_s, ours_y) = listing(dir, &ours_name);

@@ -10,6 +10,7 @@ use crate::host::{
     R_AARCH64_ADD_ABS_LO12_NC, R_AARCH64_ADR_GOT_PAGE, R_AARCH64_ADR_PREL_PG_HI21,
     R_AARCH64_CALL26, R_AARCH64_LD64_GOT_LO12_NC, R_AARCH64_LDST64_ABS_LO12_NC,
 };
+use crate::release::{Entries, Walk};
 
 const X19: u8 = 19;
 const X20: u8 = 20;
@@ -21,7 +22,7 @@ const WRAPPER: Target = Target::Local(Anchor::FatbinWrapper);
 const HANDLE: Target = Target::Local(Anchor::Handle);
 
 /// `adrp xN, target; add xN, xN, :lo12:target` into register `rd`.
-fn adr(a: &mut Asm, rd: u32, target: Target) {
+pub(super) fn adr(a: &mut Asm, rd: u32, target: Target) {
     a.wr(0x9000_0000 | rd, R_AARCH64_ADR_PREL_PG_HI21, target, 0);
     a.wr(
         0x9100_0000 | rd << 5 | rd,
@@ -32,7 +33,7 @@ fn adr(a: &mut Asm, rd: u32, target: Target) {
 }
 
 /// `bl <sym>`.
-fn bl(a: &mut Asm, sym: &'static str) {
+pub(super) fn bl(a: &mut Asm, sym: &'static str) {
     a.wr(0x9400_0000, R_AARCH64_CALL26, Target::Ext(sym), 0);
 }
 
@@ -53,8 +54,8 @@ pub(super) fn emit(a: &mut Asm, routines: Routines) {
     match routines {
         Routines::OpenMp => openmp(a),
         Routines::ImageInfo { images } => image_info(a, images),
-        Routines::Cuda => fatbin(a, true),
-        Routines::Hip => fatbin(a, false),
+        Routines::Cuda(e) => fatbin(a, true, e),
+        Routines::Hip(e) => fatbin(a, false, e),
     }
 }
 
@@ -97,7 +98,7 @@ fn image_info(a: &mut Asm, images: usize) {
 }
 
 /// The CUDA (`cuda = true`) or HIP constructor, destructor and entry-table walk.
-fn fatbin(a: &mut Asm, cuda: bool) {
+fn fatbin(a: &mut Asm, cuda: bool, e: Entries) {
     let (reg, unreg, globals) = if cuda {
         (
             ".cuda.fatbin_reg",
@@ -150,15 +151,16 @@ fn fatbin(a: &mut Asm, cuda: bool) {
     );
     pop_lr_ret(a);
 
-    let start = Target::Ext(api(
-        "__start_cuda_offloading_entries",
-        "__start_hip_offloading_entries",
-    ));
-    let stop = Target::Ext(api(
-        "__stop_cuda_offloading_entries",
-        "__stop_hip_offloading_entries",
-    ));
     a.begin(globals);
+    match e.walk {
+        Walk::Llvm19 => globals19(a, cuda, e),
+        Walk::Llvm22 => super::aarch64_22::globals(a, cuda, e),
+    }
+}
+
+/// The prologue of `.{cuda,hip}.globals_reg`: saves x19-x21 and x30, loads the table bounds
+/// (`x20` = stop, `x8` = start) and compares them.
+pub(super) fn globals_prologue(a: &mut Asm, e: Entries) {
     a.w(0xd100_c3ff); // sub sp, sp, #48
     a.w(0xa901_57fe); // stp x30, x21, [sp, #16]
     a.w(0xa902_4ff4); // stp x20, x19, [sp, #32]
@@ -167,12 +169,26 @@ fn fatbin(a: &mut Asm, cuda: bool) {
     a.cfi(Offset(X20, -16));
     a.cfi(Offset(X21, -24));
     a.cfi(Offset(X30, -32));
-    adr(a, 20, stop); // x20 = __stop_<kind>_offloading_entries
-    adr(a, 8, start); // x8 = __start_<kind>_offloading_entries
+    adr(a, 20, Target::Ext(e.stop)); // x20 = __stop_<entries>
+    adr(a, 8, Target::Ext(e.start)); // x8 = __start_<entries>
     a.w(0xeb14_011f); // cmp x8, x20
+}
+
+/// The epilogue of `.{cuda,hip}.globals_reg`.
+pub(super) fn globals_epilogue(a: &mut Asm) {
+    a.w(0xa942_4ff4); // .Lexit: ldp x20, x19, [sp, #32]
+    a.w(0xa941_57fe); // ldp x30, x21, [sp, #16]
+    a.w(0x9100_c3ff); // add sp, sp, #48
+    a.w(0xd65f_03c0); // ret
+}
+
+/// LLVM 19's entry walk.
+fn globals19(a: &mut Asm, cuda: bool, e: Entries) {
+    let api = |c: &'static str, h: &'static str| if cuda { c } else { h };
+    globals_prologue(a, e);
     a.w(if cuda { 0x5400_0380 } else { 0x5400_0580 }); // b.eq .Lexit
     a.w(0xaa00_03f3); // mov x19, x0           (the handle)
-    adr(a, 21, start); // x21 = entry
+    adr(a, 21, Target::Ext(e.start)); // x21 = entry
     a.w(0x1400_000b); // b .Lentry
     a.w(0xaa1f_03e6); // .Lfunction: mov x6, xzr
     a.w(0xaa1f_03e7); // mov x7, xzr
@@ -226,8 +242,5 @@ fn fatbin(a: &mut Asm, cuda: bool) {
         bl(a, "__hipRegisterTexture");
         a.w(0x17ff_ffe1); // b .Lnext
     }
-    a.w(0xa942_4ff4); // .Lexit: ldp x20, x19, [sp, #32]
-    a.w(0xa941_57fe); // ldp x30, x21, [sp, #16]
-    a.w(0x9100_c3ff); // add sp, sp, #48
-    a.w(0xd65f_03c0); // ret
+    globals_epilogue(a);
 }

@@ -7,10 +7,11 @@
 use super::{Anchor, Asm, Routines, Target};
 use crate::eh_frame::Cfi::{CfaOffset, Offset};
 use crate::host::{R_X86_64_GOTPCREL, R_X86_64_PC32, R_X86_64_PLT32};
+use crate::release::{Entries, Walk};
 
-const RBX: u8 = 3;
-const R14: u8 = 14;
-const R15: u8 = 15;
+pub(super) const RBX: u8 = 3;
+pub(super) const R14: u8 = 14;
+pub(super) const R15: u8 = 15;
 
 const DESC: Target = Target::Local(Anchor::Descriptor);
 const WRAPPER: Target = Target::Local(Anchor::FatbinWrapper);
@@ -28,7 +29,7 @@ fn lea_rdi(a: &mut Asm, target: Target) {
 }
 
 /// `callq <sym>@PLT`.
-fn call(a: &mut Asm, sym: &'static str) {
+pub(super) fn call(a: &mut Asm, sym: &'static str) {
     a.r(&[0xe8, 0, 0, 0, 0], 1, R_X86_64_PLT32, Target::Ext(sym), -4);
 }
 
@@ -36,8 +37,8 @@ pub(super) fn emit(a: &mut Asm, routines: Routines) {
     match routines {
         Routines::OpenMp => openmp(a),
         Routines::ImageInfo { images } => image_info(a, images),
-        Routines::Cuda => cuda(a),
-        Routines::Hip => hip(a),
+        Routines::Cuda(e) => cuda(a, e),
+        Routines::Hip(e) => hip(a, e),
     }
 }
 
@@ -125,17 +126,7 @@ fn fatbin_unreg(a: &mut Asm, name: &'static str, unregister: &'static str) {
 
 /// The prologue of `.{cuda,hip}.globals_reg` up to the loop: saves registers, loads the entry
 /// table bounds and returns early when it is empty. `exit_branch` is the `je` to the epilogue.
-fn globals_prologue(a: &mut Asm, name: &'static str, prefix: &'static str, exit_branch: &[u8]) {
-    let (start, stop) = match prefix {
-        "cuda" => (
-            "__start_cuda_offloading_entries",
-            "__stop_cuda_offloading_entries",
-        ),
-        _ => (
-            "__start_hip_offloading_entries",
-            "__stop_hip_offloading_entries",
-        ),
-    };
+fn globals_prologue(a: &mut Asm, name: &'static str, e: Entries, exit_branch: &[u8]) {
     a.begin(name);
     a.b(&[0x41, 0x57]); // pushq %r15
     a.cfi(CfaOffset(16));
@@ -146,41 +137,47 @@ fn globals_prologue(a: &mut Asm, name: &'static str, prefix: &'static str, exit_
     a.cfi(Offset(RBX, -32));
     a.cfi(Offset(R14, -24));
     a.cfi(Offset(R15, -16));
+    table_bounds(a, e);
+    a.b(exit_branch); // je .Lexit
+}
+
+/// `%r14 = __stop_<entries>; %r15 = __start_<entries>; cmpq %r14, %r15`.
+pub(super) fn table_bounds(a: &mut Asm, e: Entries) {
     a.r(
         &[0x4c, 0x8d, 0x35, 0, 0, 0, 0],
         3,
         R_X86_64_PC32,
-        Target::Ext(stop),
+        Target::Ext(e.stop),
         -4,
     ); // leaq __stop(%rip), %r14
     a.r(
         &[0x4c, 0x8d, 0x3d, 0, 0, 0, 0],
         3,
         R_X86_64_PC32,
-        Target::Ext(start),
+        Target::Ext(e.start),
         -4,
     ); // leaq __start(%rip), %r15
     a.b(&[0x4d, 0x39, 0xf7]); // cmpq %r14, %r15
-    a.b(exit_branch); // je .Lexit
 }
 
-/// The kernel branch: `__{cuda,hip}RegisterFunction(h, addr, name, name, -1, 0, 0, 0, 0, 0)`.
-fn register_function(a: &mut Asm, register: &'static str) {
+/// The kernel branch: `__{cuda,hip}RegisterFunction(h, addr, name, name, -1, 0, 0, 0, 0, 0)`
+/// with the CFA `cfa` bytes above the stack pointer before it.
+fn register_function(a: &mut Asm, register: &'static str, cfa: u32) {
     a.b(&[0x48, 0x89, 0xdf]); // movq %rbx, %rdi
     a.b(&[0x48, 0x89, 0xca]); // movq %rcx, %rdx
     a.b(&[0x41, 0xb8, 0xff, 0xff, 0xff, 0xff]); // movl $-1, %r8d
     a.b(&[0x45, 0x31, 0xc9]); // xorl %r9d, %r9d
-    for cfa in [40, 48, 56, 64] {
+    for n in 1..=4 {
         a.b(&[0x6a, 0x00]); // pushq $0
-        a.cfi(CfaOffset(cfa));
+        a.cfi(CfaOffset(cfa + 8 * n));
     }
     call(a, register);
     a.b(&[0x48, 0x83, 0xc4, 0x20]); // addq $32, %rsp
-    a.cfi(CfaOffset(32));
+    a.cfi(CfaOffset(cfa));
 }
 
 /// The epilogue of `.{cuda,hip}.globals_reg`.
-fn globals_epilogue(a: &mut Asm) {
+pub(super) fn globals_epilogue(a: &mut Asm) {
     a.b(&[0x5b]); // popq %rbx
     a.cfi(CfaOffset(24));
     a.b(&[0x41, 0x5e]); // popq %r14
@@ -190,7 +187,7 @@ fn globals_epilogue(a: &mut Asm) {
     a.b(&[0xc3]); // retq
 }
 
-fn cuda(a: &mut Asm) {
+fn cuda(a: &mut Asm, e: Entries) {
     a.begin(".cuda.fatbin_reg");
     a.b(&[0x53]); // pushq %rbx
     a.cfi(CfaOffset(16));
@@ -216,12 +213,19 @@ fn cuda(a: &mut Asm) {
     a.b(&[0xc3]); // retq
     a.end();
     fatbin_unreg(a, ".cuda.fatbin_unreg", "__cudaUnregisterFatBinary");
+    match e.walk {
+        Walk::Llvm19 => cuda_globals19(a, e),
+        Walk::Llvm22 => super::x86_64_22::cuda_globals(a, e),
+    }
+}
 
-    globals_prologue(a, ".cuda.globals_reg", "cuda", &[0x74, 0x71]); // je .Lexit (0xd9)
+/// LLVM 19's `.cuda.globals_reg`.
+fn cuda_globals19(a: &mut Asm, e: Entries) {
+    globals_prologue(a, ".cuda.globals_reg", e, &[0x74, 0x71]); // je .Lexit (0xd9)
     a.b(&[0x48, 0x89, 0xfb]); // movq %rdi, %rbx
     a.b(&[0xeb, 0x2c]); // jmp .Lentry (0x99)
     a.align(16);
-    register_function(a, "__cudaRegisterFunction"); // 0x70: .Lfunction
+    register_function(a, "__cudaRegisterFunction", 32); // 0x70: .Lfunction
     a.b(&[0x49, 0x83, 0xc7, 0x20]); // 0x90 .Lnext: addq $32, %r15
     a.b(&[0x4d, 0x39, 0xf7]); // cmpq %r14, %r15
     a.b(&[0x74, 0x40]); // je .Lexit (0xd9)
@@ -252,7 +256,7 @@ fn cuda(a: &mut Asm) {
     globals_epilogue(a); // 0xd9 .Lexit
 }
 
-fn hip(a: &mut Asm) {
+fn hip(a: &mut Asm, e: Entries) {
     a.begin(".hip.fatbin_reg");
     a.b(&[0x50]); // pushq %rax
     a.cfi(CfaOffset(16));
@@ -274,12 +278,19 @@ fn hip(a: &mut Asm) {
     a.b(&[0xc3]); // retq
     a.end();
     fatbin_unreg(a, ".hip.fatbin_unreg", "__hipUnregisterFatBinary");
+    match e.walk {
+        Walk::Llvm19 => hip_globals19(a, e),
+        Walk::Llvm22 => super::x86_64_22::hip_globals(a, e),
+    }
+}
 
-    globals_prologue(a, ".hip.globals_reg", "hip", &[0x0f, 0x84, 0xc6, 0, 0, 0]); // je .Lexit (0x122)
+/// LLVM 19's `.hip.globals_reg`.
+fn hip_globals19(a: &mut Asm, e: Entries) {
+    globals_prologue(a, ".hip.globals_reg", e, &[0x0f, 0x84, 0xc6, 0, 0, 0]); // je .Lexit (0x122)
     a.b(&[0x48, 0x89, 0xfb]); // movq %rdi, %rbx
     a.b(&[0xeb, 0x3c]); // jmp .Lentry (0x9d)
     a.align(16);
-    register_function(a, "__hipRegisterFunction"); // 0x70: .Lfunction
+    register_function(a, "__hipRegisterFunction", 32); // 0x70: .Lfunction
     a.b(&[0x49, 0x83, 0xc7, 0x20]); // 0x90 .Lnext: addq $32, %r15
     a.b(&[0x4d, 0x39, 0xf7]); // cmpq %r14, %r15
     a.b(&[0x0f, 0x84, 0x85, 0, 0, 0]); // je .Lexit (0x122)
