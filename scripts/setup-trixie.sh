@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Sets up the LLVM 22 oracle: a Debian 13 (trixie) root under /opt/offkit/trixie with Debian's
-# clang-22, clang-tools-22, lld-22, llvm-22 and libomp-22-dev (22.1.x), made with debootstrap.
+# clang-22, clang-tools-22, lld-22, llvm-22, llvm-22-tools (FileCheck for LLVM's lit tests) and
+# libomp-22-dev (22.1.x), made with debootstrap.
 # The tests run LLVM 22's tools there with `chroot`, beside offkit's faces on the same inputs
 # (files under the root's /tmp are seen by both). Does nothing when the root is complete.
 # Override the location with OFFKIT_TRIXIE_ROOT.
 set -euo pipefail
 
 root=${OFFKIT_TRIXIE_ROOT:-/opt/offkit/trixie}
-packages=(clang-22 clang-tools-22 lld-22 llvm-22 libomp-22-dev)
+packages=(clang-22 clang-tools-22 lld-22 llvm-22 llvm-22-tools libomp-22-dev)
 stamp=$root/.offkit-complete
 sudo=()
 [ "$(id -u)" -eq 0 ] || sudo=(sudo)
