@@ -41,7 +41,10 @@ pub(crate) fn write(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::E
 /// would not read back (a `"`, a `\\` or a byte outside printable ASCII) is escaped as
 /// string constants are, so that `llvm-as` reads the same triple.
 fn header(out: &mut dyn Write, module: &str, triple: &str) -> io::Result<()> {
-    write!(out, "; ModuleID = '{module}'\nsource_filename = \"{module}\"\n")?;
+    write!(
+        out,
+        "; ModuleID = '{module}'\nsource_filename = \"{module}\"\n"
+    )?;
     if !triple.is_empty() {
         let mut t = Vec::with_capacity(triple.len());
         for b in triple.bytes() {
@@ -215,9 +218,7 @@ fn device_images_and_descriptor(
         .placed
         .iter()
         .enumerate()
-        .map(|(n, p)| {
-            device_image(&image_global(n), p.size(), p.range.0, p.range.1, table)
-        })
+        .map(|(n, p)| device_image(&image_global(n), p.size(), p.range.0, p.range.1, table))
         .collect();
     writeln!(
         out,

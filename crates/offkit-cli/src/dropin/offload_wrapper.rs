@@ -103,7 +103,10 @@ const DEFAULT_TRIPLE: &str = if cfg!(target_arch = "aarch64") {
 
 /// What LLVM 22's `cl` tools print for `--version`.
 fn version_text(llvm: LlvmVersion) -> String {
-    format!("Debian LLVM version {}\n  Optimized build.\n", llvm.release())
+    format!(
+        "Debian LLVM version {}\n  Optimized build.\n",
+        llvm.release()
+    )
 }
 
 /// Runs the tool with its full argument vector.
@@ -272,10 +275,8 @@ fn run(r: &Request<'_>, env: &Env) -> Result {
     let llvm_as = find_llvm_as(r.argv0, env, r.llvm)?;
     let scratch = tempfile::tempdir().map_err(Error::Os)?;
     let ll = scratch.path().join("offload.wrapper.module.ll");
-    let mut text = std::io::BufWriter::with_capacity(
-        1 << 20,
-        std::fs::File::create(&ll).map_err(Error::Os)?,
-    );
+    let mut text =
+        std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&ll).map_err(Error::Os)?);
     wrapper.write_llvm_ir(&mut text)?;
     text.flush().map_err(Error::Os)?;
     drop(text);
