@@ -204,12 +204,18 @@ fn permute(bc: &mut [u8], table: &[Named], names: &[&[u8]]) {
     let Some(first) = table.first() else {
         return;
     };
-    let snapshot = bc.to_vec();
+    // The bytes the records span (the image constants elsewhere in the file are not copied).
+    let lo = first.start / 8;
+    let hi = table.iter().map(|e| e.end.div_ceil(8)).max().unwrap_or(lo);
+    let snapshot = bc
+        .get(lo as usize..hi as usize)
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
     let mut at = first.start;
     for name in names {
         if let Some(e) = table.iter().find(|e| e.name == *name) {
             for i in 0..e.end - e.start {
-                set_bit(bc, at + i, get_bit(&snapshot, e.start + i));
+                set_bit(bc, at + i, get_bit(&snapshot, e.start + i - lo * 8));
             }
             at += e.end - e.start;
         }

@@ -3,3 +3,4 @@
 //! inside the root, and their exit status, stdout, stderr and output bytes are compared.
 
 mod faces;
+mod wrap;
