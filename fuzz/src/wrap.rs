@@ -54,7 +54,8 @@ pub fn run(data: &[u8]) {
     let Ok(w) = Wrapper::new(&images, &opts) else {
         return;
     };
-    w.write_llvm_ir(&mut io::sink()).expect("IR writes to a sink");
+    w.write_llvm_ir(&mut io::sink())
+        .expect("IR writes to a sink");
     if !w.is_ir_only() {
         w.write_object(&mut io::sink())
             .expect("an object writes to a sink");
