@@ -18,6 +18,8 @@ use crate::llvm22::{clang, Run, Scratch, Side};
 pub struct Wrapped {
     /// `a.out.<kind>.image.wrapper.o`.
     pub object: Vec<u8>,
+    /// `a.out.<kind>.image.wrapper.bc`, the module as bitcode (before code generation).
+    pub bitcode: Vec<u8>,
     /// The module printed by `--print-wrapped-module`.
     pub ir: String,
     /// The directory it ran in (host path).
@@ -191,6 +193,8 @@ pub fn linker_wrapper(s: &Scratch, sub: &str, host: &str, kind: &str, args: &[St
             out.code
         )
     });
+    let bitcode = std::fs::read(dir.join(format!("a.out.{kind}.image.wrapper.bc")))
+        .expect("--save-temps keeps the module's bitcode");
     let start = stderr
         .find("; ModuleID")
         .unwrap_or_else(|| panic!("no module printed:\n{stderr}"));
@@ -201,7 +205,12 @@ pub fn linker_wrapper(s: &Scratch, sub: &str, host: &str, kind: &str, args: &[St
         }
         ir.push_str(line);
     }
-    Wrapped { object, ir, dir }
+    Wrapped {
+        object,
+        bitcode,
+        ir,
+        dir,
+    }
 }
 
 /// Compiles LLVM IR text `ir` for `target` to an object with clang-22 the way the linker
@@ -232,6 +241,22 @@ pub fn compile_ir(s: &Scratch, name: &str, ir: &str, target: &str) -> Vec<u8> {
         &s.inner(),
     );
     std::fs::read(s.join(&o)).expect("read object")
+}
+
+/// Assembles LLVM IR text `ir` with LLVM 22's `llvm-as --preserve-bc-uselistorder=false` (the
+/// writer options of LLVM's own `WriteBitcodeToFile`); returns the bitcode.
+#[track_caller]
+pub fn llvm_as(s: &Scratch, name: &str, ir: &str) -> Vec<u8> {
+    let (ll, bc) = (format!("{name}.ll"), format!("{name}.bc"));
+    s.write(&ll, ir);
+    Run::new(
+        Side::Llvm,
+        "llvm-as",
+        ["--preserve-bc-uselistorder=false", "-o", &bc, &ll],
+        &s.inner(),
+    )
+    .ok();
+    std::fs::read(s.join(&bc)).expect("read bitcode")
 }
 
 /// The inner path of `rel` in `s` as a string, for a tool's command line.

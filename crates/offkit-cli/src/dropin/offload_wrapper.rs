@@ -151,14 +151,7 @@ pub fn main(face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
             None => (p.flag("h") == Some(true)).then_some(Text::HelpList),
         };
         if let Some(text) = show {
-            let shown = match text {
-                Text::Version => version_text(face.version),
-                t => TOOL.text(t, &argv0),
-            };
-            let mut out = std::io::stdout().lock();
-            let _ = out.write_all(shown.as_bytes());
-            let _ = out.flush();
-            return ExitCode::SUCCESS;
+            return print_text(text, face.version, &argv0);
         }
         p
     };
@@ -188,6 +181,18 @@ pub fn main(face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Prints an immediate option's text on standard output; exit 0.
+fn print_text(text: Text, llvm: LlvmVersion, argv0: &str) -> ExitCode {
+    let shown = match text {
+        Text::Version => version_text(llvm),
+        t => TOOL.text(t, argv0),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(shown.as_bytes());
+    let _ = out.flush();
+    ExitCode::SUCCESS
 }
 
 /// `cl::values` for `--kind`: each value is checked where it occurs, and a wrong one is
@@ -247,11 +252,12 @@ fn run(r: &Request<'_>, env: &Env) -> Result {
             "CUDA / HIP offloading uses a single fatbinary or offload bundle",
         ));
     }
+    // (Images embedded as given carry no triple or arch of their own.)
     let images: Vec<Image> = r
         .inputs
         .iter()
         .zip(&maps)
-        .map(|(f, m)| Image::new(m, r.triple, "").named(f))
+        .map(|(f, m)| Image::new(m, "", "").named(f))
         .collect();
     let opts = WrapOptions {
         llvm: r.llvm,

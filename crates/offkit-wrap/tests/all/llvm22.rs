@@ -1,16 +1,17 @@
 //! Conformance with LLVM 22, byte for byte: programs compiled by clang-22 in the Debian 13 root
 //! are linked by LLVM 22's `clang-linker-wrapper --save-temps --print-wrapped-module`; for the
 //! images it linked, offkit's registration object (`WrapOptions::llvm = V22`) is the very bytes
-//! of `a.out.<kind>.image.wrapper.o`, offkit's IR is the module it printed, and clang-22
-//! compiles offkit's IR to the same bytes again. On x86-64 and AArch64 hosts.
+//! of `a.out.<kind>.image.wrapper.o`, offkit's IR is the module it printed and, through LLVM
+//! 22's `llvm-as`, the bitcode it kept (`a.out.<kind>.image.wrapper.bc`), and clang-22 compiles
+//! offkit's IR to the same object again. On x86-64 and AArch64 hosts.
 
 use offkit_llvm::LlvmVersion;
 use offkit_testutil::llvm22::Scratch;
 use offkit_testutil::llvm22_wrap::{
-    self as w22, compile_ir, cuda_options, device_options, inner, linker_wrapper, Wrapped,
+    self as w22, compile_ir, cuda_options, device_options, inner, linker_wrapper, llvm_as, Wrapped,
 };
 use offkit_testutil::wrap::{assert_same_bytes, assert_same_text};
-use offkit_wrap::{Image, Kind, WrapOptions};
+use offkit_wrap::{Image, Kind, WrapOptions, Wrapper};
 
 use crate::common::{embedded_images, views, wrap, wrap_ir};
 
@@ -34,12 +35,16 @@ fn check(s: &Scratch, images: &[Image<'_>], o: &WrapOptions, llvm: &Wrapped, wha
     assert_same_bytes(&ours, &llvm.object, what);
     let ir = wrap_ir(images, o);
     assert_same_text(&ir, &llvm.ir, &format!("{what}: IR"));
-    let compiled = compile_ir(
-        s,
-        &what.replace(|c: char| !c.is_ascii_alphanumeric(), "_"),
-        &ir,
-        &clang_target(&o.host_triple),
-    );
+    let name = what.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    // The module's bitcode (`--save-temps`): offkit's IR through LLVM 22's `llvm-as`, its
+    // symbol tables put in LLVM's order.
+    let mut bc = llvm_as(s, &name, &ir);
+    Wrapper::new(images, o)
+        .expect("wrap")
+        .bitcode_as_llvm_writes(&mut bc)
+        .expect("reorder");
+    assert!(bc == llvm.bitcode, "{what}: the module's bitcode differs");
+    let compiled = compile_ir(s, &name, &ir, &clang_target(&o.host_triple));
     assert_same_bytes(
         &ours,
         &compiled,
