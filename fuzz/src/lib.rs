@@ -20,6 +20,7 @@ pub mod link_args;
 pub mod relocate;
 pub mod surgery;
 pub mod target_id;
+pub mod wrap;
 
 /// Deterministic pseudo-random inputs for the tests: every truncation and some byte flips of
 /// each seed, plus random buffers.

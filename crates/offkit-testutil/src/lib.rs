@@ -16,6 +16,7 @@ pub mod link;
 pub mod llvm;
 pub mod llvm22;
 pub mod llvm22_link;
+pub mod llvm22_wrap;
 pub mod offload;
 pub mod packager;
 pub mod run;

@@ -97,6 +97,27 @@ pub enum Error {
         /// What it is instead.
         found: String,
     },
+    /// An image embedded as given is an offload binary whose header or first entry lies
+    /// (partly) past the end of the image.
+    #[error(
+        "{image} is an offload binary whose header points past its end: 8 bytes at offset \
+         {offset:#x} of {size}"
+    )]
+    BinaryOutOfBounds {
+        /// The image.
+        image: ImageName,
+        /// Where the field LLVM reads would be.
+        offset: u64,
+        /// The image's size.
+        size: u64,
+    },
+    /// Bitcode given to [`crate::Wrapper::bitcode_as_llvm_writes`] does not read.
+    #[error("cannot read the wrapper module's bitcode")]
+    Bitcode {
+        /// Why.
+        #[source]
+        source: offkit_llvm::Error,
+    },
     /// The options do not fit together.
     #[error("{0}")]
     BadOptions(String),

@@ -91,7 +91,8 @@ pub fn fatbin_pieces<'a>(w: &Wrapper<'a>) -> Result<Vec<Piece<'a>>, Error> {
     let data = w.placed[0].image.data;
     // A dry run's empty bundle is embedded as it is (LLVM 19 embeds the bundler's output, which
     // a dry run does not make).
-    let ready = crate::image::is_offload_bundle(data) || (w.allow_empty && data.is_empty());
+    let ready =
+        w.as_given || crate::image::is_offload_bundle(data) || (w.allow_empty && data.is_empty());
     match w.kind {
         Kind::Hip if !ready => hip_bundle(w),
         _ => Ok(w

@@ -119,6 +119,39 @@ pub(crate) fn is_offload_bundle(data: &[u8]) -> bool {
     data.starts_with(b"__CLANG_OFFLOAD_BUNDLE__") || data.starts_with(b"CCOB")
 }
 
+/// Where in an image embedded as given ([`crate::WrapOptions::as_given`]) the bytes the
+/// runtime is given lie: the whole image, or when it is an offload binary (its magic), the
+/// image of its first entry — `[ImageOffset, ImageOffset + ImageSize)`, read from the header's
+/// `EntryOffset` as LLVM 22's wrapper reads it (a range past the end is kept, as LLVM keeps
+/// it; a header or entry past the end, which LLVM would read out of bounds, is an error).
+pub(crate) fn registered_range(index: usize, img: &Image<'_>) -> Result<(u64, u64), Error> {
+    let data = img.data;
+    if !data.starts_with(&offkit_format::binary::MAGIC) {
+        return Ok((0, data.len() as u64));
+    }
+    let u64_at = |at: u64| -> Result<u64, Error> {
+        usize::try_from(at)
+            .ok()
+            .and_then(|a| data.get(a..a.checked_add(8)?))
+            .and_then(|b| b.try_into().ok())
+            .map(u64::from_le_bytes)
+            .ok_or(Error::BinaryOutOfBounds {
+                image: ImageName {
+                    index,
+                    name: img.name.to_string(),
+                },
+                offset: at,
+                size: data.len() as u64,
+            })
+    };
+    // Header: magic, version (u32), size, entry offset, entry size. Entry: image kind (u16),
+    // offload kind (u16), flags (u32), string offset, string count, image offset, image size.
+    let entry = u64_at(16)?;
+    let start = u64_at(entry.saturating_add(24))?;
+    let size = u64_at(entry.saturating_add(32))?;
+    Ok((start, start.wrapping_add(size)))
+}
+
 /// The ELF machine of `data`, if it is an ELF file.
 fn elf_machine(data: &[u8]) -> Option<u16> {
     if !data.starts_with(b"\x7fELF") {

@@ -8,6 +8,8 @@
 
 use std::io::{self, Write};
 
+use offkit_llvm::triple::{ObjectFormat, Triple};
+
 use crate::elf::Piece;
 use crate::fatbin::{self, CUDA_FAT_MAGIC, HIP_FAT_MAGIC};
 use crate::host::Host;
@@ -35,11 +37,24 @@ pub(crate) fn write(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::E
     Ok(())
 }
 
+/// The module's first lines. LLVM prints the triple as it is (none when empty); one that
+/// would not read back (a `"`, a `\\` or a byte outside printable ASCII) is escaped as
+/// string constants are, so that `llvm-as` reads the same triple.
 fn header(out: &mut dyn Write, module: &str, triple: &str) -> io::Result<()> {
     write!(
         out,
-        "; ModuleID = '{module}'\nsource_filename = \"{module}\"\ntarget triple = \"{triple}\"\n\n"
-    )
+        "; ModuleID = '{module}'\nsource_filename = \"{module}\"\n"
+    )?;
+    if !triple.is_empty() {
+        let mut t = Vec::with_capacity(triple.len());
+        for b in triple.bytes() {
+            escape(&mut t, b);
+        }
+        out.write_all(b"target triple = \"")?;
+        out.write_all(&t)?;
+        out.write_all(b"\"\n")?;
+    }
+    out.write_all(b"\n")
 }
 
 /// `, code_model "large"` where the large layout needs it (x86-64 only).
@@ -69,11 +84,18 @@ fn external_bounds(out: &mut dyn Write, table: &str) -> io::Result<()> {
 /// the linker sorts around the entries (`<sec>$OE`).
 fn entry_bounds(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
     let table = w.release.entries(w.kind);
-    if Host::is_coff(&w.host_triple) {
+    let format = Triple::parse(&w.host_triple).object_format();
+    if format != ObjectFormat::Elf {
+        // COFF defines the bounds itself; the other formats (Mach-O, Wasm, …) declare them in
+        // the same grouped sections, as LLVM does for every format but ELF.
+        let (linkage, init) = match format {
+            ObjectFormat::Coff => ("weak_odr", " zeroinitializer"),
+            _ => ("external", ""),
+        };
         for (which, group) in [("start", "OA"), ("stop", "OZ")] {
             writeln!(
                 out,
-                "@__{which}_{table} = weak_odr hidden constant [0 x %struct.__tgt_offload_entry] zeroinitializer, section \"{table}${group}\""
+                "@__{which}_{table} = {linkage} hidden constant [0 x %struct.__tgt_offload_entry]{init}, section \"{table}${group}\""
             )?;
         }
         return Ok(());
@@ -97,6 +119,19 @@ fn ctors(out: &mut dyn Write, which: &str, priority: u32, func: &str) -> io::Res
     )
 }
 
+/// Appends byte `b` as LLVM's `printEscapedString` writes it: `\\` doubled, printable ASCII
+/// other than `"` as is, everything else `\XX`.
+fn escape(buf: &mut Vec<u8>, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    if b == b'\\' {
+        buf.extend_from_slice(b"\\\\");
+    } else if (0x20..0x7f).contains(&b) && b != b'"' {
+        buf.push(b);
+    } else {
+        buf.extend_from_slice(&[b'\\', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+    }
+}
+
 /// Writes `pieces` as an IR byte-array initializer: `c"…"` with LLVM's escapes
 /// (`printEscapedString`: `\` doubled, printable ASCII other than `"` as is, everything else
 /// `\XX`), or `zeroinitializer` when every
@@ -110,18 +145,11 @@ fn bytes(out: &mut dyn Write, pieces: &[Piece<'_>]) -> io::Result<()> {
     if all_zero {
         return out.write_all(b"zeroinitializer");
     }
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut buf = Vec::with_capacity(1 << 16);
     buf.extend_from_slice(b"c\"");
     let emit = |out: &mut dyn Write, chunk: &[u8], buf: &mut Vec<u8>| -> io::Result<()> {
         for &b in chunk {
-            if b == b'\\' {
-                buf.extend_from_slice(b"\\\\");
-            } else if (0x20..0x7f).contains(&b) && b != b'"' {
-                buf.push(b);
-            } else {
-                buf.extend_from_slice(&[b'\\', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
-            }
+            escape(buf, b);
             if buf.len() >= (1 << 16) - 4 {
                 out.write_all(buf)?;
                 buf.clear();
@@ -190,16 +218,7 @@ fn device_images_and_descriptor(
         .placed
         .iter()
         .enumerate()
-        .map(|(n, p)| {
-            let head = p.head.len() as u64;
-            device_image(
-                &image_global(n),
-                p.size(),
-                head,
-                head + p.image.data.len() as u64,
-                table,
-            )
-        })
+        .map(|(n, p)| device_image(&image_global(n), p.size(), p.range.0, p.range.1, table))
         .collect();
     writeln!(
         out,
@@ -345,6 +364,8 @@ fn fatbin(w: &Wrapper<'_>, out: &mut dyn Write) -> Result<(), crate::Error> {
     let hip = w.kind == Kind::Hip;
     let (x, magic, wrapper_section) = if hip {
         ("hip", HIP_FAT_MAGIC, ".hipFatBinSegment")
+    } else if w.macos() {
+        ("cuda", CUDA_FAT_MAGIC, "__NV_CUDA,__fatbin")
     } else {
         ("cuda", CUDA_FAT_MAGIC, ".nvFatBinSegment")
     };

@@ -51,6 +51,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod bitcode;
 mod code;
 mod eh_frame;
 mod elf;
@@ -191,6 +192,11 @@ pub struct WrapOptions {
     /// the images it wraps are empty; it wraps them all the same (an OpenMP image is then
     /// recorded as an ELF object, as a linked one would be).
     pub allow_empty: bool,
+    /// Embed each image as given, as LLVM 22's `llvm-offload-wrapper` does: an OpenMP image is
+    /// not put in an offload binary (when it is one, the image of its first entry is what the
+    /// runtime is given), a HIP image is not bundled, images are neither checked nor reordered,
+    /// and any host triple is accepted (a host offkit has no code for is written as IR only).
+    pub as_given: bool,
 }
 
 impl WrapOptions {
@@ -207,6 +213,7 @@ impl WrapOptions {
             check_images: true,
             hip_compress: None,
             allow_empty: false,
+            as_given: false,
         }
     }
 }
@@ -234,6 +241,10 @@ struct Placed<'a> {
     tail: u64,
     /// Offset of the head in the image section.
     offset: u64,
+    /// Where the bytes the runtime is given lie in the global (head, image, tail): the image
+    /// after the head, or for an image embedded as given the whole of it or, in an offload
+    /// binary, its first entry's image.
+    range: (u64, u64),
 }
 
 impl Placed<'_> {
@@ -242,9 +253,9 @@ impl Placed<'_> {
         self.head.len() as u64 + self.image.data.len() as u64 + self.tail
     }
 
-    /// Offset of the image bytes in the section.
-    fn image_offset(&self) -> u64 {
-        self.offset + self.head.len() as u64
+    /// Offsets in the section of the bytes the runtime is given: `[start, end)`.
+    fn registered(&self) -> (u64, u64) {
+        (self.offset + self.range.0, self.offset + self.range.1)
     }
 }
 
@@ -261,6 +272,8 @@ pub struct Wrapper<'a> {
     large: bool,
     hip_compress: Option<compressed::Options>,
     allow_empty: bool,
+    /// Images embedded as given ([`WrapOptions::as_given`]).
+    as_given: bool,
     /// A host written as IR only ([`Host::ir_only`]); for COFF the module differs (`ir.rs`).
     ir_only: bool,
     placed: Vec<Placed<'a>>,
@@ -270,6 +283,9 @@ impl<'a> Wrapper<'a> {
     /// Checks the images and options and lays the object out. Nothing is written; every error
     /// about the input is found here.
     pub fn new(images: &[Image<'a>], opts: &WrapOptions) -> Result<Wrapper<'a>, Error> {
+        if opts.as_given {
+            return Self::new_as_given(images, opts);
+        }
         let ir_only = Host::ir_only(&opts.host_triple);
         // (For a host written as IR only, `host` only stands in for the layout, which the IR
         // does not depend on.)
@@ -380,12 +396,14 @@ impl<'a> Wrapper<'a> {
                 ),
             };
             offset = offset.next_multiple_of(align);
+            let range = (head.len() as u64, (head.len() + image.data.len()) as u64);
             let p = Placed {
                 image,
                 index: i,
                 head,
                 tail,
                 offset,
+                range,
             };
             offset += p.size();
             placed.push(p);
@@ -408,6 +426,71 @@ impl<'a> Wrapper<'a> {
             large,
             hip_compress: opts.hip_compress,
             allow_empty: opts.allow_empty,
+            as_given: false,
+            ir_only,
+            placed,
+        })
+    }
+
+    /// [`Wrapper::new`] for images embedded as given ([`WrapOptions::as_given`]).
+    fn new_as_given(images: &[Image<'a>], opts: &WrapOptions) -> Result<Wrapper<'a>, Error> {
+        if opts.image_info || opts.hip_compress.is_some() {
+            return Err(Error::BadOptions(
+                "images embedded as given are neither in the image-info form nor compressed"
+                    .to_string(),
+            ));
+        }
+        if images.is_empty() {
+            return Err(Error::NoImages);
+        }
+        if images.len() > MAX_IMAGES {
+            return Err(Error::TooManyImages {
+                count: images.len(),
+                limit: MAX_IMAGES,
+            });
+        }
+        let (form, align) = match opts.kind {
+            Kind::OpenMp => (Form::OpenMp, binary::ALIGN),
+            _ if images.len() > 1 => {
+                return Err(Error::BadOptions(format!(
+                    "{} registers one fatbinary or offload bundle, {} images were given",
+                    opts.kind.name(),
+                    images.len()
+                )))
+            }
+            _ => (Form::Fatbin, 1),
+        };
+        let host = Host::from_triple(&opts.host_triple);
+        let ir_only = Host::ir_only(&opts.host_triple) || host.is_err();
+        let mut placed = Vec::with_capacity(images.len());
+        let mut offset = 0u64;
+        for (index, &image) in images.iter().enumerate() {
+            let range = match form {
+                Form::OpenMp => image::registered_range(index, &image)?,
+                _ => (0, image.data.len() as u64),
+            };
+            offset = offset.next_multiple_of(align);
+            placed.push(Placed {
+                image,
+                index,
+                head: Vec::new(),
+                tail: 0,
+                offset,
+                range,
+            });
+            offset += image.data.len() as u64;
+        }
+        Ok(Wrapper {
+            release: Release::of(opts.llvm),
+            host: host.unwrap_or(Host::X86_64),
+            host_triple: opts.host_triple.clone(),
+            kind: opts.kind,
+            form,
+            relocatable: opts.relocatable,
+            large: false,
+            hip_compress: None,
+            allow_empty: false,
+            as_given: true,
             ir_only,
             placed,
         })
@@ -469,6 +552,29 @@ impl<'a> Wrapper<'a> {
         Ok(())
     }
 
+    /// Whether the host is macOS (`Triple::isMacOSX`), whose CUDA sections are Mach-O ones
+    /// (a module offkit writes as IR only).
+    fn macos(&self) -> bool {
+        use offkit_llvm::triple::Os;
+        matches!(
+            offkit_llvm::triple::Triple::parse(&self.host_triple).os(),
+            Os::Darwin | Os::MacOsx
+        )
+    }
+
+    /// Puts `bc` — the bitcode LLVM's `llvm-as --preserve-bc-uselistorder=false` makes of
+    /// [`Wrapper::write_llvm_ir`]'s text, by the same LLVM release — in the order of LLVM's own
+    /// `WriteBitcodeToFile` of the module its wrapper builds (what LLVM 22's
+    /// `llvm-offload-wrapper` writes): the names of the CUDA/HIP entry walk's blocks and values
+    /// are created in another order by LLVM's IR parser, and a function's symbol table is
+    /// written in the order of a hash table that remembers it. Nothing else differs.
+    pub fn bitcode_as_llvm_writes(&self, bc: &mut [u8]) -> Result<(), Error> {
+        match self.form {
+            Form::Fatbin => bitcode::as_llvm_writes(bc, self.release.walk),
+            Form::OpenMp | Form::ImageInfo => Ok(()),
+        }
+    }
+
     /// The name of the section holding the images.
     fn image_section(&self) -> String {
         let base = match (self.form, self.kind, self.relocatable) {
@@ -476,6 +582,7 @@ impl<'a> Wrapper<'a> {
             (Form::OpenMp, _, true) => ".llvm.offloading.relocatable",
             (Form::ImageInfo, _, _) => ".rodata",
             (Form::Fatbin, Kind::Hip, _) => ".hip_fatbin",
+            (Form::Fatbin, _, _) if self.macos() => "__NV_CUDA,__nv_fatbin",
             (Form::Fatbin, _, _) => ".nv_fatbin",
         };
         if self.large {

@@ -295,9 +295,9 @@ fn descriptor_relocs(
     let stop = b.named(bounds.1);
     for (n, p) in w.placed.iter().enumerate() {
         let at = array_off + n as u64 * DEVICE_IMAGE_SIZE;
-        let begin = p.image_offset();
+        let (begin, end) = p.registered();
         b.abs64(data, at, img_sym, begin);
-        b.abs64(data, at + 8, img_sym, begin + p.image.data.len() as u64);
+        b.abs64(data, at + 8, img_sym, end);
         b.abs64(data, at + 16, start, 0);
         b.abs64(data, at + 24, stop, 0);
     }

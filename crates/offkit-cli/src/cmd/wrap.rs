@@ -71,8 +71,8 @@ pub struct Args {
     /// The large-image layout: past 1 GiB of images (auto), never, or always.
     #[arg(long, value_enum, default_value = "auto")]
     large: LargeArg,
-    /// HIP: compress the offload bundle as LLVM 19's `clang-linker-wrapper --compress` does
-    /// (zstd, compressed bundle version 2).
+    /// HIP: compress the offload bundle as `clang-linker-wrapper --compress` does (zstd;
+    /// compressed bundle version 2 for LLVM 19, 3 for LLVM 22).
     #[arg(long)]
     compress: bool,
     /// HIP: the zstd level with `--compress` (LLVM's `--compression-level`).
@@ -208,6 +208,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             LargeArg::Always => Large::Always,
         },
         hip_compress: args.compress.then(|| compressed::Options {
+            version: match args.llvm {
+                LlvmVersion::V19 => 2,
+                _ => 3,
+            },
             level: args
                 .compression_level
                 .unwrap_or(compressed::Options::default().level),

@@ -6,3 +6,4 @@ mod e2e;
 mod faces;
 mod linker_wrapper;
 mod nvlink;
+mod wrap;
