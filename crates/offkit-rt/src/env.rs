@@ -7,6 +7,8 @@ pub(crate) struct Env {
     /// `LIBOMPTARGET_INFO`, parsed as 19 does (`std::stoi`: decimal, optional sign, leading
     /// blanks; `0x10` reads as 0). 19 throws on text that is no number; offkit reads 0.
     pub info: u32,
+    /// `LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD` when set to a number (`UInt32Envar`).
+    pub mm_threshold: Option<u32>,
 }
 
 impl Env {
@@ -15,7 +17,10 @@ impl Env {
         let info = std::env::var("LIBOMPTARGET_INFO")
             .ok()
             .map_or(0, |s| stoi(&s) as u32);
-        Env { info }
+        let mm_threshold = std::env::var("LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD")
+            .ok()
+            .and_then(|s| crate::memory::parse_u32(&s));
+        Env { info, mm_threshold }
     }
 }
 

@@ -7,6 +7,7 @@ use std::ffi::c_void;
 use crate::device::Device;
 use crate::ffi::{Ident, NonContig};
 use crate::mapping::{copy, flags::*, parent_index, MapReq, Shadow, Table};
+use crate::ompt::TargetKind;
 use crate::policy::{self, info, P};
 
 /// The argument arrays of a construct (borrowed from the program, or built from a mapper's
@@ -89,7 +90,8 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> &'a mut [T] {
     }
 }
 
-/// The components a `declare mapper` function pushes (`__tgt_push_mapper_component`).
+/// The components a `declare mapper` function pushed (`__tgt_push_mapper_component`, read
+/// out of LLVM's handle by `mapper::run`).
 #[derive(Debug, Default)]
 pub(crate) struct Components {
     pub bases: Vec<*mut c_void>,
@@ -99,29 +101,26 @@ pub(crate) struct Components {
     pub names: Vec<*mut c_void>,
 }
 
-type MapperFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void, i64, i64, *mut c_void);
-
 /// Runs a mapper function and the construct's operation on the components it pushed.
 fn with_mapper(
     a: &MapArgs<'_>,
     i: usize,
     op: &mut dyn FnMut(&mut MapArgs<'_>) -> Result<(), ()>,
 ) -> Result<(), ()> {
-    let mut c = Components::default();
     let f = a.mapper(i);
     // SAFETY: clang passes its generated mapper functions, of this signature, in the mappers
-    // array; the handle is the Components they push into.
-    unsafe {
-        let f: MapperFn = std::mem::transmute::<usize, MapperFn>(f);
-        f(
-            (&raw mut c).cast(),
+    // array; they push into LLVM's handle (mapper.rs).
+    let mut c = unsafe {
+        let f = std::mem::transmute::<usize, crate::mapper::MapperFn>(f);
+        crate::mapper::run(
+            f,
             a.bases.get(i).copied().unwrap_or(std::ptr::null_mut()),
             a.begins.get(i).copied().unwrap_or(std::ptr::null_mut()),
             a.sizes.get(i).copied().unwrap_or(0),
             a.types.get(i).copied().unwrap_or(0),
             a.name(i) as *mut c_void,
-        );
-    }
+        )
+    };
     let mut m = MapArgs {
         bases: &mut c.bases,
         begins: &c.begins,
@@ -218,7 +217,9 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
             null_msg(present);
             return Err(());
         }
-        if !tpr.present && policy::info_level() & info::EMPTY_MAPPING != 0 {
+        // 19 says nothing for struct members, implicit maps and unified shared memory.
+        let quiet = ty == 0 || ty & MEMBER_OF != 0 || implicit || tpr.host;
+        if !tpr.present && !quiet && policy::info_level() & info::EMPTY_MAPPING != 0 {
             policy::info(
                 t.dev,
                 format_args!(
@@ -535,7 +536,7 @@ pub(crate) fn target(
                     0
                 } else {
                     // Freed after the launch.
-                    let Some(p) = crate::plugin::of(t.dev).data_alloc(t.dev, size) else {
+                    let Some(p) = crate::devdata::alloc(t.dev, size, begin) else {
                         policy::report(format_args!(
                             "Failed to process {}private argument {}",
                             if first { "first-" } else { "" },
@@ -571,7 +572,9 @@ pub(crate) fn target(
         }
     }
     let launched: &[usize] = args.get(..count).unwrap_or_default();
+    let submit = crate::ompt::submit(grid.0);
     dev.launch(kernel, launched, grid);
+    drop(submit);
     if n > 0 {
         let mut t = dev.table();
         let r = data_end(&mut t, a);
@@ -632,9 +635,9 @@ impl Pack {
     /// Allocates the pack, copies the arguments in (one transfer, as 19 reports it) and points
     /// their kernel arguments into it. Returns the allocation.
     fn transfer(&self, dev: i32, args: &mut [usize]) -> Option<usize> {
-        // Freed after the launch.
-        let p = crate::plugin::of(dev).data_alloc(dev, self.size)?;
         let mut staging = vec![0u8; self.size];
+        // Freed after the launch.
+        let p = crate::devdata::alloc(dev, self.size, staging.as_ptr() as usize)?;
         for &(pos, hst, size, off, base_off) in &self.items {
             if let Some(dst) = staging.get_mut(off..off + size) {
                 // SAFETY: hst is the program's firstprivate variable of `size` bytes.
@@ -650,10 +653,9 @@ impl Pack {
 }
 
 fn free_all(dev: i32, privates: &[usize]) {
-    let plugin = crate::plugin::of(dev);
     for &p in privates {
-        // Each came from data_alloc in target() and is freed once.
-        plugin.data_delete(dev, p);
+        // Each came from devdata::alloc in target() and is freed once.
+        crate::devdata::delete(dev, p);
     }
 }
 
@@ -711,6 +713,14 @@ pub(crate) fn target_data(
     if policy::info_level() & info::KERNEL_ARGS != 0 {
         policy::print_args(loc, d.id, region, a.sizes, a.types, a.names);
     }
+    let region = crate::ompt::region(
+        match op {
+            DataOp::Begin => TargetKind::EnterData,
+            DataOp::End => TargetKind::ExitData,
+            DataOp::Update => TargetKind::Update,
+        },
+        d.id,
+    );
     let r = {
         let mut t = d.table();
         match op {
@@ -720,4 +730,5 @@ pub(crate) fn target_data(
         }
     };
     policy::handle_outcome(r.is_ok(), loc);
+    drop(region);
 }

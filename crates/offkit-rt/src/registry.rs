@@ -128,6 +128,8 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     let d = unsafe { &*desc };
     let mut reg = registry();
     if reg.refcount == 0 {
+        // As 19's initRuntime: OMPT connects first (libomp starts the tool).
+        crate::ompt::connect();
         // LLVM 19 asks libomp for the offload policy while it initialises, which initialises
         // libomp and so orders libomp's exit handler after the descriptor's (libomp flushes
         // stdout when it shuts down: the runtime's exit messages come first, as with 19).
@@ -183,12 +185,20 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     };
     let chosen: [Option<Elf>; HOST_DEVICES] =
         std::array::from_fn(|_| candidates.get(best).map(|c| c.1.clone()));
+    let mut made = false;
     let devs = DEVICES.get_or_init(|| {
         use crate::plugin::Plugin;
+        made = true;
         (0..crate::plugin::HOST.num_devices() as i32)
             .map(Device::new)
             .collect()
     });
+    if made {
+        // 19 initialises every device of the plugin at the first registration.
+        for d in devs.iter() {
+            crate::ompt::device_initialize(d.id, (d as *const Device).cast());
+        }
+    }
     let usm = reg.requires.is_some_and(|r| r & 0x8 != 0);
     match reg.tables.iter_mut().find(|t| t.host_begin == hb) {
         Some(t) => {
@@ -293,6 +303,10 @@ pub(crate) unsafe fn unregister(desc: *const BinDesc) {
     let loaded = std::mem::take(&mut reg.loaded);
     reg.requires = None;
     drop(reg);
+    // 19 finalises the devices for OMPT before their images close.
+    for dev in devices() {
+        crate::ompt::device_finalize(dev.id);
+    }
     for l in loaded.into_iter().rev() {
         device::unload(l);
     }

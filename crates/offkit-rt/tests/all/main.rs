@@ -3,6 +3,8 @@
 //! `/usr/lib/llvm-19/lib`) and once on offkit's, with the same exit status, stdout and stderr
 //! (addresses normalised).
 mod arch;
+mod gaps;
 mod harness;
+mod ompt;
 mod packaging;
 mod programs;
