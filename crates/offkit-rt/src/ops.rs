@@ -217,28 +217,14 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
             null_msg(present);
             return Err(());
         }
-        // 19 says nothing for struct members, implicit maps and unified shared memory.
-        let quiet = ty == 0 || ty & MEMBER_OF != 0 || implicit || tpr.host;
-        if !tpr.present && !quiet && policy::info_level() & info::EMPTY_MAPPING != 0 {
-            policy::info(
-                t.dev,
-                format_args!(
-                    "variable {} does not have a valid device counterpart",
-                    policy::name_of(a.name(i))
-                ),
-            );
-        }
         if ty & RETURN_PARAM != 0 {
             let delta = begin.wrapping_sub(base);
             a.bases[i] = tpr.tgt.wrapping_sub(delta) as *mut c_void;
         }
         if let Some((hst_ptr_addr, p)) = pointer.filter(|_| !tpr.host) {
-            let expected = if tpr.tgt == 0 {
-                // A zero-length pointee that is not mapped: the pointer keeps its host value.
-                base
-            } else {
-                tpr.tgt.wrapping_sub(begin.wrapping_sub(base))
-            };
+            // A zero-length pointee that is not mapped has no device address: 19 attaches
+            // NULL (minus the offset), the device pointer does not keep its host value.
+            let expected = tpr.tgt.wrapping_sub(begin.wrapping_sub(base));
             let shadow = Shadow {
                 hst_addr: hst_ptr_addr,
                 hst_val: base,
@@ -251,6 +237,18 @@ pub(crate) fn data_begin(t: &mut Table, a: &mut MapArgs<'_>, from_mapper: bool) 
                 // p.tgt is the device copy of the 8-byte host pointer slot.
                 copy(t.dev, true, p.tgt, (&raw const expected) as usize, 8, name);
             }
+        }
+        // After the attachment, as in 19; nothing for struct members, implicit maps and
+        // unified shared memory.
+        let quiet = ty == 0 || ty & MEMBER_OF != 0 || implicit || tpr.host;
+        if !tpr.present && !quiet && policy::info_level() & info::EMPTY_MAPPING != 0 {
+            policy::info(
+                t.dev,
+                format_args!(
+                    "variable {} does not have a valid device counterpart",
+                    policy::name_of(a.name(i))
+                ),
+            );
         }
     }
     Ok(())

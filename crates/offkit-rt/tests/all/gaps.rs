@@ -123,3 +123,19 @@ fn device_memory_comes_from_malloc_behind_19s_memory_manager() {
         has(&o.stdout, line);
     }
 }
+
+/// Found while closing the gaps: a zero-length section through a mapped pointer whose pointee
+/// is not mapped gets NULL on the device, as in 19.
+#[test]
+fn zero_length_pointees_attach_null() {
+    let d = work_dir("zero_length");
+    let exe = clang(&d, "zero_length", &["zero_length.c"], &[]);
+    let o = same(&exe, &[], &[]);
+    assert_eq!(o.status, Some(0), "{o:?}");
+    has(
+        &o.stdout,
+        "global ptr: 0\nmember ptr: 0\nmember via ptr: 0\nmember in data: 0\n",
+    );
+    has(&o.stdout, "host pointer kept: 1");
+    same_merged(&exe, &[], &[("LIBOMPTARGET_INFO", "-1")]);
+}
