@@ -5,6 +5,7 @@
 use std::cell::Cell;
 use std::ffi::{c_int, c_uint, c_void};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 use super::{tool, GetCallbackFn, InterfaceFn, Tool};
 
@@ -103,6 +104,8 @@ struct Interface {
     target_data: Cell<u64>,
     task_data: Cell<*mut u64>,
     target_task_data: Cell<*mut u64>,
+    /// The code address of the running construct (found once for all its callbacks).
+    code: Cell<*const c_void>,
 }
 
 thread_local! {
@@ -112,6 +115,7 @@ thread_local! {
             target_data: Cell::new(0),
             task_data: Cell::new(std::ptr::null_mut()),
             target_task_data: Cell::new(std::ptr::null_mut()),
+            code: Cell::new(std::ptr::null()),
         }
     };
 }
@@ -153,6 +157,7 @@ pub(crate) fn region(kind: TargetKind, device: i32) -> Option<Region> {
         device,
         code: return_address(),
     };
+    IFACE.with(|i| i.code.set(r.code));
     r.call(t, BEGIN);
     Some(r)
 }
@@ -162,6 +167,7 @@ impl Drop for Region {
         if let Some(t) = tool() {
             self.call(t, END);
         }
+        IFACE.with(|i| i.code.set(std::ptr::null()));
     }
 }
 
@@ -263,7 +269,12 @@ pub(crate) fn data_op<R>(
     let Some(t) = tool() else {
         return op();
     };
-    let code = return_address();
+    let code = IFACE.with(|i| i.code.get());
+    let code = if code.is_null() {
+        return_address()
+    } else {
+        code
+    };
     data_op_call(t, kind, args, BEGIN, code);
     let r = op();
     if let Some(t) = tool() {
@@ -369,7 +380,7 @@ impl Submit {
 /// libomp task runs the runtime's routine. Only done when a tool listens.
 fn return_address() -> *const c_void {
     struct Walk {
-        ours: usize,
+        ours: &'static [(usize, usize)],
         in_ours: bool,
         found: usize,
     }
@@ -379,7 +390,7 @@ fn return_address() -> *const c_void {
         if ip == 0 {
             return END_OF_STACK;
         }
-        let ours = object_base(ip) == w.ours;
+        let ours = w.ours.iter().any(|&(s, e)| s <= ip && ip < e);
         if w.in_ours && !ours {
             w.found = ip;
         }
@@ -387,7 +398,7 @@ fn return_address() -> *const c_void {
         NO_REASON
     }
     let mut w = Walk {
-        ours: object_base(return_address as *const () as usize),
+        ours: own_segments(),
         in_ours: false,
         found: 0,
     };
@@ -396,16 +407,49 @@ fn return_address() -> *const c_void {
     w.found as *const c_void
 }
 
-/// The load address of the object holding `addr` (0 when none).
-fn object_base(addr: usize) -> usize {
-    // SAFETY: dladdr only reads the loader's tables and fills our Dl_info.
-    unsafe {
-        let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(addr as *const c_void, &mut info) == 0 {
-            return 0;
+/// The loaded segments of this library (found once).
+fn own_segments() -> &'static [(usize, usize)] {
+    static SEGMENTS: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
+    SEGMENTS.get_or_init(|| {
+        struct Query {
+            here: usize,
+            segments: Vec<(usize, usize)>,
         }
-        info.dli_fbase as usize
-    }
+        unsafe extern "C" fn visit(
+            info: *mut libc::dl_phdr_info,
+            _size: usize,
+            data: *mut c_void,
+        ) -> c_int {
+            // SAFETY: dl_iterate_phdr passes a valid info and our Query.
+            let (info, q) = unsafe { (&*info, &mut *data.cast::<Query>()) };
+            if info.dlpi_phdr.is_null() {
+                return 0;
+            }
+            // SAFETY: dlpi_phdr has dlpi_phnum program headers.
+            let phdrs =
+                unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum.into()) };
+            let segments: Vec<(usize, usize)> = phdrs
+                .iter()
+                .filter(|ph| ph.p_type == libc::PT_LOAD)
+                .map(|ph| {
+                    let s = (info.dlpi_addr as usize).wrapping_add(ph.p_vaddr as usize);
+                    (s, s.wrapping_add(ph.p_memsz as usize))
+                })
+                .collect();
+            if segments.iter().any(|&(s, e)| s <= q.here && q.here < e) {
+                q.segments = segments;
+                return 1;
+            }
+            0
+        }
+        let mut q = Query {
+            here: own_segments as *const () as usize,
+            segments: Vec::new(),
+        };
+        // SAFETY: the callback only reads the headers it is given and writes our Query.
+        unsafe { libc::dl_iterate_phdr(Some(visit), (&raw mut q).cast()) };
+        q.segments
+    })
 }
 
 /// `_URC_NO_REASON` / `_URC_END_OF_STACK`.
