@@ -126,10 +126,11 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     }
     // SAFETY: the caller's contract.
     let d = unsafe { &*desc };
+    // As 19's initRuntime: OMPT connects first, once (libomp starts the tool, which may call
+    // omp_* routines: no lock is held).
+    crate::ompt::connect();
     let mut reg = registry();
     if reg.refcount == 0 {
-        // As 19's initRuntime: OMPT connects first (libomp starts the tool).
-        crate::ompt::connect();
         // LLVM 19 asks libomp for the offload policy while it initialises, which initialises
         // libomp and so orders libomp's exit handler after the descriptor's (libomp flushes
         // stdout when it shuts down: the runtime's exit messages come first, as with 19).
