@@ -4,8 +4,10 @@
 use std::ffi::c_void;
 
 use crate::mapping::copy;
+use crate::ompt::DataOp;
+use crate::plugin::AllocKind;
 use crate::policy::{self, device_or_fatal};
-use crate::registry;
+use crate::{devdata, registry};
 
 /// `OFFLOAD_SUCCESS` / `OFFLOAD_FAIL`.
 pub(crate) const OK: i32 = 0;
@@ -15,28 +17,41 @@ fn initial() -> i64 {
     registry::num_devices() as i64
 }
 
-pub(crate) fn alloc(size: usize, dev: i32) -> *mut c_void {
+/// `omp_target_alloc` and the `llvm_omp_target_alloc_*` routines (`targetAllocExplicit`):
+/// `malloc` on the initial device, else the device's `allocData` of the kind (`None`: the
+/// default kind of `omp_target_alloc`).
+pub(crate) fn alloc(size: usize, dev: i32, kind: Option<AllocKind>) -> *mut c_void {
     if size == 0 {
         return std::ptr::null_mut();
     }
-    if i64::from(dev) != initial() {
+    let p = if i64::from(dev) == initial() {
+        crate::memory::host_alloc(size)
+    } else {
         device_or_fatal(i64::from(dev));
-    }
-    let plugin = crate::plugin::of(dev);
-    plugin
-        .data_alloc(dev, size)
-        .map_or(std::ptr::null_mut(), |p| p as *mut c_void)
+        match kind {
+            None => devdata::alloc(dev, size, 0),
+            Some(k) => devdata::alloc_kind(dev, size, k),
+        }
+    };
+    p.map_or(std::ptr::null_mut(), |p| p as *mut c_void)
 }
 
-pub(crate) fn free(p: *mut c_void, dev: i32) {
+/// `omp_target_free` and the `llvm_omp_target_free_*` routines (`targetFreeExplicit`).
+pub(crate) fn free(p: *mut c_void, dev: i32, kind: Option<AllocKind>) {
     if p.is_null() {
         return;
     }
-    if i64::from(dev) != initial() {
-        device_or_fatal(i64::from(dev));
+    if i64::from(dev) == initial() {
+        // The user passes memory from omp_target_alloc on the initial device (malloc).
+        crate::memory::host_free(p as usize);
+        return;
     }
+    device_or_fatal(i64::from(dev));
     // The user passes memory from omp_target_alloc on this device.
-    crate::plugin::of(dev).data_delete(dev, p as usize);
+    match kind {
+        None => devdata::delete(dev, p as usize),
+        Some(k) => devdata::delete_kind(dev, p as usize, k),
+    }
 }
 
 pub(crate) fn is_present(p: *const c_void, dev: i32) -> i32 {
@@ -106,17 +121,36 @@ pub(crate) fn memcpy(
     let (to_device, dev, hst) = match (i64::from(dst_dev) == host, i64::from(src_dev) == host) {
         (false, true) => (true, dst_dev, s),
         (true, false) => (false, src_dev, d),
-        _ => {
-            // SAFETY: the user's ranges of host or host-plugin device memory.
+        (true, true) => {
+            // SAFETY: the user's ranges of host memory.
             unsafe { libc::memmove(d as *mut c_void, s as *const c_void, len) };
             return OK;
         }
+        (false, false) => return device_to_device(d, s, len, dst_dev, src_dev),
     };
     // As 19's submitData/retrieveData: the INFO line names the host data if it is mapped.
     let name = device_or_fatal(i64::from(dev))
         .table()
         .name_at(hst, len as i64);
     copy(dev, to_device, d, s, len as i64, name);
+    OK
+}
+
+/// Between two devices: the host plugin cannot exchange data between its devices, so 19
+/// retrieves into a `malloc`ed buffer and submits from it.
+fn device_to_device(d: usize, s: usize, len: usize, dst_dev: i32, src_dev: i32) -> i32 {
+    let Some(buf) = crate::memory::host_alloc(len) else {
+        return FAIL;
+    };
+    for (dev, to_device, dst, src, hst) in
+        [(src_dev, false, buf, s, buf), (dst_dev, true, d, buf, buf)]
+    {
+        let name = device_or_fatal(i64::from(dev))
+            .table()
+            .name_at(hst, len as i64);
+        copy(dev, to_device, dst, src, len as i64, name);
+    }
+    crate::memory::host_free(buf);
     OK
 }
 
@@ -263,6 +297,7 @@ pub(crate) fn associate(
         return FAIL;
     }
     let d = device_or_fatal(i64::from(dev));
+    devdata::associate_event(DataOp::Associate, dev, host as usize, tgt as usize, size);
     let mut t = d.table();
     let h = host as usize;
     let tp = (tgt as usize).wrapping_add(off);
@@ -294,6 +329,7 @@ pub(crate) fn disassociate(host: *const c_void, dev: i32) -> i32 {
         return FAIL;
     }
     let d = device_or_fatal(i64::from(dev));
+    devdata::associate_event(DataOp::Disassociate, dev, host as usize, 0, 0);
     let mut t = d.table();
     let h = host as usize;
     let Some(e) = t.map.get(&h) else {

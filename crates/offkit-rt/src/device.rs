@@ -89,6 +89,7 @@ impl Device {
         let loaded = plugin
             .load_image(self.id, elf)
             .map_err(|e| policy::report(format_args!("{e}")))?;
+        crate::ompt::device_load(self.id, elf);
         let mut kernels = Vec::new();
         let mut globals = Vec::new();
         for e in entries {
@@ -136,6 +137,7 @@ impl Device {
                 globals.push((e.addr, e.size, sym, indirect, e.name));
             }
         }
+        crate::usm::write_reference_pointers(self, &globals);
         {
             let mut t = self.table();
             for (host, size, sym, indirect, name) in globals {

@@ -10,6 +10,8 @@ pub(crate) struct Env {
     /// LLVM 22's `LIBOMPTARGET_TREAT_ATTACH_AUTO_AS_ALWAYS` (`true/yes/on/1`, any case;
     /// anything else is false): every `ATTACH` entry attaches (`attach.rs`).
     pub attach_always: bool,
+    /// `LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD` when set to a number (`UInt32Envar`).
+    pub mm_threshold: Option<u32>,
 }
 
 impl Env {
@@ -20,9 +22,13 @@ impl Env {
             .map_or(0, |s| stoi(&s) as u32);
         let attach_always =
             std::env::var("LIBOMPTARGET_TREAT_ATTACH_AUTO_AS_ALWAYS").is_ok_and(|s| bool_envar(&s));
+        let mm_threshold = std::env::var("LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD")
+            .ok()
+            .and_then(|s| crate::memory::parse_u32(&s));
         Env {
             info,
             attach_always,
+            mm_threshold,
         }
     }
 }

@@ -9,8 +9,9 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use crate::ops::{self, DataOp, MapArgs};
+use crate::plugin::AllocKind;
 use crate::policy::{self, info};
-use crate::{api, registry};
+use crate::{api, mapper, ompt, registry, tasks};
 
 /// `ident_t`: a source location (`psource` is `;file;function;line;col;;`).
 #[repr(C)]
@@ -254,8 +255,10 @@ pub unsafe extern "C" fn __tgt_target_kernel(
             a.names,
         );
     }
+    let region = ompt::region(ompt::TargetKind::Target, d.id);
     let r = ops::target(d, host_ptr as usize, version, grid, &mut a);
     policy::handle_outcome(r.is_ok(), loc);
+    drop(region);
     TGT_SUCCESS
 }
 
@@ -747,8 +750,8 @@ pub unsafe extern "C" fn __tgt_mapper_num_components(handle: *mut c_void) -> i64
     if handle.is_null() {
         return 0;
     }
-    // SAFETY: the handle is the Components the runtime passed to the mapper function.
-    unsafe { (*handle.cast::<ops::Components>()).types.len() as i64 }
+    // SAFETY: the handle is in LLVM's layout (the runtime's, or the caller's own).
+    unsafe { mapper::len(handle.cast()) }
 }
 
 /// Adds a component (called by clang's mapper functions).
@@ -764,13 +767,15 @@ pub unsafe extern "C" fn __tgt_push_mapper_component(
     if handle.is_null() {
         return;
     }
-    // SAFETY: the handle is the Components the runtime passed to the mapper function.
-    let c = unsafe { &mut *handle.cast::<ops::Components>() };
-    c.bases.push(base);
-    c.begins.push(begin);
-    c.sizes.push(size);
-    c.types.push(ty);
-    c.names.push(name);
+    let c = mapper::Component {
+        base,
+        begin,
+        size,
+        ty,
+        name,
+    };
+    // SAFETY: the handle is in LLVM's layout (the runtime's, or the caller's own).
+    unsafe { mapper::push(handle.cast(), c) }
 }
 
 // ---- miscellaneous -------------------------------------------------------------------------
@@ -924,9 +929,12 @@ pub extern "C" fn omp_get_interop_type_desc(
     std::ptr::null()
 }
 
-/// OMPT tools are not connected.
+/// Connects a plugin library to the tool this runtime got from libomp (ompt.rs).
 #[no_mangle]
-pub extern "C" fn ompt_libomptarget_connect(_result: *mut c_void) {}
+pub unsafe extern "C" fn ompt_libomptarget_connect(result: *mut c_void) {
+    // SAFETY: a plugin passes its ompt_start_tool_result_t or NULL.
+    unsafe { ompt::connect_plugin(result) }
+}
 
 /// Dumps every device's mapping table to stdout.
 #[no_mangle]
@@ -960,13 +968,13 @@ pub extern "C" fn omp_get_device_num() -> c_int {
 /// Allocates device memory.
 #[no_mangle]
 pub extern "C" fn omp_target_alloc(size: usize, device_num: c_int) -> *mut c_void {
-    api::alloc(size, device_num)
+    api::alloc(size, device_num, None)
 }
 
 /// Frees device memory.
 #[no_mangle]
 pub extern "C" fn omp_target_free(ptr: *mut c_void, device_num: c_int) {
-    api::free(ptr, device_num)
+    api::free(ptr, device_num, None)
 }
 
 /// Whether a host address is mapped on a device.
@@ -1021,9 +1029,9 @@ pub extern "C" fn omp_target_memcpy_rect(
     )
 }
 
-/// The asynchronous copy, done at once (host-plugin copies complete immediately).
+/// The asynchronous copy: a libomp task behind the `depobj` dependences (tasks.rs).
 #[no_mangle]
-pub extern "C" fn omp_target_memcpy_async(
+pub unsafe extern "C" fn omp_target_memcpy_async(
     dst: *mut c_void,
     src: *const c_void,
     length: usize,
@@ -1031,17 +1039,28 @@ pub extern "C" fn omp_target_memcpy_async(
     src_offset: usize,
     dst_device: c_int,
     src_device: c_int,
-    _depobj_count: c_int,
-    _depobj_list: *mut c_void,
+    depobj_count: c_int,
+    depobj_list: *mut c_void,
 ) -> c_int {
-    api::memcpy(
-        dst, src, length, dst_offset, src_offset, dst_device, src_device,
-    )
+    if dst.is_null() || src.is_null() {
+        return api::FAIL;
+    }
+    let work = tasks::Work::Copy {
+        dst,
+        src,
+        len: length,
+        dst_off: dst_offset,
+        src_off: src_offset,
+        dst_dev: dst_device,
+        src_dev: src_device,
+    };
+    // SAFETY: the caller's depobj array of depobj_count entries.
+    unsafe { tasks::spawn(work, depobj_count, depobj_list.cast()) }
 }
 
-/// The asynchronous rectangular copy, done at once.
+/// The asynchronous rectangular copy: a libomp task (the arrays must outlive it, as in 19).
 #[no_mangle]
-pub extern "C" fn omp_target_memcpy_rect_async(
+pub unsafe extern "C" fn omp_target_memcpy_rect_async(
     dst: *mut c_void,
     src: *const c_void,
     element_size: usize,
@@ -1053,22 +1072,30 @@ pub extern "C" fn omp_target_memcpy_rect_async(
     src_dimensions: *const usize,
     dst_device: c_int,
     src_device: c_int,
-    _depobj_count: c_int,
-    _depobj_list: *mut c_void,
+    depobj_count: c_int,
+    depobj_list: *mut c_void,
 ) -> c_int {
-    omp_target_memcpy_rect(
+    if dst.is_null() && src.is_null() {
+        return c_int::MAX;
+    }
+    if dst.is_null() || src.is_null() {
+        return api::FAIL;
+    }
+    let work = tasks::Work::Rect {
         dst,
         src,
-        element_size,
-        num_dims,
+        elem: element_size,
+        dims: num_dims,
         volume,
         dst_offsets,
         src_offsets,
-        dst_dimensions,
-        src_dimensions,
-        dst_device,
-        src_device,
-    )
+        dst_dims: dst_dimensions,
+        src_dims: src_dimensions,
+        dst_dev: dst_device,
+        src_dev: src_device,
+    };
+    // SAFETY: the caller's depobj array of depobj_count entries.
+    unsafe { tasks::spawn(work, depobj_count, depobj_list.cast()) }
 }
 
 /// Fills device memory.
@@ -1082,17 +1109,28 @@ pub extern "C" fn omp_target_memset(
     api::memset(ptr, value, count, device_num)
 }
 
-/// The asynchronous fill, done at once.
+/// The asynchronous fill: a libomp task behind the `depobj` dependences (tasks.rs).
 #[no_mangle]
-pub extern "C" fn omp_target_memset_async(
+pub unsafe extern "C" fn omp_target_memset_async(
     ptr: *mut c_void,
     value: c_int,
     count: usize,
     device_num: c_int,
-    _depobj_count: c_int,
-    _depobj_list: *mut c_void,
+    depobj_count: c_int,
+    depobj_list: *mut c_void,
 ) -> *mut c_void {
-    api::memset(ptr, value, count, device_num)
+    if ptr.is_null() || count == 0 {
+        return ptr;
+    }
+    let work = tasks::Work::Set {
+        ptr,
+        value,
+        count,
+        dev: device_num,
+    };
+    // SAFETY: the caller's depobj array of depobj_count entries; 19 ignores the result.
+    unsafe { tasks::spawn(work, depobj_count, depobj_list.cast()) };
+    ptr
 }
 
 /// Maps host memory to given device memory (an infinite reference count).
@@ -1122,37 +1160,37 @@ pub extern "C" fn omp_get_mapped_ptr(ptr: *const c_void, device_num: c_int) -> *
 /// Device memory (the host plugin has one kind).
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_alloc_device(size: usize, device_num: c_int) -> *mut c_void {
-    api::alloc(size, device_num)
+    api::alloc(size, device_num, Some(AllocKind::Device))
 }
 
 /// Host memory (the host plugin has one kind).
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_alloc_host(size: usize, device_num: c_int) -> *mut c_void {
-    api::alloc(size, device_num)
+    api::alloc(size, device_num, Some(AllocKind::Host))
 }
 
 /// Shared memory (the host plugin has one kind).
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_alloc_shared(size: usize, device_num: c_int) -> *mut c_void {
-    api::alloc(size, device_num)
+    api::alloc(size, device_num, Some(AllocKind::Shared))
 }
 
 /// Frees memory of [`llvm_omp_target_alloc_device`].
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_free_device(ptr: *mut c_void, device_num: c_int) {
-    api::free(ptr, device_num)
+    api::free(ptr, device_num, Some(AllocKind::Device))
 }
 
 /// Frees memory of [`llvm_omp_target_alloc_host`].
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_free_host(ptr: *mut c_void, device_num: c_int) {
-    api::free(ptr, device_num)
+    api::free(ptr, device_num, Some(AllocKind::Host))
 }
 
 /// Frees memory of [`llvm_omp_target_alloc_shared`].
 #[no_mangle]
 pub extern "C" fn llvm_omp_target_free_shared(ptr: *mut c_void, device_num: c_int) {
-    api::free(ptr, device_num)
+    api::free(ptr, device_num, Some(AllocKind::Shared))
 }
 
 /// Pinning is a no-op on the host: the address itself is returned.

@@ -244,11 +244,10 @@ pub(crate) fn copy(dev: i32, to_device: bool, dst: usize, src: usize, size: i64,
         );
     }
     let size = usize::try_from(size).unwrap_or(0);
-    let plugin = crate::plugin::of(dev);
     if to_device {
-        plugin.data_submit(dev, dst, src, size);
+        crate::devdata::submit(dev, dst, src, size);
     } else {
-        plugin.data_retrieve(dev, dst, src, size);
+        crate::devdata::retrieve(dev, dst, src, size);
     }
 }
 
@@ -382,7 +381,7 @@ impl Table {
             return tpr;
         } else if r.size > 0 {
             let total = r.padding + r.size as usize;
-            let Some(alloc) = crate::plugin::of(self.dev).data_alloc(self.dev, total) else {
+            let Some(alloc) = crate::devdata::alloc(self.dev, total, r.begin) else {
                 return tpr;
             };
             let tgt = alloc + r.padding;
@@ -557,7 +556,7 @@ impl Table {
             );
         }
         // tgt_alloc came from data_alloc in get_target_pointer and is freed once, here.
-        crate::plugin::of(self.dev).data_delete(self.dev, e.tgt_alloc);
+        crate::devdata::delete(self.dev, e.tgt_alloc);
     }
 
     /// Inserts an entry with an infinite dynamic count (globals, associations).

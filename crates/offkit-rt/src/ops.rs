@@ -9,6 +9,7 @@ use crate::attach::AttachInfo;
 use crate::device::Device;
 use crate::ffi::{Ident, NonContig};
 use crate::mapping::{copy, flags::*, parent_index, MapReq, Shadow, Table};
+use crate::ompt::TargetKind;
 use crate::policy::{self, info, P};
 
 /// The argument arrays of a construct (borrowed from the program, or built from a mapper's
@@ -91,7 +92,8 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> &'a mut [T] {
     }
 }
 
-/// The components a `declare mapper` function pushes (`__tgt_push_mapper_component`).
+/// The components a `declare mapper` function pushed (`__tgt_push_mapper_component`, read
+/// out of LLVM's handle by `mapper::run`).
 #[derive(Debug, Default)]
 pub(crate) struct Components {
     pub bases: Vec<*mut c_void>,
@@ -101,29 +103,26 @@ pub(crate) struct Components {
     pub names: Vec<*mut c_void>,
 }
 
-type MapperFn = unsafe extern "C" fn(*mut c_void, *mut c_void, *mut c_void, i64, i64, *mut c_void);
-
 /// Runs a mapper function and the construct's operation on the components it pushed.
 fn with_mapper(
     a: &MapArgs<'_>,
     i: usize,
     op: &mut dyn FnMut(&mut MapArgs<'_>) -> Result<(), ()>,
 ) -> Result<(), ()> {
-    let mut c = Components::default();
     let f = a.mapper(i);
     // SAFETY: clang passes its generated mapper functions, of this signature, in the mappers
-    // array; the handle is the Components they push into.
-    unsafe {
-        let f: MapperFn = std::mem::transmute::<usize, MapperFn>(f);
-        f(
-            (&raw mut c).cast(),
+    // array; they push into LLVM's handle (mapper.rs).
+    let mut c = unsafe {
+        let f = std::mem::transmute::<usize, crate::mapper::MapperFn>(f);
+        crate::mapper::run(
+            f,
             a.bases.get(i).copied().unwrap_or(std::ptr::null_mut()),
             a.begins.get(i).copied().unwrap_or(std::ptr::null_mut()),
             a.sizes.get(i).copied().unwrap_or(0),
             a.types.get(i).copied().unwrap_or(0),
             a.name(i) as *mut c_void,
-        );
-    }
+        )
+    };
     let mut m = MapArgs {
         bases: &mut c.bases,
         begins: &c.begins,
@@ -236,15 +235,6 @@ pub(crate) fn data_begin(
         if tpr.is_new && !tpr.host && tpr.tgt != 0 {
             attach.allocated(begin, size);
         }
-        if !tpr.present && policy::info_level() & info::EMPTY_MAPPING != 0 {
-            policy::info(
-                t.dev,
-                format_args!(
-                    "variable {} does not have a valid device counterpart",
-                    policy::name_of(a.name(i))
-                ),
-            );
-        }
         if ty & RETURN_PARAM != 0 {
             let delta = begin.wrapping_sub(base);
             let tgt = if tpr.tgt == 0 && abi().use_device_ptr_host_fallback {
@@ -255,12 +245,9 @@ pub(crate) fn data_begin(
             a.bases[i] = tgt.wrapping_sub(delta) as *mut c_void;
         }
         if let Some((hst_ptr_addr, p)) = pointer.filter(|_| !tpr.host) {
-            let expected = if tpr.tgt == 0 {
-                // A zero-length pointee that is not mapped: the pointer keeps its host value.
-                base
-            } else {
-                tpr.tgt.wrapping_sub(begin.wrapping_sub(base))
-            };
+            // A zero-length pointee that is not mapped has no device address: 19 attaches
+            // NULL (minus the offset), the device pointer does not keep its host value.
+            let expected = tpr.tgt.wrapping_sub(begin.wrapping_sub(base));
             let shadow = Shadow {
                 hst_addr: hst_ptr_addr,
                 hst_val: base,
@@ -273,6 +260,18 @@ pub(crate) fn data_begin(
                 // p.tgt is the device copy of the 8-byte host pointer slot.
                 copy(t.dev, true, p.tgt, (&raw const expected) as usize, 8, name);
             }
+        }
+        // After the attachment, as in 19; nothing for struct members, implicit maps and
+        // unified shared memory.
+        let quiet = ty == 0 || ty & MEMBER_OF != 0 || implicit || tpr.host;
+        if !tpr.present && !quiet && policy::info_level() & info::EMPTY_MAPPING != 0 {
+            policy::info(
+                t.dev,
+                format_args!(
+                    "variable {} does not have a valid device counterpart",
+                    policy::name_of(a.name(i))
+                ),
+            );
         }
     }
     Ok(())
@@ -568,7 +567,7 @@ pub(crate) fn target(
                     0
                 } else {
                     // Freed after the launch.
-                    let Some(p) = crate::plugin::of(t.dev).data_alloc(t.dev, size) else {
+                    let Some(p) = crate::devdata::alloc(t.dev, size, begin) else {
                         policy::report(format_args!(
                             "Failed to process {}private argument {}{}",
                             if first { "first-" } else { "" },
@@ -605,7 +604,9 @@ pub(crate) fn target(
         }
     }
     let launched: &[usize] = args.get(..count).unwrap_or_default();
+    let submit = crate::ompt::submit(grid.0);
     dev.launch(kernel, launched, grid);
+    drop(submit);
     if n > 0 {
         let mut t = dev.table();
         let r = data_end(&mut t, a);
@@ -666,9 +667,9 @@ impl Pack {
     /// Allocates the pack, copies the arguments in (one transfer, as 19 reports it) and points
     /// their kernel arguments into it. Returns the allocation.
     fn transfer(&self, dev: i32, args: &mut [usize]) -> Option<usize> {
-        // Freed after the launch.
-        let p = crate::plugin::of(dev).data_alloc(dev, self.size)?;
         let mut staging = vec![0u8; self.size];
+        // Freed after the launch.
+        let p = crate::devdata::alloc(dev, self.size, staging.as_ptr() as usize)?;
         for &(pos, hst, size, off, base_off) in &self.items {
             if let Some(dst) = staging.get_mut(off..off + size) {
                 // SAFETY: hst is the program's firstprivate variable of `size` bytes.
@@ -684,10 +685,9 @@ impl Pack {
 }
 
 fn free_all(dev: i32, privates: &[usize]) {
-    let plugin = crate::plugin::of(dev);
     for &p in privates {
-        // Each came from data_alloc in target() and is freed once.
-        plugin.data_delete(dev, p);
+        // Each came from devdata::alloc in target() and is freed once.
+        crate::devdata::delete(dev, p);
     }
 }
 
@@ -751,6 +751,14 @@ pub(crate) fn target_data(
         };
         policy::print_args(loc, d.id, region, a.sizes, a.types, a.names);
     }
+    let region = crate::ompt::region(
+        match op {
+            DataOp::Begin => TargetKind::EnterData,
+            DataOp::End => TargetKind::ExitData,
+            DataOp::Update => TargetKind::Update,
+        },
+        d.id,
+    );
     let r = {
         let mut t = d.table();
         match op {
@@ -760,4 +768,5 @@ pub(crate) fn target_data(
         }
     };
     policy::handle_outcome(r.is_ok(), loc);
+    drop(region);
 }

@@ -23,6 +23,17 @@ pub(crate) struct Image {
     aux: usize,
 }
 
+/// The kinds of memory besides the default (LLVM's `TargetAllocTy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AllocKind {
+    /// Device memory (`TARGET_ALLOC_DEVICE`): the default kind's memory manager.
+    Device,
+    /// Pinned host memory (`TARGET_ALLOC_HOST`).
+    Host,
+    /// Shared memory (`TARGET_ALLOC_SHARED`).
+    Shared,
+}
+
 /// A kind of offload device.
 pub(crate) trait Plugin: Sync {
     /// How many devices it has.
@@ -37,6 +48,15 @@ pub(crate) trait Plugin: Sync {
     fn data_alloc(&self, device: i32, size: usize) -> Option<usize>;
     /// Frees memory from [`Plugin::data_alloc`].
     fn data_delete(&self, device: i32, tgt: usize);
+    /// Allocates memory of another kind than the default (`llvm_omp_target_alloc_host`,
+    /// `_shared`); by default the same as [`Plugin::data_alloc`].
+    fn data_alloc_kind(&self, device: i32, size: usize, _kind: AllocKind) -> Option<usize> {
+        self.data_alloc(device, size)
+    }
+    /// Frees memory of a kind (`llvm_omp_target_free_host`, `_shared`).
+    fn data_delete_kind(&self, device: i32, tgt: usize, _kind: AllocKind) {
+        self.data_delete(device, tgt)
+    }
     /// Copies `size` bytes from host memory to device memory.
     fn data_submit(&self, device: i32, tgt: usize, host: usize, size: usize);
     /// Copies `size` bytes from device memory to host memory.
@@ -53,7 +73,7 @@ pub(crate) fn of(_device: i32) -> &'static dyn Plugin {
 }
 
 /// The host plugin: devices that run images in this process. Device memory is `malloc`ed
-/// host memory; an image is written to a `memfd` and `dlopen`ed from `/proc/self/fd/N`.
+/// host memory behind LLVM's memory manager (`memory.rs`); an image is written to a `memfd` and `dlopen`ed from `/proc/self/fd/N`.
 pub(crate) struct Host;
 
 /// The one host plugin.
@@ -115,15 +135,28 @@ impl Plugin for Host {
         }
     }
 
-    fn data_alloc(&self, _device: i32, size: usize) -> Option<usize> {
-        // SAFETY: malloc of a positive size.
-        let p = unsafe { libc::malloc(size.max(1)) } as usize;
-        (p != 0).then_some(p)
+    /// The C allocator behind LLVM 19's memory manager (`memory.rs`).
+    fn data_alloc(&self, device: i32, size: usize) -> Option<usize> {
+        crate::memory::alloc(device, size)
     }
 
-    fn data_delete(&self, _device: i32, tgt: usize) {
-        // SAFETY: tgt came from data_alloc (malloc) and is freed once.
-        unsafe { libc::free(tgt as *mut c_void) };
+    fn data_delete(&self, device: i32, tgt: usize) {
+        crate::memory::free(device, tgt);
+    }
+
+    /// Host and shared memory bypass the memory manager (LLVM 19's `dataAlloc`).
+    fn data_alloc_kind(&self, device: i32, size: usize, kind: AllocKind) -> Option<usize> {
+        match kind {
+            AllocKind::Device => self.data_alloc(device, size),
+            AllocKind::Host | AllocKind::Shared => crate::memory::host_alloc(size),
+        }
+    }
+
+    fn data_delete_kind(&self, device: i32, tgt: usize, kind: AllocKind) {
+        match kind {
+            AllocKind::Device => self.data_delete(device, tgt),
+            AllocKind::Host | AllocKind::Shared => crate::memory::host_free(tgt),
+        }
     }
 
     fn data_submit(&self, _device: i32, tgt: usize, host: usize, size: usize) {

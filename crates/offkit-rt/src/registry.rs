@@ -122,6 +122,9 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     }
     // SAFETY: the caller's contract.
     let d = unsafe { &*desc };
+    // As 19's initRuntime: OMPT connects first, once (libomp starts the tool, which may call
+    // omp_* routines: no lock is held).
+    crate::ompt::connect();
     let mut reg = registry();
     if reg.refcount == 0 {
         // LLVM 19 asks libomp for the offload policy while it initialises, which initialises
@@ -185,12 +188,20 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     };
     let chosen: [Option<Elf>; HOST_DEVICES] =
         std::array::from_fn(|_| candidates.get(best).map(|c| c.1.clone()));
+    let mut made = false;
     let devs = DEVICES.get_or_init(|| {
         use crate::plugin::Plugin;
+        made = true;
         (0..crate::plugin::HOST.num_devices() as i32)
             .map(Device::new)
             .collect()
     });
+    if made {
+        // 19 initialises every device of the plugin at the first registration.
+        for d in devs.iter() {
+            crate::ompt::device_initialize(d.id, (d as *const Device).cast());
+        }
+    }
     let usm = reg.requires.is_some_and(|r| r & 0x8 != 0);
     match reg.tables.iter_mut().find(|t| t.host_begin == hb) {
         Some(t) => {
@@ -296,6 +307,10 @@ pub(crate) unsafe fn unregister(desc: *const BinDesc) {
     let loaded = std::mem::take(&mut reg.loaded);
     reg.requires = None;
     drop(reg);
+    // 19 finalises the devices for OMPT before their images close.
+    for dev in devices() {
+        crate::ompt::device_finalize(dev.id);
+    }
     for l in loaded.into_iter().rev() {
         device::unload(l);
     }

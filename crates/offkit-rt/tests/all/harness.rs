@@ -7,7 +7,8 @@ use offkit_testutil::{llvm_lib, llvm_tool};
 
 /// The directory where `libomptarget.so.19.1` is offkit's: a link to the cdylib cargo built
 /// for this test (the test binary lives in `target/<profile>/deps/`, the cdylib beside it and
-/// one level up).
+/// one level up). `cargo test` writes the one in `deps/` and only `cargo build` copies it up,
+/// so the newer of the two is taken.
 pub fn rt_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -19,7 +20,9 @@ pub fn rt_dir() -> &'static Path {
         ]
         .into_iter()
         .flatten()
-        .find(|p| p.is_file())
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .max_by_key(|(modified, _)| *modified)
+        .map(|(_, p)| p)
         .expect("cargo builds the offkit-rt cdylib (libomptarget.so) before its tests");
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("offkit-rt-lib");
         std::fs::create_dir_all(&dir).unwrap();

@@ -4,8 +4,10 @@
 //! (addresses normalised). The same programs built by clang-22 run on offkit's
 //! `libomptarget.so.22.1` in the Debian 13 root (`llvm22`).
 mod arch;
+mod gaps;
 mod harness;
 mod harness22;
 mod llvm22;
+mod ompt;
 mod packaging;
 mod programs;
