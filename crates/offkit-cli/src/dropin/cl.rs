@@ -25,12 +25,14 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
+use offkit_llvm::LlvmVersion;
 use offkit_tools::Env;
 
 pub use offkit_llvm::cl::options::{self, Config, Parsed, Spec};
 pub use report::Reporter;
 
 use super::error::{Error, Result};
+use super::{Face, Tool as ToolName};
 
 pub use offkit_llvm::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
@@ -104,11 +106,38 @@ pub struct Tool<P> {
 }
 
 impl<P: Parse> Tool<P> {
-    /// Runs the tool with its full argument vector (`args[0]` is the name it was invoked as):
-    /// expands response files, parses, prints help or version, or runs `action`; reports an
-    /// error as `<argv0>: error: <message>` and gives LLVM's exit status.
+    /// Runs the tool as LLVM 19 with its full argument vector (`args[0]` is the name it was
+    /// invoked as): [`Tool::main_as`] with LLVM 19's `--version` text for [`Tool::name`].
     pub fn main(
         &self,
+        args: Vec<OsString>,
+        env: &Env,
+        action: impl FnOnce(P::Args, &Reporter) -> Result,
+    ) -> ExitCode {
+        self.run(
+            &clang_tool_version(self.name, LlvmVersion::V19),
+            args,
+            env,
+            action,
+        )
+    }
+
+    /// Runs the tool as `face` (its `--version` text is [`version_text`]'s for the face):
+    /// expands response files, parses, prints help or version, or runs `action`; reports an
+    /// error as `<argv0>: error: <message>` and gives LLVM's exit status.
+    pub fn main_as(
+        &self,
+        face: &Face,
+        args: Vec<OsString>,
+        env: &Env,
+        action: impl FnOnce(P::Args, &Reporter) -> Result,
+    ) -> ExitCode {
+        self.run(&version_text(face.tool, face.version), args, env, action)
+    }
+
+    fn run(
+        &self,
+        version: &str,
         args: Vec<OsString>,
         env: &Env,
         action: impl FnOnce(P::Args, &Reporter) -> Result,
@@ -132,8 +161,12 @@ impl<P: Parse> Tool<P> {
             .parse(&argv0, &expanded.words, expanded.error.is_some(), &report);
         match step {
             Step::Show(text) => {
+                let text = match text {
+                    Text::Version => version.to_string(),
+                    t => self.text(t, &argv0),
+                };
                 let mut out = std::io::stdout().lock();
-                let _ = out.write_all(self.text(text, &argv0).as_bytes());
+                let _ = out.write_all(text.as_bytes());
                 let _ = out.flush();
                 ExitCode::SUCCESS
             }
@@ -149,10 +182,11 @@ impl<P: Parse> Tool<P> {
         }
     }
 
-    /// The text of an immediate option, for the program invoked as `argv0`.
+    /// The text of an immediate option, for the program invoked as `argv0` (`--version`: LLVM
+    /// 19's).
     pub fn text(&self, text: Text, argv0: &str) -> String {
         let help = match text {
-            Text::Version => return format!("Debian {} version 19.1.7 (3~deb12u1)\n", self.name),
+            Text::Version => return clang_tool_version(self.name, LlvmVersion::V19),
             Text::Help => self.help.help,
             Text::HelpHidden => self.help.hidden,
             Text::HelpList => self.help.list,
@@ -166,6 +200,35 @@ impl<P: Parse> Tool<P> {
             &format!("USAGE: {} ", options::program_name(argv0)),
             1,
         )
+    }
+}
+
+/// `clang::getClangToolFullVersion(name)`, as Debian's clang prints it, and a newline.
+fn clang_tool_version(name: &str, version: LlvmVersion) -> String {
+    format!(
+        "Debian {name} version {} ({})\n",
+        version.release(),
+        version.debian_revision()
+    )
+}
+
+/// What `--version` prints for a tool of an LLVM release: the tool's own printer
+/// (`getClangToolFullVersion`, which names the program LLVM built, not the name it was run
+/// as), or `cl`'s default one where the tool sets none.
+pub fn version_text(tool: ToolName, version: LlvmVersion) -> String {
+    match (tool, version) {
+        // LLVM 22's llvm-offload-binary (also as clang-offload-packager) and
+        // llvm-offload-wrapper set no printer: `cl`'s default, Debian's vendor line.
+        (ToolName::Packager | ToolName::OffloadBinary | ToolName::OffloadWrapper, v)
+            if v >= LlvmVersion::V22 =>
+        {
+            format!("Debian LLVM version {}\n  Optimized build.\n", v.release())
+        }
+        // amdgpu-arch and nvptx-arch are links to offload-arch in LLVM 22.
+        (ToolName::AmdgpuArch | ToolName::NvptxArch, v) if v >= LlvmVersion::V22 => {
+            clang_tool_version(ToolName::OffloadArch.name(), v)
+        }
+        (t, v) => clang_tool_version(t.name(), v),
     }
 }
 

@@ -20,8 +20,10 @@ use crate::error::{Error, Result};
 use offkit_llvm::limits;
 use offkit_llvm::reader::Reader;
 
+mod llvm;
 pub mod stream;
 mod write;
+pub use llvm::{decompress_llvm, LlvmDecompressed, LlvmHeader, MIN_SIZE_LLVM22};
 pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
 
 /// The magic bytes of a compressed bundle.
@@ -425,12 +427,22 @@ pub fn decompress_llvm19(data: &[u8]) -> Result<Llvm19Decompressed<'_>> {
     };
     let method = Method::from_raw(raw_method).ok_or(Error::Llvm19UnknownMethod)?;
     let header = Llvm19Header { method, ..header };
-    let stream = r.rest();
-    let cap = header.uncompressed_size as usize;
-    let out = match method {
+    let out = inflate_as_llvm(method, r.rest(), header.uncompressed_size as usize)?;
+    Ok(Llvm19Decompressed {
+        header: Some(header),
+        data: Cow::Owned(out),
+    })
+}
+
+/// The stream of a compressed bundle decompressed as LLVM's `compression::decompress` does
+/// it for the bundler (LLVM 19 and 22 alike): into a buffer of `cap` bytes, the uncompressed
+/// size the header gives; less output is fine, more is an error, and so are bytes after the
+/// stream (zstd; zlib ignores them).
+pub(crate) fn inflate_as_llvm(method: Method, stream: &[u8], cap: usize) -> Result<Vec<u8>> {
+    Ok(match method {
         Method::Zstd => {
-            // LLVM 19 reserves the header's size; where that fails (a header claiming 4 GiB
-            // under a memory limit) LLVM 19 aborts, offkit says so.
+            // LLVM reserves the header's size; where that fails (a header claiming 4 GiB
+            // under a memory limit) LLVM aborts, offkit says so.
             let mut out: Vec<u8> = Vec::new();
             out.try_reserve_exact(cap)
                 .map_err(|_| Error::Llvm19Decompress {
@@ -460,10 +472,6 @@ pub fn decompress_llvm19(data: &[u8]) -> Result<Llvm19Decompressed<'_>> {
         Method::Zlib => zlib_uncompress(stream, cap).map_err(|e| Error::Llvm19Decompress {
             reason: format!("zlib error: {e}"),
         })?,
-    };
-    Ok(Llvm19Decompressed {
-        header: Some(header),
-        data: Cow::Owned(out),
     })
 }
 

@@ -1,9 +1,19 @@
-//! `clang-offload-bundler` 19's rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`):
-//! parsing with all its quirks (`OffloadTargetInfo`), the standardised form written to bundles,
-//! validation of `-targets`, compatibility of a code object with a requested target
-//! (`isCodeObjectCompatible`, including `hip`/`hipv4` and `-hip-openmp-compatible`), and the two
-//! conflict checks (`-targets`, and `-check-input-archive`). The messages are the bytes
-//! LLVM 19 prints after `<argv0>: error: `.
+//! `clang-offload-bundler`'s rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`), as
+//! LLVM 19 and LLVM 22 have them: parsing with all its quirks (`OffloadTargetInfo`), the
+//! standardised form written to bundles, validation of `-targets`, compatibility of a code object
+//! with a requested target (`isCodeObjectCompatible`, including `hip`/`hipv4` and
+//! `-hip-openmp-compatible`), and the two conflict checks (`-targets`, and
+//! `-check-input-archive`). The messages are the bytes LLVM prints after `<argv0>: error: `.
+//!
+//! The releases differ in how an ID is taken apart ([`BundleEntryId::parse_as`], the one
+//! `match` on the release):
+//!
+//! | | LLVM 19 | LLVM 22 |
+//! |---|---|---|
+//! | shape | anything | `checkOffloadBundleID`: 5 or 6 `-`-separated pieces (the 6th keeps its `-`s) |
+//! | target ID | from the last `-` piece if it is an offload arch (`""` included) | the 6th piece, if its processor is a (non-empty) offload arch |
+//! | triple | the rest, padded to four components | pieces 2–5 as written |
+//! | standardised | `<kind>-<triple4>-<target ID>` | `<kind>-<normalized triple>-<target ID>`, the triple normalized to four components, or to three and a `-` for `amdhsa` |
 //!
 //! ```
 //! use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
@@ -21,19 +31,61 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{find_conflict, offload_arch, TargetId};
-use crate::triple::{split_once, Arch, Triple};
+use crate::triple::{split_once, Arch, Os, Triple};
+use crate::LlvmVersion;
 
 /// The offload kinds a user target may have.
 pub const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
 
-/// A bundle entry ID parsed as LLVM 19's `OffloadTargetInfo` does. Parsing
-/// never fails; [`BundleEntryId::check`] says whether the bundler accepts it as a target.
+/// A bundle entry ID parsed as a release's `OffloadTargetInfo` does. Parsing never fails;
+/// [`BundleEntryId::is_well_formed`] and [`BundleEntryId::check`] say whether the bundler
+/// accepts it as a target.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleEntryId<'a> {
     raw: &'a [u8],
     kind: &'a [u8],
     triple: Triple,
     target_id: &'a [u8],
+    llvm: LlvmVersion,
+    well_formed: bool,
+}
+
+/// `StringRef::split(Parts, '-', MaxSplit = 5)`: at most six pieces, the last keeping its `-`s.
+fn split_pieces(id: &[u8]) -> Vec<&[u8]> {
+    let mut out = Vec::with_capacity(6);
+    let mut rest = id;
+    while out.len() < 5 {
+        match rest.iter().position(|&b| b == b'-') {
+            Some(i) => {
+                out.push(rest.get(..i).unwrap_or_default());
+                rest = rest.get(i + 1..).unwrap_or_default();
+            }
+            None => break,
+        }
+    }
+    out.push(rest);
+    out
+}
+
+/// Whether `name` is an offload arch of release `llvm` (`StringToOffloadArch`).
+fn is_offload_arch(name: &[u8], llvm: LlvmVersion) -> bool {
+    match llvm {
+        LlvmVersion::V19 => offload_arch::is_known(name),
+        // LLVM 22's table (gfx950, gfx1250, sm_100…) comes with the per-release processor
+        // tables; until then LLVM 19's names.
+        _ => offload_arch::is_known(name),
+    }
+}
+
+/// `Triple::normalize(Str, CanonicalForm)`: normalized, then cut or padded with `unknown` to
+/// `components` components.
+fn normalize_to(triple: &[u8], components: usize) -> Vec<u8> {
+    // Only a `dxil` triple of an unsupported shader model fails (LLVM aborts); it is kept as
+    // written.
+    let n = Triple::normalize_bytes(triple).unwrap_or_else(|_| triple.to_vec());
+    let mut parts: Vec<&[u8]> = n.split(|&b| b == b'-').collect();
+    parts.resize(components, b"unknown");
+    parts.join(&b'-')
 }
 
 /// `StringRef::rsplit(char)`: before and after the last `sep` (`(s, "")` without one).
@@ -66,8 +118,54 @@ impl<'a> BundleEntryId<'a> {
     /// 3. otherwise the kind and triple are `base` split at its first `-`, and the target ID
     ///    is empty (a `:…` suffix is dropped);
     /// 4. the triple is rebuilt from four components ([`Triple::four_components`]).
+    ///
+    /// This is LLVM 19's parse; [`BundleEntryId::parse_as`] takes the release.
     pub fn parse<S: AsRef<[u8]> + ?Sized>(id: &'a S) -> Self {
+        Self::parse_as(id, LlvmVersion::V19)
+    }
+
+    /// Parses a bundle entry ID or a `-targets` value as release `llvm` does (LLVM 19: see
+    /// [`BundleEntryId::parse`]; LLVM 22: the ID splits at its first five `-` into five or six
+    /// pieces (else it is not [well formed](BundleEntryId::is_well_formed)): the kind, the
+    /// four components of the triple, and a target ID, kept only if the text before its first
+    /// `:` is a non-empty offload arch).
+    pub fn parse_as<S: AsRef<[u8]> + ?Sized>(id: &'a S, llvm: LlvmVersion) -> Self {
         let id = id.as_ref();
+        match llvm {
+            LlvmVersion::V19 => Self::parse19(id),
+            _ => Self::parse22(id, llvm),
+        }
+    }
+
+    fn parse22(id: &'a [u8], llvm: LlvmVersion) -> Self {
+        let pieces = split_pieces(id);
+        let well_formed = pieces.len() == 5 || pieces.len() == 6;
+        let kind = pieces.first().copied().unwrap_or_default();
+        let triple = pieces
+            .get(1..5)
+            .unwrap_or_else(|| pieces.get(1..).unwrap_or_default());
+        let target_id = match pieces.get(5) {
+            Some(&t) => {
+                let processor = split_once(t, b':').0;
+                if !processor.is_empty() && is_offload_arch(processor, llvm) {
+                    t
+                } else {
+                    &[][..]
+                }
+            }
+            None => &[][..],
+        };
+        BundleEntryId {
+            raw: id,
+            kind,
+            triple: Triple::parse(triple.join(&b'-')),
+            target_id,
+            llvm,
+            well_formed,
+        }
+    }
+
+    fn parse19(id: &'a [u8]) -> Self {
         let base = split_once(id, b':').0;
         let (head, last) = rsplit_once(base, b'-');
         let (kind_triple, target_id) = if offload_arch::is_known(last) {
@@ -82,7 +180,20 @@ impl<'a> BundleEntryId<'a> {
             kind,
             triple: Triple::parse(triple).four_components(),
             target_id,
+            llvm: LlvmVersion::V19,
+            well_formed: true,
         }
+    }
+
+    /// The release whose rules parsed it.
+    pub fn llvm(&self) -> LlvmVersion {
+        self.llvm
+    }
+
+    /// LLVM 22's `checkOffloadBundleID`: five or six `-`-separated pieces (always true for
+    /// LLVM 19, which has no such check).
+    pub fn is_well_formed(&self) -> bool {
+        self.well_formed
     }
 
     /// The ID as given.
@@ -110,14 +221,32 @@ impl<'a> BundleEntryId<'a> {
     /// everywhere after parsing `-targets` (`hip-amdgcn-amd-amdhsa-gfx906` →
     /// `hip-amdgcn-amd-amdhsa--gfx906`, `host-x86_64-unknown-linux-gnu` →
     /// `host-x86_64-unknown-linux-gnu-`).
+    ///
+    /// LLVM 22 normalizes the triple (`openmp-x86_64--linux-gnu` →
+    /// `openmp-x86_64-unknown-linux-gnu-`), to three components and a `-` for `amdhsa`
+    /// (`hip-amdgcn-amd-amdhsa-unknown-gfx906` → `hip-amdgcn-amd-amdhsa--gfx906`).
     pub fn standardised(&self) -> Vec<u8> {
-        let mut out = self.group();
+        let mut out = match self.llvm {
+            LlvmVersion::V19 => self.group(),
+            _ => {
+                let mut out = self.kind.to_vec();
+                out.push(b'-');
+                if self.triple.os() == Os::AmdHsa {
+                    out.extend_from_slice(&normalize_to(self.triple.as_bytes(), 3));
+                    out.push(b'-');
+                } else {
+                    out.extend_from_slice(&normalize_to(self.triple.as_bytes(), 4));
+                }
+                out
+            }
+        };
         out.push(b'-');
         out.extend_from_slice(self.target_id);
         out
     }
 
-    /// `<kind>-<triple4>`: the key the conflict check groups targets by.
+    /// `<kind>-<triple>`: the key the conflict check groups targets by (the triple as parsed,
+    /// not normalized).
     pub fn group(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.raw.len() + 8);
         out.extend_from_slice(self.kind);
@@ -163,6 +292,16 @@ pub fn standardise<S: AsRef<[u8]> + ?Sized>(id: &S) -> Vec<u8> {
     BundleEntryId::parse(id).standardised()
 }
 
+/// `parseTargetID` of the ID's release, on its triple and target ID.
+fn parse_target_id<'a>(id: &BundleEntryId<'a>) -> crate::Result<TargetId<'a>> {
+    match id.llvm {
+        LlvmVersion::V19 => TargetId::parse(&id.triple, id.target_id),
+        // LLVM 22's processor table (gfx950's features…) comes with the per-release tables;
+        // until then LLVM 19's.
+        _ => TargetId::parse(&id.triple, id.target_id),
+    }
+}
+
 /// `isOffloadKindCompatible`: equal kinds, `hip` with `hipv4` either way, and with
 /// `-hip-openmp-compatible` a code-object kind starting with `hip` (any case) for an `openmp`
 /// target or an `openmp` code object for a target kind starting with `hip` (any case).
@@ -183,7 +322,8 @@ pub fn is_kind_compatible(
             || (code_object == b"openmp" && hip_like(requested)))
 }
 
-/// LLVM 19's `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`).
+/// `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`; the same in LLVM 19
+/// and 22, each ID parsed by its release).
 ///
 /// `requested` must be the parse of the *standardised* target (the bundler parses its targets,
 /// standardises them, and parses the standardised strings again before matching).
@@ -208,10 +348,7 @@ pub fn is_compatible(
     {
         return false;
     }
-    let (Ok(c), Ok(r)) = (
-        TargetId::parse(&code_object.triple, code_object.target_id),
-        TargetId::parse(&requested.triple, requested.target_id),
-    ) else {
+    let (Ok(c), Ok(r)) = (parse_target_id(code_object), parse_target_id(requested)) else {
         return false;
     };
     c.processor() == r.processor()
@@ -228,6 +365,9 @@ pub fn is_compatible(
 pub enum TargetsError {
     /// The same string was given twice: `Duplicate targets are not allowed`.
     Duplicate,
+    /// LLVM 22: a target that is not five or six `-`-separated pieces (`Targets need to follow
+    /// the format '<offload kind>-<target triple>', …`).
+    Format,
     /// `invalid target '<target>'[, unknown offloading kind '<kind>'][, unknown target triple
     /// '<triple>']`.
     Invalid {
@@ -256,6 +396,11 @@ impl TargetsError {
         let mut m = Vec::new();
         match self {
             TargetsError::Duplicate => m.extend_from_slice(b"Duplicate targets are not allowed"),
+            TargetsError::Format => m.extend_from_slice(
+                b"Targets need to follow the format '<offload kind>-<target triple>', where \
+                  '<target triple>' follows the format \
+                  '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.",
+            ),
             TargetsError::Invalid {
                 target,
                 kind,
@@ -307,13 +452,23 @@ pub struct CheckedTargets {
     pub hip_only: bool,
 }
 
-/// The bundler's checks of `-targets`, in LLVM 19's order (`ClangOffloadBundler.cpp`'s `main`): per
-/// target, a raw duplicate, then an invalid kind or triple; then the target-ID conflict check
-/// per `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host
-/// count (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
+/// LLVM 19's [`check_targets_as`].
 pub fn check_targets<T: AsRef<[u8]>>(
     targets: &[T],
     unbundle: bool,
+) -> Result<CheckedTargets, TargetsError> {
+    check_targets_as(targets, unbundle, LlvmVersion::V19)
+}
+
+/// The bundler's checks of `-targets`, in release `llvm`'s order (`ClangOffloadBundler.cpp`'s
+/// `main`): per target, a raw duplicate, (LLVM 22) an ID of the wrong shape, then an invalid
+/// kind or triple; then the target-ID conflict check per `<kind>-<triple>` group (groups in
+/// byte order, see [`find_conflict`]); then the host count (bundling: exactly one unless all
+/// kinds are HIP; unbundling: at most one).
+pub fn check_targets_as<T: AsRef<[u8]>>(
+    targets: &[T],
+    unbundle: bool,
+    llvm: LlvmVersion,
 ) -> Result<CheckedTargets, TargetsError> {
     let mut seen: BTreeSet<&[u8]> = BTreeSet::new();
     let mut groups: BTreeMap<Vec<u8>, BTreeSet<&[u8]>> = BTreeMap::new();
@@ -328,7 +483,10 @@ pub fn check_targets<T: AsRef<[u8]>>(
         if !seen.insert(target) {
             return Err(TargetsError::Duplicate);
         }
-        let info = BundleEntryId::parse(target);
+        let info = BundleEntryId::parse_as(target, llvm);
+        if !info.is_well_formed() {
+            return Err(TargetsError::Format);
+        }
         out.standardised.push(info.standardised());
         info.check()?;
         groups
@@ -447,6 +605,89 @@ mod tests {
             e.to_string(),
             "invalid target '', unknown offloading kind '', unknown target triple '---'"
         );
+    }
+
+    #[test]
+    fn llvm22_standardisation_as_measured() {
+        let std22 = |s: &str| {
+            let id = BundleEntryId::parse_as(s, LlvmVersion::V22);
+            assert!(id.is_well_formed(), "{s}");
+            String::from_utf8(id.standardised()).unwrap()
+        };
+        // Each pair was printed by LLVM 22.1.8's `clang-offload-bundler -list` of a bundle it
+        // made for the target.
+        for (given, standard) in [
+            (
+                "host-x86_64-unknown-linux-gnu",
+                "host-x86_64-unknown-linux-gnu-",
+            ),
+            ("hip-amdgcn-amd-amdhsa-gfx906", "hip-amdgcn-amd-amdhsa--"),
+            (
+                "hip-amdgcn-amd-amdhsa--gfx906",
+                "hip-amdgcn-amd-amdhsa--gfx906",
+            ),
+            (
+                "hip-amdgcn-amd-amdhsa-unknown-gfx906:xnack+",
+                "hip-amdgcn-amd-amdhsa--gfx906:xnack+",
+            ),
+            (
+                "openmp-nvptx64-nvidia-cuda--sm_70",
+                "openmp-nvptx64-nvidia-cuda-unknown-sm_70",
+            ),
+            (
+                "openmp-nvptx64-nvidia-cuda-sm_70",
+                "openmp-nvptx64-nvidia-cuda-sm_70-",
+            ),
+            (
+                "openmp-x86_64-pc-linux-gnu-foo",
+                "openmp-x86_64-pc-linux-gnu-",
+            ),
+            (
+                "openmp-x86_64-pc-linux-gnu-gfx906-x",
+                "openmp-x86_64-pc-linux-gnu-",
+            ),
+            (
+                "openmp-x86_64--linux-gnu",
+                "openmp-x86_64-unknown-linux-gnu-",
+            ),
+            ("openmp-amd64-pc-linux-gnu", "openmp-amd64-pc-linux-gnu-"),
+            (
+                "hip-amdgcn--amdhsa--gfx906",
+                "hip-amdgcn-unknown-amdhsa--gfx906",
+            ),
+            (
+                "hip-amdgcn-amd-amdhsa-gnu-gfx906",
+                "hip-amdgcn-amd-amdhsa--gfx906",
+            ),
+            (
+                "openmp-spirv64-amd-amdhsa--amdgcnspirv",
+                "openmp-spirv64-amd-amdhsa--amdgcnspirv",
+            ),
+            (
+                "hip-x86_64-pc-linux-gnu--gfx906:xnack+",
+                "hip-x86_64-pc-linux-gnu-",
+            ),
+        ] {
+            assert_eq!(std22(given), standard, "{given}");
+        }
+        let ts =
+            |v: &[&str]| check_targets_as(v, false, LlvmVersion::V22).map_err(|e| e.to_string());
+        assert_eq!(
+            ts(&[
+                "host-x86_64-unknown-linux-gnu",
+                "openmp-nvptx64-nvidia-cuda"
+            ]),
+            Err(
+                "Targets need to follow the format '<offload kind>-<target triple>', where \
+                 '<target triple>' follows the format \
+                 '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'."
+                    .into()
+            )
+        );
+        // Old (LLVM <= 17) host IDs match again: the target ID is empty either way.
+        let c = BundleEntryId::parse_as("host-x86_64-unknown-linux-gnu", LlvmVersion::V22);
+        let t = BundleEntryId::parse_as("host-x86_64-unknown-linux-gnu-", LlvmVersion::V22);
+        assert!(is_compatible(&c, &t, false));
     }
 
     #[test]
