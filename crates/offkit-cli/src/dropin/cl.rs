@@ -240,6 +240,43 @@ pub struct Cl {
     pub config: Config<'static>,
 }
 
+impl Cl {
+    /// `cl::ParseCommandLineOptions` alone: `Ok` with what the tool's code then sees, or the
+    /// step `cl` decides (an immediate option's text, or failure). After a response-file error
+    /// nothing is parsed and the tool runs with every option at its default.
+    pub fn parse_words(
+        &self,
+        argv0: &str,
+        words: &[String],
+        expansion_failed: bool,
+        report: &Reporter,
+    ) -> std::result::Result<Parsed, Step<Parsed>> {
+        if expansion_failed {
+            // `ParseCommandLineOptions` returns before parsing anything (and does not exit).
+            return Ok(Parsed {
+                prog: options::program_name(argv0),
+                argv0: argv0.to_string(),
+                ..Parsed::default()
+            });
+        }
+        let p = options::parse(argv0, words, &self.config);
+        report.raw(&p.errors);
+        if let Some(name) = p.immediate {
+            return Err(Step::Show(match name {
+                "help-hidden" => Text::HelpHidden,
+                "help-list" => Text::HelpList,
+                "help-list-hidden" => Text::HelpListHidden,
+                "version" => Text::Version,
+                _ => Text::Help,
+            }));
+        }
+        if p.failed() {
+            return Err(Step::Fail);
+        }
+        Ok(p)
+    }
+}
+
 impl Parse for Cl {
     type Args = Parsed;
 
@@ -250,30 +287,11 @@ impl Parse for Cl {
         expansion_failed: bool,
         report: &Reporter,
     ) -> Step<Parsed> {
-        if expansion_failed {
-            // `ParseCommandLineOptions` returns before parsing anything (and does not exit):
-            // the tool runs with every option at its default.
-            return Step::Run(Parsed {
-                prog: options::program_name(argv0),
-                argv0: argv0.to_string(),
-                ..Parsed::default()
-            });
-        }
-        let p = options::parse(argv0, words, &self.config);
-        report.raw(&p.errors);
-        if let Some(name) = p.immediate {
-            return Step::Show(match name {
-                "help-hidden" => Text::HelpHidden,
-                "help-list" => Text::HelpList,
-                "help-list-hidden" => Text::HelpListHidden,
-                "version" => Text::Version,
-                _ => Text::Help,
-            });
-        }
-        if p.failed() {
-            return Step::Fail;
-        }
-        if p.flag("h") == Some(true) {
+        let p = match self.parse_words(argv0, words, expansion_failed, report) {
+            Ok(p) => p,
+            Err(step) => return step,
+        };
+        if !expansion_failed && p.flag("h") == Some(true) {
             return Step::Show(Text::HelpList);
         }
         Step::Run(p)

@@ -10,12 +10,13 @@
 use std::path::{Path, PathBuf};
 
 use offkit_format::binary::{self, Binary, Entry};
-use offkit_format::kind::OffloadKind;
+use offkit_format::kind::ImageKind;
 use offkit_format::scan::{holder, offload_binaries, Binaries, Holder, Resolver};
 use offkit_tools::mmap::MappedFile;
 
 use super::files::{commit, stage_file, stem, Outputs};
 use super::package::ImageArgs;
+use super::Release;
 use crate::dropin::cl::Reporter;
 use crate::dropin::error::{Error, Result};
 
@@ -32,7 +33,13 @@ struct Found<'d> {
 }
 
 /// Runs extraction mode; an error prints as LLVM's message after `error: `.
-pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -> Result {
+pub fn run(
+    input: &str,
+    images: &[String],
+    archive: bool,
+    release: &Release,
+    reporter: &Reporter,
+) -> Result {
     let (data, name) = if input == "-" {
         let d = MappedFile::stdin().map_err(|e| Error::file(input, e))?;
         (d, "<stdin>".to_string())
@@ -50,7 +57,10 @@ pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -
     let mut outs = Outputs::default();
     for filter in images {
         let args = ImageArgs::parse(filter);
-        let matched: Vec<&Found<'_>> = found.iter().filter(|f| matches(&args, &f.entry)).collect();
+        let matched: Vec<&Found<'_>> = found
+            .iter()
+            .filter(|f| matches(&args, &f.entry, release))
+            .collect();
         let Some(last) = matched.last() else {
             continue;
         };
@@ -72,7 +82,7 @@ pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -
                     stem(input),
                     e.triple(),
                     e.arch(),
-                    e.image_kind.extension()
+                    image_kind_name(e.image_kind)
                 );
                 stage_file(&mut outs, &out, &e.image)?;
             }
@@ -81,12 +91,22 @@ pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -
     commit(outs)
 }
 
-/// Whether `entry` passes the filter: `file` is ignored, `kind` compares offload kinds, every
-/// other key must equal the entry's string (a missing one reads as empty).
-fn matches(args: &ImageArgs, entry: &Entry<'_>) -> bool {
+/// `getImageKindName`: the extension of an extracted image's name (LLVM 19 and 22 have none
+/// for SPIR-V).
+fn image_kind_name(kind: ImageKind) -> &'static str {
+    match kind {
+        ImageKind::Spirv => "",
+        k => k.extension(),
+    }
+}
+
+/// Whether `entry` passes the filter: `file` is ignored, `kind` compares offload kinds (the
+/// release's `getOffloadKind`), every other key must equal the entry's string (a missing one
+/// reads as empty).
+fn matches(args: &ImageArgs, entry: &Entry<'_>, release: &Release) -> bool {
     args.pairs.iter().all(|(k, v)| match k.as_str() {
         "file" => true,
-        "kind" => entry.offload_kind == OffloadKind::from_name_llvm19(v),
+        "kind" => entry.offload_kind == release.offload_kind(v),
         _ => entry.string(k).unwrap_or_default() == v.as_bytes(),
     })
 }
