@@ -23,6 +23,8 @@
 
 mod extract;
 mod files;
+
+pub(crate) use files::stem;
 mod package;
 
 use std::ffi::OsString;
