@@ -14,6 +14,7 @@ mod bundle;
 mod objcopy;
 mod unbundle;
 
+use offkit_llvm::LlvmVersion;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -292,7 +293,7 @@ fn run(p: &cl::Parsed, argv0: Option<&Path>, env: &Env, report: &cl::Reporter) -
         standardised,
         host_index,
         hip_only,
-    } = check_targets(&raw_targets, ctx.cfg.unbundle)
+    } = check_targets(LlvmVersion::V19, &raw_targets, ctx.cfg.unbundle)
         .map_err(|e| error(String::from_utf8_lossy(&e.message()).into_owned()))?;
     ctx.cfg.targets = standardised
         .into_iter()

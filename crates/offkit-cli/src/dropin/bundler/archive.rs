@@ -1,6 +1,7 @@
 //! `-type=a -unbundle`: heterogeneous archives, as LLVM 19's `UnbundleArchive` and
 //! `CheckHeterogeneousArchive` do them.
 
+use offkit_llvm::LlvmVersion;
 use std::collections::HashMap;
 
 use offkit_bundle::archive;
@@ -43,7 +44,7 @@ fn member_name(member: &str, id: &[u8]) -> String {
         Some(i) if file != "." && file != ".." => (&file[..i], &file[i..]),
         _ => (file, ""),
     };
-    let tid = BundleEntryId::parse(id).target_id();
+    let tid = BundleEntryId::parse(LlvmVersion::V19, id).target_id();
     let contains = |n: &[u8]| tid.windows(n.len()).any(|w| w == n);
     let ext = if contains(b"gfx") {
         ".bc"
@@ -80,11 +81,17 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
             if id.is_empty() {
                 break;
             }
-            let c = BundleEntryId::parse(&id);
+            let c = BundleEntryId::parse(LlvmVersion::V19, &id);
             let compatible: Vec<&str> = cfg
                 .targets
                 .iter()
-                .filter(|t| is_compatible(&c, &BundleEntryId::parse(t.as_bytes()), cfg.hip_openmp))
+                .filter(|t| {
+                    is_compatible(
+                        &c,
+                        &BundleEntryId::parse(LlvmVersion::V19, t.as_bytes()),
+                        cfg.hip_openmp,
+                    )
+                })
                 .map(|t| t.as_str())
                 .collect();
             if compatible.is_empty() {

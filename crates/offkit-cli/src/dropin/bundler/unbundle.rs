@@ -1,6 +1,7 @@
 //! `-list` and `-unbundle` of a single (non-archive) input, as LLVM 19 does them
 //! (`OffloadBundler::UnbundleFiles` and `ListBundleIDsInFile`).
 
+use offkit_llvm::LlvmVersion;
 use std::borrow::Cow;
 use std::io::Write;
 use std::path::Path;
@@ -213,9 +214,15 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     }
     // Finds the first work-list entry compatible with code object `id`, in StringMap order.
     let find = |work: &StringMap<String, String>, id: &[u8]| -> Option<String> {
-        let c = BundleEntryId::parse(id);
+        let c = BundleEntryId::parse(LlvmVersion::V19, id);
         work.keys()
-            .find(|t| is_compatible(&c, &BundleEntryId::parse(t), ctx.cfg.hip_openmp))
+            .find(|t| {
+                is_compatible(
+                    &c,
+                    &BundleEntryId::parse(LlvmVersion::V19, t),
+                    ctx.cfg.hip_openmp,
+                )
+            })
             .map(|t| String::from_utf8_lossy(t).into_owned())
     };
     match h {
@@ -286,7 +293,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     if remaining.len() == ctx.cfg.targets.len() {
         // No bundle matched at all: the input is taken to be the host's.
         for (t, o) in &remaining {
-            if BundleEntryId::parse(t.as_bytes()).is_host() {
+            if BundleEntryId::parse(LlvmVersion::V19, t.as_bytes()).is_host() {
                 write_payload(&mut outs, input, Payload::Range(0, input.len()), o)?;
             } else {
                 write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;

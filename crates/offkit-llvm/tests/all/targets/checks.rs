@@ -1,6 +1,7 @@
 //! The bundler's `-targets` checks and `-check-input-archive` (`target_id::bundle`) against
 //! `clang-offload-bundler` 19.
 
+use offkit_llvm::LlvmVersion::V19;
 use std::collections::BTreeSet;
 
 use offkit_llvm::target_id::bundle::{
@@ -93,7 +94,7 @@ fn bundler_target_checks_and_standardisation() {
     let mut listed_cases = Vec::new();
     let mut mismatches = Vec::new();
     for (n, ((targets, unbundle), out)) in cases.iter().zip(&results).enumerate() {
-        let expected = check_targets(targets, *unbundle);
+        let expected = check_targets(V19, targets, *unbundle);
         let ours = match &expected {
             Ok(_) => (Some(0), String::new()),
             Err(e) => (Some(1), format!("{}: error: {e}\n", bundler().display())),
