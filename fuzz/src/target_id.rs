@@ -154,7 +154,9 @@ pub fn run(data: &[u8]) {
         let _ = bundle::check_targets(v, &parts, false);
         let _ = bundle::check_targets(v, &parts, true);
     }
-    let _ = bundle::check_archive_member(parts.iter().copied());
+    for v in LlvmVersion::ALL {
+        let _ = bundle::check_archive_member(v, parts.iter().copied());
+    }
     let pairs: Vec<_> = parts.iter().map(|p| split_pair(p)).collect();
     let groups = linker::group(&pairs);
     let members: usize = groups.iter().map(|(_, m)| m.len()).sum();

@@ -301,26 +301,41 @@ pub fn is_compatible(provided: &[u8], requested: &[u8]) -> bool {
             .all(|f| r.features.iter().any(|g| g.name == f.name && g.on == f.on))
 }
 
-/// LLVM 19's `getConflictTargetIDCombination` over a set of target IDs (visited in sorted
-/// order, duplicates once): the first processor seen is remembered with its features; a later
-/// ID of that processor conflicts if it has a feature the remembered one lacks (signs ignored,
-/// and only in that direction, so `{gfx906:xnack+, gfx906:xnack-, gfx906:sramecc+:xnack+}`
-/// does not conflict). Returns the remembered ID and the conflicting one.
+/// What `getConflictTargetIDCombination` finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conflict<'a> {
+    /// No conflict.
+    None,
+    /// The remembered ID and the one that conflicts with it.
+    Pair(&'a [u8], &'a [u8]),
+    /// LLVM dereferences an empty `std::optional` for this malformed ID and, with nothing
+    /// written to the slot it reads yet, crashes (LLVM 22: a segmentation fault).
+    Crash(&'a [u8]),
+}
+
+/// `getConflictTargetIDCombination` of release `llvm` over a set of target IDs (visited in
+/// sorted order, duplicates once): the first processor seen is remembered with its features;
+/// a later ID of that processor conflicts if it has a feature the remembered one lacks (signs
+/// ignored, and only in that direction, so `{gfx906:xnack+, gfx906:xnack-,
+/// gfx906:sramecc+:xnack+}` does not conflict).
 ///
-/// A malformed ID makes LLVM 19 dereference an empty `std::optional`. The 19 binary then
-/// reads a stack slot that holds the last value written there: the processor of the last
-/// well-formed ID, or the *whole ID* of the last ID inserted as a new processor (the
-/// inserted entry overlays the slot); before any such write, nothing matches it. The features
-/// read before the malformed one count. offkit reproduces that observed behaviour (checked
-/// against the tool by the conformance tests), since it decides which inputs are rejected.
-pub fn find_conflict<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>
+/// A malformed ID makes LLVM dereference an empty `std::optional`; the binary then reads a
+/// stack slot holding the last value written there, and the features read before the
+/// malformed one count. offkit reproduces the observed behaviour (checked against the tools by
+/// the conformance tests), since it decides which inputs are rejected:
+/// - **19**: the slot holds the processor of the last well-formed ID, or the *whole ID* of the
+///   last ID inserted as a new processor (the inserted entry overlays the slot); before any
+///   such write, nothing matches it;
+/// - **22**: the slot holds the processor of the last well-formed ID; before any, LLVM crashes
+///   ([`Conflict::Crash`]).
+pub fn find_conflict<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
 where
     I: IntoIterator<Item = &'a [u8]>,
 {
     /// The key an ID is filed under.
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Key<'a> {
-        /// Nothing written yet (matches nothing).
+        /// Nothing written yet.
         Fresh,
         Text(&'a [u8]),
     }
@@ -333,14 +348,17 @@ where
             slot = Key::Text(split.processor);
         }
         let key = slot;
-        let existing = match key {
-            Key::Fresh => None,
-            Key::Text(_) => seen.iter().find(|(k, _, _)| *k == key),
+        let existing = match (key, llvm) {
+            (Key::Fresh, LlvmVersion::V19) => None,
+            (Key::Fresh, _) => return Conflict::Crash(id),
+            (Key::Text(_), _) => seen.iter().find(|(k, _, _)| *k == key),
         };
         match existing {
             None => {
                 seen.push((key, id, split.features));
-                slot = Key::Text(id);
+                if llvm == LlvmVersion::V19 {
+                    slot = Key::Text(id);
+                }
             }
             Some((_, first, features)) => {
                 if split
@@ -348,12 +366,12 @@ where
                     .iter()
                     .any(|f| !features.iter().any(|g| g.name == f.name))
                 {
-                    return Some((first, id));
+                    return Conflict::Pair(first, id);
                 }
             }
         }
     }
-    None
+    Conflict::None
 }
 
 #[cfg(test)]
@@ -450,14 +468,16 @@ mod tests {
 
     #[test]
     fn conflicts() {
-        let c = |ids: &[&'static str]| {
-            find_conflict(ids.iter().map(|s| s.as_bytes())).map(|(a, b)| {
-                (
-                    String::from_utf8(a.to_vec()).unwrap(),
-                    String::from_utf8(b.to_vec()).unwrap(),
-                )
-            })
+        let pair_of = |c: Conflict<'_>| match c {
+            Conflict::Pair(a, b) => Some((
+                String::from_utf8(a.to_vec()).unwrap(),
+                String::from_utf8(b.to_vec()).unwrap(),
+            )),
+            Conflict::None => None,
+            Conflict::Crash(id) => panic!("crash on {id:?}"),
         };
+        let c =
+            |ids: &[&'static str]| pair_of(find_conflict(V19, ids.iter().map(|s| s.as_bytes())));
         let pair = |a: &str, b: &str| Some((a.to_string(), b.to_string()));
         assert_eq!(
             c(&["gfx906", "gfx906:xnack+"]),
@@ -494,6 +514,27 @@ mod tests {
         assert_eq!(
             c(&["gfx906:xnack+:xnack-", "gfx906:sramecc+:sramecc-"]),
             None
+        );
+        // LLVM 22, as its binary behaves (see `tests/all/targets/llvm22.rs`).
+        let c22 = |ids: &[&'static str]| find_conflict(V22, ids.iter().map(|s| s.as_bytes()));
+        let b = |s: &'static str| s.as_bytes();
+        assert_eq!(c22(&["gfx906", "gfx906:xnack"]), Conflict::None);
+        assert_eq!(
+            c22(&["gfx906:xnack+", "gfx906:xnack+:sramecc+:zz"]),
+            Conflict::Pair(b("gfx906:xnack+"), b("gfx906:xnack+:sramecc+:zz"))
+        );
+        assert_eq!(
+            c22(&["gfx906:xnack+:xnack-", "gfx906:sramecc+:sramecc-"]),
+            Conflict::Crash(b("gfx906:sramecc+:sramecc-"))
+        );
+        assert_eq!(
+            c22(&["gfx906:xnack", "gfx906:xnack+"]),
+            Conflict::Crash(b("gfx906:xnack"))
+        );
+        assert_eq!(c22(&["gfx906:xnack+", "gfx908:zz"]), Conflict::None);
+        assert_eq!(
+            c22(&["gfx906:xnack+", "gfx908:sramecc+:zz"]),
+            Conflict::Pair(b("gfx906:xnack+"), b("gfx908:sramecc+:zz"))
         );
     }
 }

@@ -35,7 +35,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{find_conflict, offload_arch, TargetId};
+use super::{find_conflict, offload_arch, Conflict, TargetId};
 use crate::triple::{split_once, Arch, CanonicalForm, Os, Triple};
 use crate::version::LlvmVersion;
 
@@ -382,6 +382,12 @@ pub enum TargetsError {
     /// LLVM 22: a target that is not `<kind>-<arch>-<vendor>-<os>-<env>[-<target ID>]`
     /// ([`is_well_formed`]).
     Format,
+    /// LLVM 22 crashes on this malformed target ID in its conflict check
+    /// ([`Conflict::Crash`]); offkit's face says so instead.
+    Crash {
+        /// The target ID.
+        target_id: Vec<u8>,
+    },
 }
 
 impl TargetsError {
@@ -419,6 +425,14 @@ impl TargetsError {
             TargetsError::HostCount(n) => m.extend_from_slice(
                 format!("expecting exactly one host target but got {n}").as_bytes(),
             ),
+            TargetsError::Crash { target_id } => {
+                m.extend_from_slice(b"malformed target ID '");
+                m.extend_from_slice(target_id);
+                m.extend_from_slice(
+                    b"' (LLVM 22's conflict check crashes on it: every feature needs a \
+                      trailing '+' or '-', and none may be given twice)",
+                );
+            }
             TargetsError::Format => m.extend_from_slice(
                 b"Targets need to follow the format '<offload kind>-<target triple>', where \
                   '<target triple>' follows the format \
@@ -488,12 +502,20 @@ pub fn check_targets<T: AsRef<[u8]>>(
         }
     }
     for (group, ids) in &groups {
-        if let Some((a, b)) = find_conflict(ids.iter().copied()) {
-            let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
-            return Err(TargetsError::Conflict {
-                first: join(a),
-                second: join(b),
-            });
+        let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
+        match find_conflict(llvm, ids.iter().copied()) {
+            Conflict::None => {}
+            Conflict::Pair(a, b) => {
+                return Err(TargetsError::Conflict {
+                    first: join(a),
+                    second: join(b),
+                })
+            }
+            Conflict::Crash(id) => {
+                return Err(TargetsError::Crash {
+                    target_id: id.to_vec(),
+                })
+            }
         }
     }
     if (unbundle && hosts > 1) || (!unbundle && hosts != 1 && !out.hip_only) {
@@ -503,13 +525,13 @@ pub fn check_targets<T: AsRef<[u8]>>(
 }
 
 /// `-check-input-archive` (`CheckHeterogeneousArchive`): the conflict check over the *whole* bundle entry
-/// IDs of one archive member (processor = the ID up to its first `:`). Returns the pair LLVM
-/// reports.
-pub fn check_archive_member<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>
+/// IDs of one archive member (processor = the ID up to its first `:`), as release `llvm`
+/// does it: the pair LLVM reports, or where it crashes.
+pub fn check_archive_member<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
 where
     I: IntoIterator<Item = &'a [u8]>,
 {
-    find_conflict(ids)
+    find_conflict(llvm, ids)
 }
 
 /// `conflicting TargetIDs [<first>, <second>] found in <member> of <archive>`, the message of
@@ -749,7 +771,9 @@ mod tests {
             b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
             b"hip-amdgcn-amd-amdhsa--gfx906",
         ];
-        let (a, b) = check_archive_member(ids).unwrap();
+        let Conflict::Pair(a, b) = check_archive_member(V19, ids) else {
+            panic!("no conflict")
+        };
         assert_eq!(
             archive_conflict_message(a, b, b"k.o", b"lib.a"),
             b"conflicting TargetIDs [hip-amdgcn-amd-amdhsa--gfx906, \
@@ -759,7 +783,7 @@ mod tests {
             b"hip-amdgcn-amd-amdhsa--gfx906:sramecc+:xnack+",
             b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
         ];
-        assert_eq!(check_archive_member(ids), None);
+        assert_eq!(check_archive_member(V19, ids), Conflict::None);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use offkit_bundle::io::Input;
 use offkit_llvm::target_id::bundle::{
     archive_conflict_message, check_archive_member, is_compatible, BundleEntryId,
 };
+use offkit_llvm::target_id::Conflict;
 
 use super::unbundle::{binary_or_object_bundles, decompress, section_payload, Bundle};
 use super::{error, handler, read_input, stage_output, Ctx, Run};
@@ -24,7 +25,7 @@ fn check(path: &str, data: &[u8]) -> Run {
         let h = handler("a", bytes)?;
         let bundles = binary_or_object_bundles(h, bytes)?;
         let ids: Vec<&[u8]> = bundles.iter().map(|(id, _)| id.as_ref()).collect();
-        if let Some((a, b)) = check_archive_member(ids) {
+        if let Conflict::Pair(a, b) = check_archive_member(LlvmVersion::V19, ids) {
             return Err(error(
                 String::from_utf8_lossy(&archive_conflict_message(a, b, &name, path.as_bytes()))
                     .into_owned(),
