@@ -188,6 +188,16 @@ impl Device {
                 features,
             });
         }
+        if let Some(old) = LlvmVersion::ALL
+            .into_iter()
+            .rev()
+            .find(|&v| amdgpu::canonical_name(v, &amdgcn, processor.as_bytes()).is_some())
+        {
+            return Err(bad(format!(
+                "`{processor}` is a processor of LLVM {old} that LLVM {newest} dropped; \
+                 offkit takes the processors of LLVM {newest} as devices"
+            )));
+        }
         if processor.starts_with("gfx") {
             return Err(bad(format!(
                 "`{processor}` is not an AMD GPU processor offkit knows (LLVM {newest}'s table)"
