@@ -25,10 +25,38 @@ mod normalize;
 
 use std::fmt;
 
+use crate::version::LlvmVersion;
+
 pub use kinds::{
     default_format, is_os_darwin, parse_arch, parse_environment, parse_format, parse_os,
     parse_sub_arch, parse_vendor, Arch, Environment, ObjectFormat, Os, SubArch, Vendor,
 };
+
+/// `Triple::CanonicalForm` (LLVM 20 and later): how many components [`Triple::normalize_form`]
+/// leaves, padding with `unknown` or cutting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CanonicalForm {
+    /// As many as there are (LLVM 19's only form).
+    Any,
+    /// `arch-vendor-os`.
+    ThreeIdent,
+    /// `arch-vendor-os-environment`.
+    FourIdent,
+    /// `arch-vendor-os-environment-format`.
+    FiveIdent,
+}
+
+impl CanonicalForm {
+    /// The number of components, `None` for [`CanonicalForm::Any`].
+    pub fn components(self) -> Option<usize> {
+        match self {
+            CanonicalForm::Any => None,
+            CanonicalForm::ThreeIdent => Some(3),
+            CanonicalForm::FourIdent => Some(4),
+            CanonicalForm::FiveIdent => Some(5),
+        }
+    }
+}
 
 /// A target triple as LLVM 19's `Triple` holds it: the string as given (never rewritten) and
 /// the enums parsed from its components.
@@ -301,7 +329,7 @@ impl Triple {
     /// Fails only where LLVM 19 aborts (`LLVM ERROR: Unsupported Shader Model version`: a
     /// `dxil` triple with OS `shadermodel6.N`, N > 8).
     pub fn normalize(s: &str) -> crate::Result<String> {
-        let bytes = normalize::normalize(s.as_bytes())?;
+        let bytes = normalize::normalize(LlvmVersion::V19, s.as_bytes(), CanonicalForm::Any)?;
         // Normalizing only splits at `-` and inserts ASCII, so UTF-8 stays UTF-8.
         String::from_utf8(bytes).map_err(|_| crate::Error::Invalid {
             what: "normalized triple",
@@ -312,7 +340,18 @@ impl Triple {
 
     /// [`Triple::normalize`] on bytes.
     pub fn normalize_bytes(s: &[u8]) -> crate::Result<Vec<u8>> {
-        normalize::normalize(s)
+        normalize::normalize(LlvmVersion::V19, s, CanonicalForm::Any)
+    }
+
+    /// `Triple::normalize(Str, Form)` of release `llvm` (`form` other than
+    /// [`CanonicalForm::Any`] needs LLVM 20 or later: 19 has no such argument, and offkit
+    /// applies it anyway). The component parsers are LLVM 19's for both releases.
+    pub fn normalize_form(
+        llvm: LlvmVersion,
+        s: &[u8],
+        form: CanonicalForm,
+    ) -> crate::Result<Vec<u8>> {
+        normalize::normalize(llvm, s, form)
     }
 }
 

@@ -39,6 +39,10 @@ impl LlvmVersion {
     /// the compiler that runs it is.
     pub const DEFAULT: LlvmVersion = LlvmVersion::V19;
 
+    /// The newest release offkit knows. offkit's own commands (`offkit check`, `prune`,
+    /// `--device`) accept everything it knows: processors, offload-arch names, kinds.
+    pub const NEWEST: LlvmVersion = LlvmVersion::V22;
+
     /// The major version number (19, 22).
     pub fn major(self) -> u32 {
         match self {
@@ -132,5 +136,6 @@ mod tests {
         }
         assert_eq!(LlvmVersion::default(), LlvmVersion::V19);
         assert!(LlvmVersion::V19 < LlvmVersion::V22);
+        assert_eq!(LlvmVersion::ALL.last(), Some(&LlvmVersion::NEWEST));
     }
 }

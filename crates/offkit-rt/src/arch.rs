@@ -229,7 +229,11 @@ pub fn amd_gpus(root: &Path, hsa_xnack: Option<bool>) -> Result<Vec<Device>, Err
         }
         let processor = gfx_processor(props.gfx_target_version);
         let mut features = Vec::new();
-        for &f in allowed_features(&amdgcn, processor.as_bytes()) {
+        for &f in allowed_features(
+            offkit_llvm::LlvmVersion::NEWEST,
+            &amdgcn,
+            processor.as_bytes(),
+        ) {
             match f {
                 "sramecc" => features.push((f, props.capability & CAP_SRAM_EDC != 0)),
                 "xnack" => features.extend(xnack.map(|on| (f, on))),

@@ -10,6 +10,7 @@ use offkit_bundle::types::FileType;
 use offkit_bundle::write::{self, Entry, Format};
 use offkit_format::bundle::compressed::{self, Method};
 use offkit_llvm::target_id::bundle::BundleEntryId;
+use offkit_llvm::LlvmVersion;
 use offkit_tools::Env;
 
 /// Write an offload bundle from per-target inputs.
@@ -80,14 +81,16 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         if id.is_empty() {
             bail!("`--target {t}` has an empty ID");
         }
-        let parsed = BundleEntryId::parse(id.as_bytes());
+        // Any release's form and processors are read; the ID is written in LLVM 19's
+        // standardised form, which both 19 and 22 read (22 would write `…-cuda-unknown-sm_70`).
+        let parsed = BundleEntryId::parse_any(id.as_bytes());
         parsed
             .check()
             .map_err(|e| anyhow::anyhow!("`--target {t}`: {e}"))?;
         let id = if id.ends_with('-') {
             id.to_string()
         } else {
-            String::from_utf8_lossy(&parsed.standardised()).into_owned()
+            String::from_utf8_lossy(&parsed.standardised_as(LlvmVersion::V19)).into_owned()
         };
         if let Some((prev, _)) = pairs.iter().find(|(p, _)| *p == id) {
             bail!("duplicate target ID `{prev}`");

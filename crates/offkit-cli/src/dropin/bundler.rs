@@ -19,12 +19,12 @@ mod bundle;
 mod objcopy;
 mod unbundle;
 
+use offkit_llvm::LlvmVersion;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use offkit_llvm::target_id::bundle::{check_targets_as, CheckedTargets};
-use offkit_llvm::LlvmVersion;
+use offkit_llvm::target_id::bundle::{check_targets, CheckedTargets};
 use offkit_tools::{Env, ToolFinder};
 
 use super::cl::{self, Spec};
@@ -376,7 +376,7 @@ fn run(
         standardised,
         host_index,
         hip_only,
-    } = check_targets_as(&raw_targets, ctx.cfg.unbundle, release.llvm)
+    } = check_targets(release.llvm, &raw_targets, ctx.cfg.unbundle)
         .map_err(|e| error(String::from_utf8_lossy(&e.message()).into_owned()))?;
     ctx.cfg.targets = standardised
         .into_iter()

@@ -1,91 +1,56 @@
-//! `clang-offload-bundler`'s rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`), as
-//! LLVM 19 and LLVM 22 have them: parsing with all its quirks (`OffloadTargetInfo`), the
-//! standardised form written to bundles, validation of `-targets`, compatibility of a code object
-//! with a requested target (`isCodeObjectCompatible`, including `hip`/`hipv4` and
-//! `-hip-openmp-compatible`), and the two conflict checks (`-targets`, and
-//! `-check-input-archive`). The messages are the bytes LLVM prints after `<argv0>: error: `.
+//! `clang-offload-bundler`'s rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`) in
+//! LLVM 19 and 22: parsing with all its quirks (`OffloadTargetInfo`), the standardised form
+//! written to bundles, validation of `-targets`, compatibility of a code object with a requested
+//! target (`isCodeObjectCompatible`, including `hip`/`hipv4` and `-hip-openmp-compatible`), and
+//! the two conflict checks (`-targets`, and `-check-input-archive`). The messages are the bytes
+//! LLVM prints after `<argv0>: error: `.
 //!
-//! The releases differ in how an ID is taken apart ([`BundleEntryId::parse_as`], the one
-//! `match` on the release):
-//!
-//! | | LLVM 19 | LLVM 22 |
-//! |---|---|---|
-//! | shape | anything | `checkOffloadBundleID`: 5 or 6 `-`-separated pieces (the 6th keeps its `-`s) |
-//! | target ID | from the last `-` piece if it is an offload arch (`""` included) | the 6th piece, if its processor is a (non-empty) offload arch |
-//! | triple | the rest, padded to four components | pieces 2–5 as written |
-//! | standardised | `<kind>-<triple4>-<target ID>` | `<kind>-<normalized triple>-<target ID>`, the triple normalized to four components, or to three and a `-` for `amdhsa` |
+//! The two releases parse differently (one `match` in [`BundleEntryId::parse`]):
+//! - **19** splits at the *last* `-` before the first `:`, takes the rest as a target ID when it
+//!   is an offload-arch name 19 knows (the empty name included), and keeps everything before it
+//!   as kind and triple;
+//! - **22** first requires 5 or 6 `-`-separated components (at most 5 splits:
+//!   [`is_well_formed`], else `Targets need to follow the format …`), takes the sixth as the
+//!   target ID when its processor is a non-empty offload-arch name 22 knows, and builds the
+//!   triple from components 2–5 only; the standardised form then *normalizes* the triple
+//!   (three components and a `-` for AMDHSA, four otherwise), where 19 wrote it as parsed.
 //!
 //! ```
 //! use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
+//! use offkit_llvm::LlvmVersion::{V19, V22};
 //!
-//! let user = BundleEntryId::parse(b"hip-amdgcn-amd-amdhsa-gfx906:xnack+");
+//! let user = BundleEntryId::parse(V19, b"hip-amdgcn-amd-amdhsa-gfx906:xnack+");
 //! assert_eq!(user.standardised(), b"hip-amdgcn-amd-amdhsa--gfx906:xnack+");
 //! // LLVM parses the standardised target again before matching.
 //! let requested = user.standardised();
-//! let requested = BundleEntryId::parse(&requested);
-//! let entry = BundleEntryId::parse(b"hipv4-amdgcn-amd-amdhsa--gfx906");
+//! let requested = BundleEntryId::parse(V19, &requested);
+//! let entry = BundleEntryId::parse(V19, b"hipv4-amdgcn-amd-amdhsa--gfx906");
 //! assert!(is_compatible(&entry, &requested, false));
+//! // 22 takes the sixth component as the target ID, so `gfx950` is one there.
+//! let e22 = BundleEntryId::parse(V22, b"hip-amdgcn-amd-amdhsa--gfx950:xnack+");
+//! assert_eq!(e22.target_id(), b"gfx950:xnack+");
+//! assert_eq!(BundleEntryId::parse(V19, b"hip-amdgcn-amd-amdhsa--gfx950").target_id(), b"");
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{find_conflict, offload_arch, TargetId};
-use crate::triple::{split_once, Arch, Os, Triple};
-use crate::LlvmVersion;
+use super::{find_conflict, offload_arch, Conflict, TargetId};
+use crate::triple::{split_once, Arch, CanonicalForm, Os, Triple};
+use crate::version::LlvmVersion;
 
 /// The offload kinds a user target may have.
 pub const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
 
 /// A bundle entry ID parsed as a release's `OffloadTargetInfo` does. Parsing never fails;
-/// [`BundleEntryId::is_well_formed`] and [`BundleEntryId::check`] say whether the bundler
-/// accepts it as a target.
+/// [`is_well_formed`] and [`BundleEntryId::check`] say whether the bundler accepts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleEntryId<'a> {
+    llvm: LlvmVersion,
     raw: &'a [u8],
     kind: &'a [u8],
     triple: Triple,
     target_id: &'a [u8],
-    llvm: LlvmVersion,
-    well_formed: bool,
-}
-
-/// `StringRef::split(Parts, '-', MaxSplit = 5)`: at most six pieces, the last keeping its `-`s.
-fn split_pieces(id: &[u8]) -> Vec<&[u8]> {
-    let mut out = Vec::with_capacity(6);
-    let mut rest = id;
-    while out.len() < 5 {
-        match rest.iter().position(|&b| b == b'-') {
-            Some(i) => {
-                out.push(rest.get(..i).unwrap_or_default());
-                rest = rest.get(i + 1..).unwrap_or_default();
-            }
-            None => break,
-        }
-    }
-    out.push(rest);
-    out
-}
-
-/// Whether `name` is an offload arch of release `llvm` (`StringToOffloadArch`).
-fn is_offload_arch(name: &[u8], llvm: LlvmVersion) -> bool {
-    match llvm {
-        LlvmVersion::V19 => offload_arch::is_known(name),
-        // LLVM 22's table (gfx950, gfx1250, sm_100…) comes with the per-release processor
-        // tables; until then LLVM 19's names.
-        _ => offload_arch::is_known(name),
-    }
-}
-
-/// `Triple::normalize(Str, CanonicalForm)`: normalized, then cut or padded with `unknown` to
-/// `components` components.
-fn normalize_to(triple: &[u8], components: usize) -> Vec<u8> {
-    // Only a `dxil` triple of an unsupported shader model fails (LLVM aborts); it is kept as
-    // written.
-    let n = Triple::normalize_bytes(triple).unwrap_or_else(|_| triple.to_vec());
-    let mut parts: Vec<&[u8]> = n.split(|&b| b == b'-').collect();
-    parts.resize(components, b"unknown");
-    parts.join(&b'-')
 }
 
 /// `StringRef::rsplit(char)`: before and after the last `sep` (`(s, "")` without one).
@@ -107,8 +72,25 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// `checkOffloadBundleID` of release `llvm`: LLVM 22 requires `<kind>-<arch>-<vendor>-<os>-<env>`
+/// and an optional `-<target ID>` (5 or 6 components when split at most 5 times at `-`);
+/// LLVM 19 has no such check.
+pub fn is_well_formed(llvm: LlvmVersion, id: &[u8]) -> bool {
+    match llvm {
+        LlvmVersion::V19 => true,
+        _ => matches!(split_max(id, 5).len(), 5 | 6),
+    }
+}
+
+/// `StringRef::split(Out, '-', MaxSplit)`: at most `max` splits.
+fn split_max(s: &[u8], max: usize) -> Vec<&[u8]> {
+    s.splitn(max + 1, |&b| b == b'-').collect()
+}
+
 impl<'a> BundleEntryId<'a> {
-    /// Parses a bundle entry ID or a `-targets` value:
+    /// Parses a bundle entry ID or a `-targets` value as release `llvm` does.
+    ///
+    /// LLVM 19:
     /// 1. `base` is the ID up to its first `:`; it splits at its last `-` into `head` and
     ///    `last` (`last` empty without a `-`);
     /// 2. if `last` is an offload-arch name LLVM 19 knows — the empty name included — the
@@ -119,56 +101,24 @@ impl<'a> BundleEntryId<'a> {
     ///    is empty (a `:…` suffix is dropped);
     /// 4. the triple is rebuilt from four components ([`Triple::four_components`]).
     ///
-    /// This is LLVM 19's parse; [`BundleEntryId::parse_as`] takes the release.
-    pub fn parse<S: AsRef<[u8]> + ?Sized>(id: &'a S) -> Self {
-        Self::parse_as(id, LlvmVersion::V19)
-    }
-
-    /// Parses a bundle entry ID or a `-targets` value as release `llvm` does (LLVM 19: see
-    /// [`BundleEntryId::parse`]; LLVM 22: the ID splits at its first five `-` into five or six
-    /// pieces (else it is not [well formed](BundleEntryId::is_well_formed)): the kind, the
-    /// four components of the triple, and a target ID, kept only if the text before its first
-    /// `:` is a non-empty offload arch).
-    pub fn parse_as<S: AsRef<[u8]> + ?Sized>(id: &'a S, llvm: LlvmVersion) -> Self {
-        let id = id.as_ref();
+    /// LLVM 22: the ID splits at most 5 times at `-`; the kind is the first component, the
+    /// triple is built from the next four (rebuilt from four components as in 19), and the
+    /// sixth is the target ID when the text before its first `:` is a non-empty offload-arch
+    /// name 22 knows. An ID with fewer than five components is one LLVM 22 refuses before
+    /// parsing ([`is_well_formed`]); here its missing components are empty.
+    pub fn parse<S: AsRef<[u8]> + ?Sized>(llvm: LlvmVersion, id: &'a S) -> Self {
+        let known = |name: &[u8]| offload_arch::is_known(llvm, name);
         match llvm {
-            LlvmVersion::V19 => Self::parse19(id),
-            _ => Self::parse22(id, llvm),
+            LlvmVersion::V19 => BundleEntryId::parse_19(llvm, id.as_ref(), known),
+            _ => BundleEntryId::parse_22(llvm, id.as_ref(), known),
         }
     }
 
-    fn parse22(id: &'a [u8], llvm: LlvmVersion) -> Self {
-        let pieces = split_pieces(id);
-        let well_formed = pieces.len() == 5 || pieces.len() == 6;
-        let kind = pieces.first().copied().unwrap_or_default();
-        let triple = pieces
-            .get(1..5)
-            .unwrap_or_else(|| pieces.get(1..).unwrap_or_default());
-        let target_id = match pieces.get(5) {
-            Some(&t) => {
-                let processor = split_once(t, b':').0;
-                if !processor.is_empty() && is_offload_arch(processor, llvm) {
-                    t
-                } else {
-                    &[][..]
-                }
-            }
-            None => &[][..],
-        };
-        BundleEntryId {
-            raw: id,
-            kind,
-            triple: Triple::parse(triple.join(&b'-')),
-            target_id,
-            llvm,
-            well_formed,
-        }
-    }
-
-    fn parse19(id: &'a [u8]) -> Self {
+    /// LLVM 19's rule, with `known` saying which names are offload archs.
+    fn parse_19(llvm: LlvmVersion, id: &'a [u8], known: impl Fn(&[u8]) -> bool) -> Self {
         let base = split_once(id, b':').0;
         let (head, last) = rsplit_once(base, b'-');
-        let (kind_triple, target_id) = if offload_arch::is_known(last) {
+        let (kind_triple, target_id) = if known(last) {
             let start = find(id, last).unwrap_or(0);
             (head, id.get(start..).unwrap_or_default())
         } else {
@@ -176,24 +126,64 @@ impl<'a> BundleEntryId<'a> {
         };
         let (kind, triple) = split_once(kind_triple, b'-');
         BundleEntryId {
+            llvm,
             raw: id,
             kind,
             triple: Triple::parse(triple).four_components(),
             target_id,
-            llvm: LlvmVersion::V19,
-            well_formed: true,
+        }
+    }
+
+    /// LLVM 22's rule, with `known` saying which names are offload archs.
+    fn parse_22(llvm: LlvmVersion, id: &'a [u8], known: impl Fn(&[u8]) -> bool) -> Self {
+        let parts = split_max(id, 5);
+        let part = |i: usize| parts.get(i).copied().unwrap_or_default();
+        let last = part(5);
+        let processor = split_once(last, b':').0;
+        let target_id = if !processor.is_empty() && known(processor) {
+            last
+        } else {
+            &[][..]
+        };
+        let triple = [part(1), part(2), part(3), part(4)].join(&b'-');
+        BundleEntryId {
+            llvm,
+            raw: id,
+            kind: part(0),
+            triple: Triple::parse(triple).four_components(),
+            target_id,
+        }
+    }
+
+    /// offkit's own reading of an ID, typed by a person or found in a file that any release
+    /// may have written, with the offload-arch names of every release: LLVM 22's rule when it
+    /// finds a target ID (`hip-amdgcn-amd-amdhsa--gfx950`), else LLVM 19's when that finds a
+    /// non-empty one (`hip-amdgcn-amd-amdhsa-gfx906`, as people and LLVM 17 write it, where 22
+    /// sees an environment), else 22's when the ID has its form, else 19's. The result follows
+    /// the newest release's rules from there on (its standardised form, its processor table).
+    pub fn parse_any<S: AsRef<[u8]> + ?Sized>(id: &'a S) -> Self {
+        let id = id.as_ref();
+        let known = |name: &[u8]| {
+            LlvmVersion::ALL
+                .iter()
+                .any(|&v| offload_arch::is_known(v, name))
+        };
+        let newest = LlvmVersion::NEWEST;
+        let new = BundleEntryId::parse_22(newest, id, known);
+        if !new.target_id.is_empty() {
+            return new;
+        }
+        let old = BundleEntryId::parse_19(newest, id, |n: &[u8]| !n.is_empty() && known(n));
+        if !old.target_id.is_empty() || !is_well_formed(newest, id) {
+            old
+        } else {
+            new
         }
     }
 
     /// The release whose rules parsed it.
     pub fn llvm(&self) -> LlvmVersion {
         self.llvm
-    }
-
-    /// LLVM 22's `checkOffloadBundleID`: five or six `-`-separated pieces (always true for
-    /// LLVM 19, which has no such check).
-    pub fn is_well_formed(&self) -> bool {
-        self.well_formed
     }
 
     /// The ID as given.
@@ -217,36 +207,46 @@ impl<'a> BundleEntryId<'a> {
         self.target_id
     }
 
-    /// `<kind>-<triple4>-<target ID>`: the form the bundler writes into bundles and uses
-    /// everywhere after parsing `-targets` (`hip-amdgcn-amd-amdhsa-gfx906` →
-    /// `hip-amdgcn-amd-amdhsa--gfx906`, `host-x86_64-unknown-linux-gnu` →
-    /// `host-x86_64-unknown-linux-gnu-`).
-    ///
-    /// LLVM 22 normalizes the triple (`openmp-x86_64--linux-gnu` →
-    /// `openmp-x86_64-unknown-linux-gnu-`), to three components and a `-` for `amdhsa`
-    /// (`hip-amdgcn-amd-amdhsa-unknown-gfx906` → `hip-amdgcn-amd-amdhsa--gfx906`).
+    /// `OffloadTargetInfo::str()` of the release that parsed it: the form the bundler writes
+    /// into bundles and uses everywhere after parsing `-targets` ([`Self::standardised_as`]).
     pub fn standardised(&self) -> Vec<u8> {
-        let mut out = match self.llvm {
-            LlvmVersion::V19 => self.group(),
-            _ => {
-                let mut out = self.kind.to_vec();
-                out.push(b'-');
-                if self.triple.os() == Os::AmdHsa {
-                    out.extend_from_slice(&normalize_to(self.triple.as_bytes(), 3));
-                    out.push(b'-');
+        self.standardised_as(self.llvm)
+    }
+
+    /// `OffloadTargetInfo::str()` of release `llvm` (`hip-amdgcn-amd-amdhsa-gfx906` →
+    /// `hip-amdgcn-amd-amdhsa--gfx906`, `host-x86_64-unknown-linux-gnu` →
+    /// `host-x86_64-unknown-linux-gnu-`): `<kind>-<triple>-<target ID>`, the triple as parsed
+    /// in 19, and in 22 normalized to three components and a `-` for an AMDHSA triple, four
+    /// otherwise (`hip-amdgcn-amd-amdhsa-unknown-gfx906` is `hip-amdgcn-amd-amdhsa--gfx906`,
+    /// `openmp-nvptx64-nvidia-cuda--sm_70` is `openmp-nvptx64-nvidia-cuda-unknown-sm_70`).
+    pub fn standardised_as(&self, llvm: LlvmVersion) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.raw.len() + 16);
+        out.extend_from_slice(self.kind);
+        out.push(b'-');
+        match llvm {
+            LlvmVersion::V19 => out.extend_from_slice(self.triple.as_bytes()),
+            llvm => {
+                let amdhsa = self.triple.os() == Os::AmdHsa;
+                let form = if amdhsa {
+                    CanonicalForm::ThreeIdent
                 } else {
-                    out.extend_from_slice(&normalize_to(self.triple.as_bytes(), 4));
+                    CanonicalForm::FourIdent
+                };
+                // Only a DXIL triple with an unsupported Shader Model fails (LLVM aborts).
+                let normalized = Triple::normalize_form(llvm, self.triple.as_bytes(), form)
+                    .unwrap_or_else(|_| self.triple.as_bytes().to_vec());
+                out.extend_from_slice(&normalized);
+                if amdhsa {
+                    out.push(b'-');
                 }
-                out
             }
-        };
+        }
         out.push(b'-');
         out.extend_from_slice(self.target_id);
         out
     }
 
-    /// `<kind>-<triple>`: the key the conflict check groups targets by (the triple as parsed,
-    /// not normalized).
+    /// `<kind>-<triple4>`: the key the conflict check groups targets by.
     pub fn group(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.raw.len() + 8);
         out.extend_from_slice(self.kind);
@@ -270,7 +270,7 @@ impl<'a> BundleEntryId<'a> {
         self.kind == b"host"
     }
 
-    /// The bundler's check of one `-targets` value: `Err` carries LLVM 19's message
+    /// The bundler's check of one `-targets` value: `Err` carries LLVM's message
     /// (`invalid target '<raw>', unknown offloading kind '<kind>', unknown target triple
     /// '<triple4>'`, with only the clauses that apply).
     pub fn check(&self) -> Result<(), TargetsError> {
@@ -288,18 +288,8 @@ impl<'a> BundleEntryId<'a> {
 }
 
 /// [`BundleEntryId::parse`] then [`BundleEntryId::standardised`].
-pub fn standardise<S: AsRef<[u8]> + ?Sized>(id: &S) -> Vec<u8> {
-    BundleEntryId::parse(id).standardised()
-}
-
-/// `parseTargetID` of the ID's release, on its triple and target ID.
-fn parse_target_id<'a>(id: &BundleEntryId<'a>) -> crate::Result<TargetId<'a>> {
-    match id.llvm {
-        LlvmVersion::V19 => TargetId::parse(&id.triple, id.target_id),
-        // LLVM 22's processor table (gfx950's features…) comes with the per-release tables;
-        // until then LLVM 19's.
-        _ => TargetId::parse(&id.triple, id.target_id),
-    }
+pub fn standardise<S: AsRef<[u8]> + ?Sized>(llvm: LlvmVersion, id: &S) -> Vec<u8> {
+    BundleEntryId::parse(llvm, id).standardised()
 }
 
 /// `isOffloadKindCompatible`: equal kinds, `hip` with `hipv4` either way, and with
@@ -322,8 +312,9 @@ pub fn is_kind_compatible(
             || (code_object == b"openmp" && hip_like(requested)))
 }
 
-/// `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`; the same in LLVM 19
-/// and 22, each ID parsed by its release).
+/// `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`, the same rule in
+/// 19 and 22; the target IDs parse with the processor table of the release that parsed the
+/// code object's ID).
 ///
 /// `requested` must be the parse of the *standardised* target (the bundler parses its targets,
 /// standardises them, and parses the standardised strings again before matching).
@@ -348,7 +339,10 @@ pub fn is_compatible(
     {
         return false;
     }
-    let (Ok(c), Ok(r)) = (parse_target_id(code_object), parse_target_id(requested)) else {
+    let (Ok(c), Ok(r)) = (
+        TargetId::parse(code_object.llvm, &code_object.triple, code_object.target_id),
+        TargetId::parse(code_object.llvm, &requested.triple, requested.target_id),
+    ) else {
         return false;
     };
     c.processor() == r.processor()
@@ -365,9 +359,6 @@ pub fn is_compatible(
 pub enum TargetsError {
     /// The same string was given twice: `Duplicate targets are not allowed`.
     Duplicate,
-    /// LLVM 22: a target that is not five or six `-`-separated pieces (`Targets need to follow
-    /// the format '<offload kind>-<target triple>', …`).
-    Format,
     /// `invalid target '<target>'[, unknown offloading kind '<kind>'][, unknown target triple
     /// '<triple>']`.
     Invalid {
@@ -388,19 +379,23 @@ pub enum TargetsError {
     },
     /// `expecting exactly one host target but got <n>`.
     HostCount(usize),
+    /// LLVM 22: a target that is not `<kind>-<arch>-<vendor>-<os>-<env>[-<target ID>]`
+    /// ([`is_well_formed`]).
+    Format,
+    /// LLVM 22 crashes on this malformed target ID in its conflict check
+    /// ([`Conflict::Crash`]); offkit's face says so instead.
+    Crash {
+        /// The target ID.
+        target_id: Vec<u8>,
+    },
 }
 
 impl TargetsError {
-    /// The message LLVM 19 prints (after `<argv0>: error: `), as bytes.
+    /// The message LLVM prints (after `<argv0>: error: `), as bytes.
     pub fn message(&self) -> Vec<u8> {
         let mut m = Vec::new();
         match self {
             TargetsError::Duplicate => m.extend_from_slice(b"Duplicate targets are not allowed"),
-            TargetsError::Format => m.extend_from_slice(
-                b"Targets need to follow the format '<offload kind>-<target triple>', where \
-                  '<target triple>' follows the format \
-                  '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.",
-            ),
             TargetsError::Invalid {
                 target,
                 kind,
@@ -430,6 +425,19 @@ impl TargetsError {
             TargetsError::HostCount(n) => m.extend_from_slice(
                 format!("expecting exactly one host target but got {n}").as_bytes(),
             ),
+            TargetsError::Crash { target_id } => {
+                m.extend_from_slice(b"malformed target ID '");
+                m.extend_from_slice(target_id);
+                m.extend_from_slice(
+                    b"' (LLVM 22's conflict check crashes on it: every feature needs a \
+                      trailing '+' or '-', and none may be given twice)",
+                );
+            }
+            TargetsError::Format => m.extend_from_slice(
+                b"Targets need to follow the format '<offload kind>-<target triple>', where \
+                  '<target triple>' follows the format \
+                  '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.",
+            ),
         }
         m
     }
@@ -452,23 +460,15 @@ pub struct CheckedTargets {
     pub hip_only: bool,
 }
 
-/// LLVM 19's [`check_targets_as`].
+/// The bundler's checks of `-targets` in release `llvm`, in its order
+/// (`ClangOffloadBundler.cpp`'s `main`): per target, a raw duplicate, then (22) the format
+/// ([`is_well_formed`]), then an invalid kind or triple; then the target-ID conflict check per
+/// `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host count
+/// (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
 pub fn check_targets<T: AsRef<[u8]>>(
-    targets: &[T],
-    unbundle: bool,
-) -> Result<CheckedTargets, TargetsError> {
-    check_targets_as(targets, unbundle, LlvmVersion::V19)
-}
-
-/// The bundler's checks of `-targets`, in release `llvm`'s order (`ClangOffloadBundler.cpp`'s
-/// `main`): per target, a raw duplicate, (LLVM 22) an ID of the wrong shape, then an invalid
-/// kind or triple; then the target-ID conflict check per `<kind>-<triple>` group (groups in
-/// byte order, see [`find_conflict`]); then the host count (bundling: exactly one unless all
-/// kinds are HIP; unbundling: at most one).
-pub fn check_targets_as<T: AsRef<[u8]>>(
-    targets: &[T],
-    unbundle: bool,
     llvm: LlvmVersion,
+    targets: &[T],
+    unbundle: bool,
 ) -> Result<CheckedTargets, TargetsError> {
     let mut seen: BTreeSet<&[u8]> = BTreeSet::new();
     let mut groups: BTreeMap<Vec<u8>, BTreeSet<&[u8]>> = BTreeMap::new();
@@ -483,10 +483,10 @@ pub fn check_targets_as<T: AsRef<[u8]>>(
         if !seen.insert(target) {
             return Err(TargetsError::Duplicate);
         }
-        let info = BundleEntryId::parse_as(target, llvm);
-        if !info.is_well_formed() {
+        if !is_well_formed(llvm, target) {
             return Err(TargetsError::Format);
         }
+        let info = BundleEntryId::parse(llvm, target);
         out.standardised.push(info.standardised());
         info.check()?;
         groups
@@ -502,12 +502,20 @@ pub fn check_targets_as<T: AsRef<[u8]>>(
         }
     }
     for (group, ids) in &groups {
-        if let Some((a, b)) = find_conflict(ids.iter().copied()) {
-            let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
-            return Err(TargetsError::Conflict {
-                first: join(a),
-                second: join(b),
-            });
+        let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
+        match find_conflict(llvm, ids.iter().copied()) {
+            Conflict::None => {}
+            Conflict::Pair(a, b) => {
+                return Err(TargetsError::Conflict {
+                    first: join(a),
+                    second: join(b),
+                })
+            }
+            Conflict::Crash(id) => {
+                return Err(TargetsError::Crash {
+                    target_id: id.to_vec(),
+                })
+            }
         }
     }
     if (unbundle && hosts > 1) || (!unbundle && hosts != 1 && !out.hip_only) {
@@ -517,13 +525,13 @@ pub fn check_targets_as<T: AsRef<[u8]>>(
 }
 
 /// `-check-input-archive` (`CheckHeterogeneousArchive`): the conflict check over the *whole* bundle entry
-/// IDs of one archive member (processor = the ID up to its first `:`). Returns the pair LLVM
-/// reports.
-pub fn check_archive_member<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>
+/// IDs of one archive member (processor = the ID up to its first `:`), as release `llvm`
+/// does it: the pair LLVM reports, or where it crashes.
+pub fn check_archive_member<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
 where
     I: IntoIterator<Item = &'a [u8]>,
 {
-    find_conflict(ids)
+    find_conflict(llvm, ids)
 }
 
 /// `conflicting TargetIDs [<first>, <second>] found in <member> of <archive>`, the message of
@@ -550,9 +558,10 @@ pub fn archive_conflict_message(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use LlvmVersion::{V19, V22};
 
     fn std(s: &str) -> String {
-        String::from_utf8(standardise(s.as_bytes())).unwrap()
+        String::from_utf8(standardise(V19, s.as_bytes())).unwrap()
     }
 
     #[test]
@@ -595,12 +604,12 @@ mod tests {
             std("hip-amdgcn-amd-amdhsa-gfx950:xnack+"),
             "hip-amdgcn-amd-amdhsa-gfx950-"
         );
-        let e = BundleEntryId::parse(b"host").check().unwrap_err();
+        let e = BundleEntryId::parse(V19, b"host").check().unwrap_err();
         assert_eq!(
             e.to_string(),
             "invalid target 'host', unknown target triple '---'"
         );
-        let e = BundleEntryId::parse(b"").check().unwrap_err();
+        let e = BundleEntryId::parse(V19, b"").check().unwrap_err();
         assert_eq!(
             e.to_string(),
             "invalid target '', unknown offloading kind '', unknown target triple '---'"
@@ -608,95 +617,12 @@ mod tests {
     }
 
     #[test]
-    fn llvm22_standardisation_as_measured() {
-        let std22 = |s: &str| {
-            let id = BundleEntryId::parse_as(s, LlvmVersion::V22);
-            assert!(id.is_well_formed(), "{s}");
-            String::from_utf8(id.standardised()).unwrap()
-        };
-        // Each pair was printed by LLVM 22.1.8's `clang-offload-bundler -list` of a bundle it
-        // made for the target.
-        for (given, standard) in [
-            (
-                "host-x86_64-unknown-linux-gnu",
-                "host-x86_64-unknown-linux-gnu-",
-            ),
-            ("hip-amdgcn-amd-amdhsa-gfx906", "hip-amdgcn-amd-amdhsa--"),
-            (
-                "hip-amdgcn-amd-amdhsa--gfx906",
-                "hip-amdgcn-amd-amdhsa--gfx906",
-            ),
-            (
-                "hip-amdgcn-amd-amdhsa-unknown-gfx906:xnack+",
-                "hip-amdgcn-amd-amdhsa--gfx906:xnack+",
-            ),
-            (
-                "openmp-nvptx64-nvidia-cuda--sm_70",
-                "openmp-nvptx64-nvidia-cuda-unknown-sm_70",
-            ),
-            (
-                "openmp-nvptx64-nvidia-cuda-sm_70",
-                "openmp-nvptx64-nvidia-cuda-sm_70-",
-            ),
-            (
-                "openmp-x86_64-pc-linux-gnu-foo",
-                "openmp-x86_64-pc-linux-gnu-",
-            ),
-            (
-                "openmp-x86_64-pc-linux-gnu-gfx906-x",
-                "openmp-x86_64-pc-linux-gnu-",
-            ),
-            (
-                "openmp-x86_64--linux-gnu",
-                "openmp-x86_64-unknown-linux-gnu-",
-            ),
-            ("openmp-amd64-pc-linux-gnu", "openmp-amd64-pc-linux-gnu-"),
-            (
-                "hip-amdgcn--amdhsa--gfx906",
-                "hip-amdgcn-unknown-amdhsa--gfx906",
-            ),
-            (
-                "hip-amdgcn-amd-amdhsa-gnu-gfx906",
-                "hip-amdgcn-amd-amdhsa--gfx906",
-            ),
-            (
-                "openmp-spirv64-amd-amdhsa--amdgcnspirv",
-                "openmp-spirv64-amd-amdhsa--amdgcnspirv",
-            ),
-            (
-                "hip-x86_64-pc-linux-gnu--gfx906:xnack+",
-                "hip-x86_64-pc-linux-gnu-",
-            ),
-        ] {
-            assert_eq!(std22(given), standard, "{given}");
-        }
-        let ts =
-            |v: &[&str]| check_targets_as(v, false, LlvmVersion::V22).map_err(|e| e.to_string());
-        assert_eq!(
-            ts(&[
-                "host-x86_64-unknown-linux-gnu",
-                "openmp-nvptx64-nvidia-cuda"
-            ]),
-            Err(
-                "Targets need to follow the format '<offload kind>-<target triple>', where \
-                 '<target triple>' follows the format \
-                 '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'."
-                    .into()
-            )
-        );
-        // Old (LLVM <= 17) host IDs match again: the target ID is empty either way.
-        let c = BundleEntryId::parse_as("host-x86_64-unknown-linux-gnu", LlvmVersion::V22);
-        let t = BundleEntryId::parse_as("host-x86_64-unknown-linux-gnu-", LlvmVersion::V22);
-        assert!(is_compatible(&c, &t, false));
-    }
-
-    #[test]
     fn compatibility_examples_of_bundler_md() {
         let ok = |c: &str, t: &str, flag: bool| {
-            let t = standardise(t.as_bytes());
+            let t = standardise(V19, t.as_bytes());
             is_compatible(
-                &BundleEntryId::parse(c.as_bytes()),
-                &BundleEntryId::parse(&t),
+                &BundleEntryId::parse(V19, c.as_bytes()),
+                &BundleEntryId::parse(V19, &t),
                 flag,
             )
         };
@@ -786,7 +712,8 @@ mod tests {
 
     #[test]
     fn target_checks() {
-        let ts = |v: &[&str], unbundle: bool| check_targets(v, unbundle).map_err(|e| e.to_string());
+        let ts =
+            |v: &[&str], unbundle: bool| check_targets(V19, v, unbundle).map_err(|e| e.to_string());
         assert_eq!(
             ts(
                 &[
@@ -844,7 +771,9 @@ mod tests {
             b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
             b"hip-amdgcn-amd-amdhsa--gfx906",
         ];
-        let (a, b) = check_archive_member(ids).unwrap();
+        let Conflict::Pair(a, b) = check_archive_member(V19, ids) else {
+            panic!("no conflict")
+        };
         assert_eq!(
             archive_conflict_message(a, b, b"k.o", b"lib.a"),
             b"conflicting TargetIDs [hip-amdgcn-amd-amdhsa--gfx906, \
@@ -854,6 +783,92 @@ mod tests {
             b"hip-amdgcn-amd-amdhsa--gfx906:sramecc+:xnack+",
             b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
         ];
-        assert_eq!(check_archive_member(ids), None);
+        assert_eq!(check_archive_member(V19, ids), Conflict::None);
+    }
+
+    #[test]
+    fn llvm22_parse_and_standardisation() {
+        let std22 = |s: &str| String::from_utf8(standardise(V22, s.as_bytes())).unwrap();
+        assert_eq!(
+            std22("host-x86_64-unknown-linux-gnu"),
+            "host-x86_64-unknown-linux-gnu-"
+        );
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa--gfx906:xnack+"),
+            "hip-amdgcn-amd-amdhsa--gfx906:xnack+"
+        );
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa-unknown-gfx90a:xnack-:sramecc+"),
+            "hip-amdgcn-amd-amdhsa--gfx90a:xnack-:sramecc+"
+        );
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa--gfx950:xnack+"),
+            "hip-amdgcn-amd-amdhsa--gfx950:xnack+"
+        );
+        assert_eq!(
+            std22("openmp-nvptx64-nvidia-cuda--sm_100a"),
+            "openmp-nvptx64-nvidia-cuda-unknown-sm_100a"
+        );
+        // A sixth component that is no offload arch is dropped, with its features.
+        assert_eq!(
+            std22("openmp-x86_64-pc-linux-gnu-foo:bar+"),
+            "openmp-x86_64-pc-linux-gnu-"
+        );
+        // The sixth component holds everything after the fifth `-`.
+        let id = BundleEntryId::parse(V22, b"hip-amdgcn-amd-amdhsa--gfx90a-x");
+        assert_eq!(id.target_id(), b"");
+        assert!(is_well_formed(V22, b"hip-amdgcn-amd-amdhsa-"));
+        assert!(!is_well_formed(V22, b"hip-amdgcn-amd-amdhsa"));
+        assert!(is_well_formed(V19, b"hip-amdgcn-amd-amdhsa"));
+        assert_eq!(
+            check_targets(V22, &["hip-amdgcn-amd-gfx906"], false),
+            Err(TargetsError::Format)
+        );
+        // Five components: the fifth is the environment, and there is no target ID.
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa-gfx906"),
+            "hip-amdgcn-amd-amdhsa--"
+        );
+        let ok = check_targets(
+            V22,
+            &[
+                "hip-amdgcn-amd-amdhsa--gfx950",
+                "hip-amdgcn-amd-amdhsa--gfx1250",
+            ],
+            false,
+        )
+        .unwrap();
+        assert!(ok.hip_only);
+        let any = |s: &'static str| BundleEntryId::parse_any(s.as_bytes());
+        assert_eq!(any("hip-amdgcn-amd-amdhsa-gfx906").target_id(), b"gfx906");
+        assert_eq!(
+            any("hip-amdgcn-amd-amdhsa--gfx950:xnack+").target_id(),
+            b"gfx950:xnack+"
+        );
+        assert_eq!(any("host-x86_64-unknown-linux-gnu-").target_id(), b"");
+        assert_eq!(
+            any("host-x86_64-unknown-linux-gnu-").triple().as_bytes(),
+            b"x86_64-unknown-linux-gnu"
+        );
+        assert_eq!(
+            any("hip-amdgcn-amd-amdhsa-gfx950").standardised(),
+            b"hip-amdgcn-amd-amdhsa--gfx950"
+        );
+        assert_eq!(any("hip-amdgcn-amd-amdhsa--gfx940").target_id(), b"gfx940");
+        assert_eq!(
+            any("openmp-x86_64-pc-linux-gnu").standardised(),
+            b"openmp-x86_64-pc-linux-gnu-"
+        );
+        assert_eq!(
+            any("openmp-x86_64").standardised(),
+            b"openmp-x86_64-unknown-unknown-unknown-"
+        );
+        assert_eq!(
+            any("openmp-nvptx64-nvidia-cuda--sm_70").standardised_as(V19),
+            b"openmp-nvptx64-nvidia-cuda--sm_70"
+        );
+        let c = BundleEntryId::parse(V22, b"hipv4-amdgcn-amd-amdhsa--gfx950");
+        let t = standardise(V22, b"hip-amdgcn-amd-amdhsa--gfx950:xnack-");
+        assert!(is_compatible(&c, &BundleEntryId::parse(V22, &t), false));
     }
 }

@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use offkit_bundle::archive;
 use offkit_bundle::io::Input;
 use offkit_llvm::target_id::bundle::{
-    archive_conflict_message, check_archive_member, is_compatible, BundleEntryId,
+    archive_conflict_message, check_archive_member, is_compatible, is_well_formed, BundleEntryId,
 };
+use offkit_llvm::target_id::Conflict;
 
 use super::unbundle::{binary_or_object_bundles, decompress, section_payload, Bundle};
 use super::{error, handler, read_input, stage_output, Ctx, Run};
@@ -18,16 +19,33 @@ fn members(data: &[u8]) -> Run<archive::Members<'_>> {
 
 /// `-check-input-archive`: the target-ID conflict check over each member's bundle IDs (the raw
 /// member, not decompressed).
-fn check(path: &str, data: &[u8]) -> Run {
+fn check(ctx: &Ctx<'_>, path: &str, data: &[u8]) -> Run {
+    let llvm = ctx.cfg.release.llvm;
     for (name, bytes) in members(data)? {
         let h = handler("a", bytes)?;
         let bundles = binary_or_object_bundles(h, bytes)?;
         let ids: Vec<&[u8]> = bundles.iter().map(|(id, _)| id.as_ref()).collect();
-        if let Some((a, b)) = check_archive_member(ids) {
-            return Err(error(
-                String::from_utf8_lossy(&archive_conflict_message(a, b, &name, path.as_bytes()))
+        match check_archive_member(llvm, ids) {
+            Conflict::None => {}
+            Conflict::Pair(a, b) => {
+                return Err(error(
+                    String::from_utf8_lossy(&archive_conflict_message(
+                        a,
+                        b,
+                        &name,
+                        path.as_bytes(),
+                    ))
                     .into_owned(),
-            ));
+                ))
+            }
+            Conflict::Crash(id) => {
+                return Err(error(format!(
+                    "'{path}': member '{}' has the malformed bundle ID '{}' (LLVM {llvm}'s \
+                     conflict check crashes on it)",
+                    String::from_utf8_lossy(&name),
+                    String::from_utf8_lossy(id)
+                )))
+            }
         }
     }
     Ok(())
@@ -61,7 +79,7 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
     let path = cfg.inputs.first().cloned().unwrap_or_default();
     let input = read_input(&path)?;
     if cfg.check_input_archive {
-        check(&path, input.bytes())?;
+        check(ctx, &path, input.bytes())?;
     }
     // Each target's output (a repeated target maps to the last output) and members.
     let mut outputs: HashMap<&str, &str> = HashMap::new();
@@ -81,8 +99,8 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
                 break;
             }
             let llvm = cfg.release.llvm;
-            let c = BundleEntryId::parse_as(&id, llvm);
-            if cfg.release.checks_read_ids && !c.is_well_formed() {
+            let c = BundleEntryId::parse(llvm, &id);
+            if cfg.release.checks_read_ids && !is_well_formed(llvm, &id) {
                 return Err(error("Invalid bundle id read from code object"));
             }
             let compatible: Vec<&str> = cfg
@@ -91,7 +109,7 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
                 .filter(|t| {
                     is_compatible(
                         &c,
-                        &BundleEntryId::parse_as(t.as_bytes(), llvm),
+                        &BundleEntryId::parse(llvm, t.as_bytes()),
                         cfg.hip_openmp,
                     )
                 })
@@ -156,7 +174,7 @@ mod tests {
     use offkit_llvm::LlvmVersion;
 
     fn p(id: &[u8]) -> BundleEntryId<'_> {
-        BundleEntryId::parse(id)
+        BundleEntryId::parse(LlvmVersion::V19, id)
     }
 
     #[test]
@@ -178,7 +196,7 @@ mod tests {
             "noext-openmp-nvptx64-nvidia-cuda--sm_70noext.cubin"
         );
         // LLVM 22: a host ID has no target ID, so the member keeps its extension either way.
-        let host = BundleEntryId::parse_as(b"host-x86_64-pc-linux-gnu-", LlvmVersion::V22);
+        let host = BundleEntryId::parse(LlvmVersion::V22, b"host-x86_64-pc-linux-gnu-");
         assert_eq!(member_name("k.o", &host), "k-host-x86_64-pc-linux-gnu-k.o");
     }
 }

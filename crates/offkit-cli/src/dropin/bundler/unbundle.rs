@@ -10,7 +10,7 @@ use offkit_bundle::fatobj;
 use offkit_bundle::io::{Input, Output};
 use offkit_format::bundle::{binary, compressed, text};
 use offkit_llvm::adt::stringmap::StringMap;
-use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
+use offkit_llvm::target_id::bundle::{is_compatible, is_well_formed, BundleEntryId};
 use offkit_tools::fs::Outputs;
 
 use super::{error, file_error, handler, objcopy, read_input, Ctx, Handler, Run};
@@ -216,13 +216,13 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     // (LLVM 22 first refuses an ID of the wrong shape).
     let llvm = ctx.cfg.release.llvm;
     let find = |work: &StringMap<String, String>, id: &[u8]| -> Run<Option<String>> {
-        let c = BundleEntryId::parse_as(id, llvm);
-        if ctx.cfg.release.checks_read_ids && !c.is_well_formed() {
+        let c = BundleEntryId::parse(llvm, id);
+        if ctx.cfg.release.checks_read_ids && !is_well_formed(llvm, id) {
             return Err(error("invalid bundle id read from the bundle"));
         }
         Ok(work
             .keys()
-            .find(|t| is_compatible(&c, &BundleEntryId::parse_as(t, llvm), ctx.cfg.hip_openmp))
+            .find(|t| is_compatible(&c, &BundleEntryId::parse(llvm, t), ctx.cfg.hip_openmp))
             .map(|t| String::from_utf8_lossy(t).into_owned()))
     };
     match h {
@@ -293,7 +293,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     if remaining.len() == ctx.cfg.targets.len() {
         // No bundle matched at all: the input is taken to be the host's.
         for (t, o) in &remaining {
-            if BundleEntryId::parse_as(t.as_bytes(), llvm).is_host() {
+            if BundleEntryId::parse(llvm, t.as_bytes()).is_host() {
                 write_payload(&mut outs, input, Payload::Range(0, input.len()), o)?;
             } else {
                 write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;

@@ -3,6 +3,7 @@
 
 use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_llvm::triple::Triple;
+use offkit_llvm::LlvmVersion::V19;
 use offkit_testutil::llvm_tool;
 use offkit_testutil::targets::{run_all, Job, Rng};
 
@@ -343,7 +344,7 @@ fn bundler_triple_parsing_and_compatibility() {
     let mut mismatches = Vec::new();
     for (a, out) in archs.iter().zip(run_all(&jobs)) {
         let target = format!("openmp-{a}-unknown-linux-gnu-sm_70");
-        let ours = match BundleEntryId::parse(target.as_bytes()).check() {
+        let ours = match BundleEntryId::parse(V19, target.as_bytes()).check() {
             Ok(()) => (Some(0), String::new()),
             Err(e) => (Some(1), format!("{}: error: {e}\n", bundler().display())),
         };
@@ -387,7 +388,7 @@ fn bundler_triple_parsing_and_compatibility() {
         .collect();
     let targets: Vec<String> = entries
         .iter()
-        .filter(|t| BundleEntryId::parse(t.as_bytes()).check().is_ok())
+        .filter(|t| BundleEntryId::parse(V19, t.as_bytes()).check().is_ok())
         .cloned()
         .collect();
     entry_archive(dir.path(), &entries);
