@@ -16,6 +16,7 @@ pub mod link;
 pub mod llvm;
 pub mod llvm22;
 pub mod llvm22_bundler;
+pub mod llvm22_packager;
 pub mod offload;
 pub mod packager;
 pub mod run;

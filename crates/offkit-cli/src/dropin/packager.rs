@@ -185,6 +185,15 @@ impl cl::Parse for Parser {
                 "'clang-offload-packager' is deprecated. Use 'llvm-offload-binary' instead.",
             );
         }
+        if expansion_failed {
+            // Nothing was parsed, so there is nothing to do and LLVM 22 prints its help; but
+            // `cl` has no program name or overview then, and LLVM crashes printing it.
+            report.error(
+                "no help to print after the response file could not be read (LLVM 22 crashes \
+                 here)",
+            );
+            return cl::Step::Fail;
+        }
         let idle = p.last("o").unwrap_or("").is_empty()
             && p.positionals.first().is_none_or(|i| i.is_empty());
         if p.flag("h") == Some(true) || idle {

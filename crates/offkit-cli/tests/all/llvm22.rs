@@ -4,3 +4,4 @@
 
 mod bundler;
 mod faces;
+mod packager;
