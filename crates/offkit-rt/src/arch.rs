@@ -297,7 +297,7 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, Error> {
 /// The NVIDIA GPUs the CUDA driver reports; none when `libcuda.so.1` cannot be loaded (or
 /// lacks a function) or the driver has no device.
 pub fn nvidia_gpus() -> Result<Vec<Device>, Error> {
-    match cuda::probe() {
+    match cuda::probe_with(false) {
         cuda::Probe::NotLoaded | cuda::Probe::MissingSymbol(_) | cuda::Probe::NoDevice => {
             Ok(Vec::new())
         }

@@ -15,6 +15,7 @@ pub mod hostile;
 pub mod link;
 pub mod llvm;
 pub mod llvm22;
+pub mod llvm22_arch;
 pub mod llvm22_bundler;
 pub mod llvm22_packager;
 pub mod offload;

@@ -60,8 +60,14 @@ pub fn library_error(name: &CStr) -> Option<String> {
     }
 }
 
-/// Asks the driver, step by step.
+/// Asks the driver, step by step, as LLVM's tools do: all five functions are required.
 pub fn probe() -> Probe {
+    probe_with(true)
+}
+
+/// Asks the driver; `cuGetErrorString` is required only if `error_strings` (the runtime lists
+/// devices without it, as it always has; LLVM's tools refuse a driver without it).
+pub fn probe_with(error_strings: bool) -> Probe {
     // SAFETY: dlopen of a constant, NUL-terminated name. The driver stays loaded (it does not
     // support being unloaded while initialised).
     let lib = unsafe { libc::dlopen(LIBRARY.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
@@ -79,7 +85,7 @@ pub fn probe() -> Probe {
     for (slot, (c, name)) in syms.iter_mut().zip(names) {
         // SAFETY: the handle is live; the name is NUL-terminated.
         let p = unsafe { libc::dlsym(lib, c.as_ptr()) };
-        if p.is_null() {
+        if p.is_null() && (error_strings || name != "cuGetErrorString") {
             return Probe::MissingSymbol(name);
         }
         *slot = p;
@@ -90,22 +96,24 @@ pub fn probe() -> Probe {
     type Get = unsafe extern "C" fn(*mut c_int, c_int) -> c_int;
     type Attr = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
     // SAFETY: the driver API's documented signatures (cuda.h): CUresult is an int enum,
-    // CUdevice an int, the attribute an int enum.
+    // CUdevice an int, the attribute an int enum. `cuGetErrorString` may be missing (null).
     let (init, count, error_string, get, attr) = unsafe {
         (
             std::mem::transmute::<*mut c_void, Init>(syms[0]),
             std::mem::transmute::<*mut c_void, Count>(syms[1]),
-            std::mem::transmute::<*mut c_void, ErrorString>(syms[2]),
+            (!syms[2].is_null()).then(|| std::mem::transmute::<*mut c_void, ErrorString>(syms[2])),
             std::mem::transmute::<*mut c_void, Get>(syms[3]),
             std::mem::transmute::<*mut c_void, Attr>(syms[4]),
         )
     };
     let failed = |call: &'static str, code: c_int| {
         let mut text: *const c_char = std::ptr::null();
-        // SAFETY: the out-pointer points at a live local; the driver returns a static string.
-        let message = (unsafe { error_string(code, &mut text) } == 0 && !text.is_null())
+        let message = error_string
+            // SAFETY: the out-pointer points at a live local; the driver returns a static
+            // string.
+            .filter(|f| unsafe { f(code, &mut text) } == 0 && !text.is_null())
             // SAFETY: a NUL-terminated static string of the driver's.
-            .then(|| {
+            .map(|_| {
                 unsafe { CStr::from_ptr(text) }
                     .to_string_lossy()
                     .into_owned()
