@@ -1,4 +1,5 @@
-//! Fuzz body: compressed offload bundles (`bundle::compressed`, strict and LLVM 19 readers).
+//! Fuzz body: compressed offload bundles (`bundle::compressed`, strict and LLVM 19 and 22
+//! readers).
 
 use offkit_format::bundle::compressed;
 
@@ -31,6 +32,13 @@ pub fn run(data: &[u8]) {
     });
     if u64::from(claimed) <= LIMIT {
         let _ = compressed::decompress_llvm19(data);
+    }
+    // LLVM 22 reads version 3's 64-bit size too.
+    let claimed22 = data
+        .get(16..24)
+        .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap_or_default()));
+    if u64::from(claimed) <= LIMIT && claimed22 <= LIMIT {
+        let _ = compressed::decompress_llvm(data, offkit_llvm::LlvmVersion::V22);
     }
 }
 
