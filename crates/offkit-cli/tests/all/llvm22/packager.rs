@@ -183,5 +183,24 @@ fn llvm22_changes() {
         assert_eq!(bytes[0x22], 4, "LLVM 22 writes HIP as 4");
         t.put("p.bin", &bytes);
         t.assert_same(&strings(&["p.bin", "--image=kind=hip"]), None, "hip is 4");
+        // One of LLVM 19's (HIP is 3 there) is no `kind=hip` for LLVM 22.
+        use offkit_format::binary::{write_v1, ImageSpec};
+        use offkit_format::kind::{ImageKind, OffloadKind};
+        let spec = ImageSpec {
+            image_kind: ImageKind::Object,
+            offload_kind: OffloadKind::Hip,
+            flags: 0,
+            strings: vec![(b"triple", b"amdgcn-amd-amdhsa"), (b"arch", b"gfx90a")],
+        };
+        let old = write_v1(&spec, b"image", offkit_llvm::LlvmVersion::V19).unwrap();
+        assert_eq!(old[0x22], 3);
+        t.put("old.bin", &old);
+        for filter in [
+            "--image=kind=hip",
+            "--image=arch=gfx90a",
+            "--image=kind=openmp",
+        ] {
+            t.assert_same(&strings(&["old.bin", filter]), None, "19's hip");
+        }
     }
 }
