@@ -1,9 +1,10 @@
 //! The one driver of the drop-in tools, and LLVM's `cl` option parser.
 //!
-//! Every drop-in is a [`Tool`]: its name (the `--version` line), its help texts (captured from
-//! LLVM 19) and its parse step ([`Parse`]: [`Cl`] for the three `cl` tools, the linker
-//! wrapper's `OptTable` from `offkit-link`), plus an action. The driver does the rest the same
-//! way for all four, as LLVM 19's tools do:
+//! Every drop-in is a [`Tool`]: its name, its help texts (captured from the LLVM release the
+//! face is) and its parse step ([`Parse`]: [`Cl`] for the `cl` tools, the linker wrapper's
+//! `OptTable` from `offkit-link`), plus an action; [`Tool::main_as`] runs it as a face, whose
+//! `--version` text is [`version_text`]'s (one `match` on the tool and the release). The driver
+//! does the rest the same way for all, as LLVM's tools do:
 //!
 //! ```text
 //! argv ─response::expand─► words ─Parse─► Run(args) ─action─► exit 0, or `<argv0>: error: …` exit 1
@@ -357,6 +358,34 @@ mod tests {
         assert_eq!(
             fixed.text(Text::HelpList, "/x/other"),
             "USAGE: clang-offload-packager [options]\nlist\n"
+        );
+    }
+
+    #[test]
+    fn version_texts_per_release() {
+        use crate::dropin::Tool as T;
+        let v = |t, l| version_text(t, l);
+        assert_eq!(
+            v(T::Bundler, LlvmVersion::V22),
+            "Debian clang-offload-bundler version 22.1.8 (1~deb13u5)\n"
+        );
+        assert_eq!(
+            v(T::Packager, LlvmVersion::V19),
+            "Debian clang-offload-packager version 19.1.7 (3~deb12u1)\n"
+        );
+        for t in [T::Packager, T::OffloadBinary, T::OffloadWrapper] {
+            assert_eq!(
+                v(t, LlvmVersion::V22),
+                "Debian LLVM version 22.1.8\n  Optimized build.\n"
+            );
+        }
+        assert_eq!(
+            v(T::NvptxArch, LlvmVersion::V22),
+            "Debian offload-arch version 22.1.8 (1~deb13u5)\n"
+        );
+        assert_eq!(
+            v(T::NvptxArch, LlvmVersion::V19),
+            "Debian nvptx-arch version 19.1.7 (3~deb12u1)\n"
         );
     }
 
