@@ -79,6 +79,24 @@ pub enum Step<A> {
     Fail,
 }
 
+/// Where `cl` stops a tool before its code runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// An immediate option: print its text, exit 0.
+    Show(Text),
+    /// Diagnostics were printed: exit 1.
+    Fail,
+}
+
+impl<A> From<Stop> for Step<A> {
+    fn from(stop: Stop) -> Step<A> {
+        match stop {
+            Stop::Show(t) => Step::Show(t),
+            Stop::Fail => Step::Fail,
+        }
+    }
+}
+
 /// How a tool parses its words (`argv[1..]`, response files expanded).
 pub trait Parse {
     /// What the action gets.
@@ -251,7 +269,7 @@ impl Cl {
         words: &[String],
         expansion_failed: bool,
         report: &Reporter,
-    ) -> std::result::Result<Parsed, Step<Parsed>> {
+    ) -> std::result::Result<Parsed, Stop> {
         if expansion_failed {
             // `ParseCommandLineOptions` returns before parsing anything (and does not exit).
             return Ok(Parsed {
@@ -263,7 +281,7 @@ impl Cl {
         let p = options::parse(argv0, words, &self.config);
         report.raw(&p.errors);
         if let Some(name) = p.immediate {
-            return Err(Step::Show(match name {
+            return Err(Stop::Show(match name {
                 "help-hidden" => Text::HelpHidden,
                 "help-list" => Text::HelpList,
                 "help-list-hidden" => Text::HelpListHidden,
@@ -272,7 +290,7 @@ impl Cl {
             }));
         }
         if p.failed() {
-            return Err(Step::Fail);
+            return Err(Stop::Fail);
         }
         Ok(p)
     }
@@ -290,7 +308,7 @@ impl Parse for Cl {
     ) -> Step<Parsed> {
         let p = match self.parse_words(argv0, words, expansion_failed, report) {
             Ok(p) => p,
-            Err(step) => return step,
+            Err(stop) => return stop.into(),
         };
         if !expansion_failed && p.flag("h") == Some(true) {
             return Step::Show(Text::HelpList);

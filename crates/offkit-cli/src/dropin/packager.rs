@@ -176,7 +176,7 @@ impl cl::Parse for Parser {
         }
         let p = match self.cl.parse_words(argv0, words, expansion_failed, report) {
             Ok(p) => p,
-            Err(step) => return step,
+            Err(stop) => return stop.into(),
         };
         // `sys::path::stem(argv[0]).ends_with("clang-offload-packager")`; printed through a
         // `WithColor` whose program name is not set yet, so with no prefix.

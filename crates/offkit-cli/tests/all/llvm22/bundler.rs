@@ -325,7 +325,7 @@ fn llvm22_changes() {
         }
         for targets in [
             format!("{HOST},{G950},{SM100}"),
-            format!("{G1250}"),
+            G1250.to_string(),
             "hip-amdgcn-amd-amdhsa--gfx90a,hip-amdgcn-amd-amdhsa--gfx950".into(),
             "hipv4-amdgcn-amd-amdhsa--gfx950:xnack+".into(),
             "hip-amdgcn-amd-amdhsa--gfx950:xnack-".into(),
