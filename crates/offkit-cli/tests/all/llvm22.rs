@@ -2,5 +2,6 @@
 //! `offkit_testutil::llvm22`): offkit's LLVM 22 faces and LLVM 22's tools run on the same inputs
 //! inside the root, and their exit status, stdout, stderr and output bytes are compared.
 
+mod ccob;
 mod entries;
 mod faces;

@@ -57,7 +57,7 @@ fn verbose_decompress(
     let recalculated = compressed::truncated_md5(data);
     objcopy::record_timer("Decompression time", elapsed);
     objcopy::record_timer("Hash recalculation time", hash_start.elapsed());
-    let size = u64::from(h.uncompressed_size);
+    let size = h.uncompressed_size;
     let stream = file_size - h.header_size as u64;
     let rate = size as f64 / stream as f64;
     let secs = elapsed.as_secs_f64().max(1e-9);
@@ -65,7 +65,7 @@ fn verbose_decompress(
     if let Some(t) = h.total_size {
         s.push_str(&format!(
             "Total file size (from header): {} bytes\n",
-            compressed::with_commas(t.into())
+            compressed::with_commas(t)
         ));
     }
     s.push_str(&format!(
