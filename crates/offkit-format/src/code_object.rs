@@ -360,7 +360,18 @@ impl CodeObject {
     fn openmp_entries(&mut self, data: &[u8]) {
         match entry::read_tables(data, 0) {
             Ok(tables) => {
-                for e in tables.iter().flat_map(|t| &t.entries) {
+                let mut good = Vec::new();
+                for t in tables {
+                    match t {
+                        Ok(t) => good.push(t),
+                        Err(e) => self.warnings.push(format!(
+                            "cannot read the offload entry table {}: {}",
+                            e.kind.section_name(),
+                            e.error
+                        )),
+                    }
+                }
+                for e in good.iter().flat_map(|t| &t.entries) {
                     if self.entries.len() >= limits::MAX_KERNELS {
                         self.warnings.push(format!(
                             "more than {} offload entries (MAX_KERNELS); the rest are not listed",

@@ -112,13 +112,6 @@ pub enum Error {
     /// after `Failed to decompress input: `.
     #[error("Compressed bundle header size too small")]
     Llvm19HeaderTooSmall,
-    /// `clang-offload-bundler` 22 does not know a compressed bundle's version
-    /// ([`decompress_llvm`](crate::bundle::compressed::decompress_llvm)).
-    #[error("Unknown compressed bundle version")]
-    LlvmUnknownVersion {
-        /// The version field.
-        version: u16,
-    },
     /// `clang-offload-bundler` 19 does not know a compressed bundle's method.
     #[error("Unknown compressing method")]
     Llvm19UnknownMethod,

@@ -54,4 +54,4 @@ pub mod triple;
 pub mod version;
 
 pub use error::{Error, Result};
-pub use version::LlvmVersion;
+pub use version::{LlvmVersion, Releases};

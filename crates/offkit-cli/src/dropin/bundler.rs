@@ -30,23 +30,21 @@ use offkit_tools::{Env, ToolFinder};
 use super::cl::{self, Spec};
 use super::error::Error;
 
-/// What differs between the releases' bundlers, beyond the ID and decompression rules that
-/// `offkit-llvm` and `offkit-format` keep per release.
+/// What differs between the releases' bundlers, beyond the ID rules (`offkit-llvm`), the
+/// compressed bundles they write by default (`compressed::Options::written_by`) and their
+/// decompression (`compressed::decompress_llvm`), which take the release themselves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
     /// The release.
     pub llvm: LlvmVersion,
-    /// The compressed-bundle version `-compress` writes (`CompressedOffloadBundle`'s default).
-    pub ccob_version: u16,
-    /// Whether `COMPRESSED_BUNDLE_FORMAT_VERSION` (2 or 3) chooses it.
+    /// Whether `COMPRESSED_BUNDLE_FORMAT_VERSION` (2 or 3) chooses the version written.
     pub ccob_version_env: bool,
-    /// Whether version-2 sizes over 4 GiB are silently cut to 32 bits (else an error).
-    pub ccob_sizes_wrap: bool,
     /// Whether bundle IDs read from a bundle must have five or six `-`-separated pieces when
     /// unbundling (`checkOffloadBundleID`).
     pub checks_read_ids: bool,
     /// The smallest input the decompressor looks at (shorter ones are used as they are,
-    /// without even the verbose `Uncompressed bundle.`).
+    /// without even the verbose `Uncompressed bundle.`), as
+    /// `compressed::is_compressed_for` has it.
     pub ccob_min_size: u64,
 }
 
@@ -56,19 +54,15 @@ impl Release {
         match llvm {
             LlvmVersion::V19 => Release {
                 llvm,
-                ccob_version: 2,
                 ccob_version_env: false,
-                ccob_sizes_wrap: true,
                 checks_read_ids: false,
-                ccob_min_size: offkit_format::bundle::compressed::MIN_SIZE as u64,
+                ccob_min_size: 20,
             },
             _ => Release {
                 llvm,
-                ccob_version: 3,
                 ccob_version_env: true,
-                ccob_sizes_wrap: false,
                 checks_read_ids: true,
-                ccob_min_size: offkit_format::bundle::compressed::MIN_SIZE_LLVM22 as u64,
+                ccob_min_size: 8,
             },
         }
     }
@@ -205,7 +199,7 @@ fn config(p: &cl::Parsed, release: Release, env: &Env) -> Config {
         host_index: None,
         hip_only: false,
         release,
-        ccob_version: release.ccob_version,
+        ccob_version: offkit_format::bundle::compressed::Options::written_by(release.llvm).version,
     };
     if env.get("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") != Some("1") {
         if let Some(v) = env.get_os("OFFLOAD_BUNDLER_VERBOSE") {

@@ -4,5 +4,7 @@
 
 mod arch;
 mod bundler;
+mod ccob;
+mod entries;
 mod faces;
 mod packager;

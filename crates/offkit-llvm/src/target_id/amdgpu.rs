@@ -23,7 +23,7 @@
 //! ```
 
 use crate::triple::Triple;
-use crate::version::LlvmVersion;
+use crate::version::{LlvmVersion, Releases};
 
 /// Feature bit: FMA (R600 only; implied on AMDGCN).
 pub const FEATURE_FMA: u32 = 1 << 1;
@@ -46,22 +46,6 @@ pub const FEATURE_WGP: u32 = 1 << 9;
 /// Feature bit: xnack is always on (LLVM 22: `gfx1250`, `gfx1251`); not a target ID feature.
 pub const FEATURE_XNACK_ALWAYS: u32 = 1 << 10;
 
-/// The releases that know a row: from `since` up to, not including, `until`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Releases {
-    /// The first release that knows it.
-    pub since: LlvmVersion,
-    /// The first release that no longer knows it, if any does.
-    pub until: Option<LlvmVersion>,
-}
-
-impl Releases {
-    /// Whether release `llvm` knows the row.
-    pub fn contains(self, llvm: LlvmVersion) -> bool {
-        llvm >= self.since && self.until.is_none_or(|u| llvm < u)
-    }
-}
-
 /// One row of a processor table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gpu {
@@ -77,21 +61,9 @@ pub struct Gpu {
     pub releases: Releases,
 }
 
-/// Known to every release.
-const ALL: Releases = Releases {
-    since: LlvmVersion::V19,
-    until: None,
-};
-/// New in LLVM 22 (added in 20 or 21; offkit knows no release between).
-const NEW22: Releases = Releases {
-    since: LlvmVersion::V22,
-    until: None,
-};
-/// Removed after LLVM 19.
-const OLD19: Releases = Releases {
-    since: LlvmVersion::V19,
-    until: Some(LlvmVersion::V22),
-};
+const ALL: Releases = Releases::ALL;
+const NEW22: Releases = Releases::SINCE_22;
+const OLD19: Releases = Releases::UNTIL_22;
 
 const fn gpu(name: &'static str, canonical: &'static str, features: u32) -> Gpu {
     Gpu {

@@ -129,7 +129,7 @@ impl<'a> BundleEntryId<'a> {
             llvm,
             raw: id,
             kind,
-            triple: Triple::parse(triple).four_components(),
+            triple: Triple::parse_in(llvm, triple).four_components(),
             target_id,
         }
     }
@@ -150,7 +150,7 @@ impl<'a> BundleEntryId<'a> {
             llvm,
             raw: id,
             kind: part(0),
-            triple: Triple::parse(triple).four_components(),
+            triple: Triple::parse_in(llvm, triple).four_components(),
             target_id,
         }
     }

@@ -18,8 +18,7 @@
 //! assert!(offload_arch::is_known(LlvmVersion::V19, b"gfx941"));
 //! ```
 
-use super::amdgpu::Releases;
-use crate::version::LlvmVersion;
+use crate::version::{LlvmVersion, Releases};
 
 /// What an offload-arch name designates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,18 +50,9 @@ pub struct OffloadArch {
     pub releases: Releases,
 }
 
-const ALL: Releases = Releases {
-    since: LlvmVersion::V19,
-    until: None,
-};
-const NEW22: Releases = Releases {
-    since: LlvmVersion::V22,
-    until: None,
-};
-const OLD19: Releases = Releases {
-    since: LlvmVersion::V19,
-    until: Some(LlvmVersion::V22),
-};
+const ALL: Releases = Releases::ALL;
+const NEW22: Releases = Releases::SINCE_22;
+const OLD19: Releases = Releases::UNTIL_22;
 
 const fn a(name: &'static str, family: ArchFamily, releases: Releases) -> OffloadArch {
     OffloadArch {

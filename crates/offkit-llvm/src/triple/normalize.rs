@@ -132,27 +132,29 @@ struct Parsed {
     is_cygwin: bool,
     /// LLVM 22 also takes `msys…` as Cygwin.
     msys_is_cygwin: bool,
+    /// The release whose name tables apply.
+    llvm: LlvmVersion,
 }
 
 impl Parsed {
     fn try_position(&mut self, pos: usize, comp: &[u8]) -> bool {
         match pos {
             0 => {
-                self.arch = parse_arch(comp);
+                self.arch = parse_arch(self.llvm, comp);
                 self.arch != Arch::Unknown
             }
             1 => {
-                self.vendor = parse_vendor(comp);
+                self.vendor = parse_vendor(self.llvm, comp);
                 self.vendor != Vendor::Unknown
             }
             2 => {
-                self.os = parse_os(comp);
+                self.os = parse_os(self.llvm, comp);
                 self.is_cygwin = is_cygwin(comp, self.msys_is_cygwin);
                 self.is_mingw32 = comp.starts_with(b"mingw");
                 self.os != Os::Unknown || self.is_cygwin || self.is_mingw32
             }
             _ => {
-                self.environment = parse_environment(comp);
+                self.environment = parse_environment(self.llvm, comp);
                 if self.environment != Environment::Unknown {
                     return true;
                 }
@@ -235,21 +237,24 @@ pub(super) fn normalize(
 
     // A component that parses in its own position stays there.
     let mut p = Parsed {
-        arch: comps.first().map_or(Arch::Unknown, |c| parse_arch(c)),
-        vendor: comps.get(1).map_or(Vendor::Unknown, |c| parse_vendor(c)),
+        arch: comps.first().map_or(Arch::Unknown, |c| parse_arch(llvm, c)),
+        vendor: comps
+            .get(1)
+            .map_or(Vendor::Unknown, |c| parse_vendor(llvm, c)),
         os: Os::Unknown,
         environment: comps
             .get(3)
-            .map_or(Environment::Unknown, |c| parse_environment(c)),
+            .map_or(Environment::Unknown, |c| parse_environment(llvm, c)),
         object_format: comps
             .get(4)
             .map_or(ObjectFormat::Unknown, |c| parse_format(c)),
         is_mingw32: false,
         is_cygwin: false,
         msys_is_cygwin,
+        llvm,
     };
     if let Some(c) = comps.get(2) {
-        p.os = parse_os(c);
+        p.os = parse_os(llvm, c);
         p.is_cygwin = is_cygwin(c, msys_is_cygwin);
         p.is_mingw32 = c.starts_with(b"mingw");
     }

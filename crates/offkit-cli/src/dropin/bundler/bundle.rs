@@ -18,17 +18,15 @@ use super::{error, file_error, handler, read_input, Ctx, Handler, Run};
 fn compress_options(ctx: &Ctx<'_>) -> compressed::Options {
     compressed::Options {
         version: ctx.cfg.ccob_version,
-        method: compressed::Method::Zstd,
         level: ctx.cfg.compression_level,
-        threads: 0,
-        wrap_sizes: ctx.cfg.release.ccob_sizes_wrap,
+        ..compressed::Options::written_by(ctx.cfg.release.llvm)
     }
 }
 
 /// LLVM 22's refusals of a version-2 header's sizes (before it writes anything).
 fn check_v2_sizes(ctx: &Ctx<'_>, plain: &[u8]) -> Run {
     if ctx.cfg.ccob_version == 2
-        && !ctx.cfg.release.ccob_sizes_wrap
+        && !compress_options(ctx).wrap_sizes
         && u32::try_from(plain.len()).is_err()
     {
         return Err(error("Uncompressed size exceeds version 2 limit"));
@@ -41,7 +39,7 @@ fn compress(ctx: &Ctx<'_>, plain: &[u8]) -> Run<Vec<u8>> {
     check_v2_sizes(ctx, plain)?;
     let start = Instant::now();
     let c = compressed::compress(plain, &compress_options(ctx)).map_err(|e| {
-        if ctx.cfg.ccob_version == 2 && !ctx.cfg.release.ccob_sizes_wrap {
+        if ctx.cfg.ccob_version == 2 && !compress_options(ctx).wrap_sizes {
             error("Total file size exceeds version 2 limit")
         } else {
             error(e.to_string())

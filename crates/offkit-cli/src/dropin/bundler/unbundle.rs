@@ -26,7 +26,7 @@ pub struct Decompressed {
 pub fn decompress(ctx: &Ctx<'_>, input: Input, prefix: &str) -> Run<Decompressed> {
     let llvm = ctx.cfg.release.llvm;
     let start = Instant::now();
-    let d = compressed::decompress_llvm(input.bytes(), llvm)
+    let d = compressed::decompress_llvm(llvm, input.bytes())
         .map_err(|m| error(format!("{prefix}{m}")))?;
     let elapsed = start.elapsed();
     let Some(h) = d.header else {

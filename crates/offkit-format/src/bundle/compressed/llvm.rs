@@ -1,185 +1,227 @@
-//! How `clang-offload-bundler` of each LLVM release reads a compressed bundle
-//! (`CompressedOffloadBundle::decompress`), for the bundler drop-in: one `match` on the
-//! release.
-//!
-//! | | LLVM 19 | LLVM 22 |
-//! |---|---|---|
-//! | compressed when | `CCOB` and ≥ 20 bytes | `CCOB` and ≥ 8 bytes |
-//! | versions | 0–1: v1 layout, ≥ 2: v2 layout (v3 fails in the stream) | 1, 2, 3; any other is an error |
-//! | header cut short | `Compressed bundle header size too small` | the same, per version |
-//!
-//! Both take the stream to run to the end of the buffer, check neither the total size nor
-//! the hash, and use the uncompressed size field as the output's capacity.
+//! How each LLVM release's `CompressedOffloadBundle::decompress` reads a compressed bundle, for
+//! the bundler drop-in: LLVM's header rules and messages, no size or hash checks, the stream
+//! to the end of the buffer. offkit's own strict reading is [`super::blobs`].
 
 use std::borrow::Cow;
 
+use zstd::zstd_safe;
+
+use super::{Method, MAGIC, MIN_SIZE};
+use crate::error::{Error, Result};
 use offkit_llvm::reader::Reader;
 use offkit_llvm::LlvmVersion;
 
-use super::{decompress_llvm19, header_size, inflate_as_llvm, Method, MAGIC};
-use crate::error::{Error, Result};
+/// What a release's `CompressedOffloadBundle::decompress` makes of a buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LlvmDecompressed<'d> {
+    /// The header LLVM read (`None`: not compressed, the data is used as is).
+    pub header: Option<LlvmHeader>,
+    /// The data: the input itself, or what the stream decompressed to.
+    pub data: Cow<'d, [u8]>,
+}
 
-/// The smallest buffer LLVM 22 takes for compressed: the magic, version and method.
-pub const MIN_SIZE_LLVM22: usize = 8;
+/// The name the LLVM 19 face knew [`LlvmDecompressed`] by.
+pub type Llvm19Decompressed<'d> = LlvmDecompressed<'d>;
 
-/// A compressed bundle's header as a bundler release read it.
+/// A header as a release reads it (LLVM 19 reads any version of 2 or more with the version-2
+/// layout; LLVM 22 reads versions 1 to 3 each with its own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LlvmHeader {
     /// The version field as stored.
     pub version: u16,
     /// The method.
     pub method: Method,
-    /// The total size field (versions 2 and 3).
+    /// The total size field (versions ≥ 2).
     pub total_size: Option<u64>,
     /// The uncompressed size field.
     pub uncompressed_size: u64,
     /// The stored hash.
     pub hash: u64,
-    /// The size of the header the release used (the stream starts there).
+    /// The header size LLVM used (20, 24 or 32).
     pub header_size: usize,
 }
 
-/// What a release's decompression gave.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LlvmDecompressed<'d> {
-    /// The header read (`None`: not compressed, the data is used as it is).
-    pub header: Option<LlvmHeader>,
-    /// The data: the input itself, or what the stream decompressed to.
-    pub data: Cow<'d, [u8]>,
+/// The name the LLVM 19 face knew [`LlvmHeader`] by.
+pub type Llvm19Header = LlvmHeader;
+
+/// Whether release `llvm` takes `data` for a compressed bundle: the magic and at least 20 bytes
+/// (19: a version-1 header) or 8 (22: the common fields).
+pub fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
+    let min = match llvm {
+        LlvmVersion::V19 => MIN_SIZE,
+        _ => 8,
+    };
+    data.len() >= min && data.starts_with(&MAGIC)
 }
 
-/// Decompresses `data` as `clang-offload-bundler` of release `llvm` does. The errors print
-/// LLVM's messages (without the `Failed to decompress input: ` prefix the bundler adds).
+/// [`decompress_llvm`] of LLVM 19.
+pub fn decompress_llvm19(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
+    decompress_llvm(LlvmVersion::V19, data)
+}
+
+/// Decompresses `data` as release `llvm` does. The error is [`Error::Llvm19HeaderTooSmall`],
+/// [`Error::Llvm19UnknownMethod`] or [`Error::Llvm19Decompress`], whose messages are LLVM's
+/// (the same in 19 and 22, without the `Failed to decompress input: ` prefix the callers add).
 ///
-/// Where LLVM 22 meets a version it does not know, it runs into `llvm_unreachable` (undefined
-/// behaviour in its release build: some versions read as "header size too small", version 0
-/// as an empty bundle); offkit reports `Unknown compressed bundle version`, the message LLVM's
-/// code has for the case.
-pub fn decompress_llvm(data: &[u8], llvm: LlvmVersion) -> Result<LlvmDecompressed<'_>> {
-    match llvm {
-        LlvmVersion::V19 => {
-            let d = decompress_llvm19(data)?;
-            Ok(LlvmDecompressed {
-                header: d.header.map(|h| LlvmHeader {
-                    version: h.version,
-                    method: h.method,
-                    total_size: h.total_size.map(u64::from),
-                    uncompressed_size: h.uncompressed_size.into(),
-                    hash: h.hash,
-                    header_size: h.header_size,
-                }),
-                data: d.data,
-            })
-        }
-        _ => decompress_llvm22(data),
-    }
-}
-
-/// LLVM 22.1.8's `CompressedOffloadBundle::decompress`.
-fn decompress_llvm22(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
-    if data.len() < MIN_SIZE_LLVM22 || !data.starts_with(&MAGIC) {
+/// LLVM 19: under 20 bytes or no `CCOB` → not compressed; version ≥ 2 uses the version-2
+/// layout (so version 3 fails in the stream). LLVM 22: under 8 bytes or no `CCOB` → not
+/// compressed; versions 1, 2 and 3 each with its layout, a buffer shorter than the header is
+/// "too small", and so is any other version (its `getHeaderSize` reaches `llvm_unreachable`,
+/// which the release build turns into a size no buffer has: observed with Debian's 22.1.8).
+/// Both: the stream runs to the end of the buffer (the total size is not read, so trailing
+/// bytes fail in the stream, and several zstd frames, skippable ones included, are read in
+/// turn); the sizes and the hash are not checked; the uncompressed size field is the output
+/// capacity.
+pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompressed<'_>> {
+    if !is_compressed_for(llvm, data) {
         return Ok(LlvmDecompressed {
             header: None,
             data: Cow::Borrowed(data),
         });
     }
-    let field = "compressed bundle header";
     let mut r = Reader::new(data, 0);
+    let field = "compressed bundle header";
+    let (version, raw_method) = match (r.seek(4, field), r.u16_le(field), r.u16_le(field)) {
+        (Ok(()), Ok(v), Ok(m)) => (v, m),
+        _ => return Err(Error::Llvm19HeaderTooSmall),
+    };
     let too_small = |_| Error::Llvm19HeaderTooSmall;
-    r.seek(4, field).map_err(too_small)?;
-    let version = r.u16_le(field).map_err(too_small)?;
-    let raw_method = r.u16_le(field).map_err(too_small)?;
-    let size = header_size(version).ok_or(Error::LlvmUnknownVersion { version })?;
-    if (data.len() as u64) < size {
+    // The layout each release reads for `version`: (total size width, uncompressed size
+    // width, header size); total width 0 means none.
+    let layout = match (llvm, version) {
+        (LlvmVersion::V19, 0 | 1) | (_, 1) => (0, 4, 20),
+        (LlvmVersion::V19, _) | (_, 2) => (4, 4, 24),
+        (_, 3) => (8, 8, 32),
+        _ => return Err(Error::Llvm19HeaderTooSmall),
+    };
+    if data.len() < layout.2 {
         return Err(Error::Llvm19HeaderTooSmall);
     }
-    let (total_size, uncompressed_size) = match version {
-        1 => (None, u64::from(r.u32_le(field).map_err(too_small)?)),
-        2 => (
-            Some(u64::from(r.u32_le(field).map_err(too_small)?)),
-            u64::from(r.u32_le(field).map_err(too_small)?),
-        ),
-        _ => (
-            Some(r.u64_le(field).map_err(too_small)?),
-            r.u64_le(field).map_err(too_small)?,
-        ),
+    let mut word = |width: usize| -> Result<u64> {
+        match width {
+            4 => r.u32_le(field).map(u64::from).map_err(too_small),
+            _ => r.u64_le(field).map_err(too_small),
+        }
     };
-    let hash = r.u64_le(field).map_err(too_small)?;
+    let total_size = if layout.0 == 0 {
+        None
+    } else {
+        Some(word(layout.0)?)
+    };
+    let uncompressed_size = word(layout.1)?;
+    let hash = word(8)?;
+    let header = LlvmHeader {
+        version,
+        method: Method::Zstd,
+        total_size,
+        uncompressed_size,
+        hash,
+        header_size: layout.2,
+    };
     let method = Method::from_raw(raw_method).ok_or(Error::Llvm19UnknownMethod)?;
-    let cap = usize::try_from(uncompressed_size).map_err(|_| Error::Llvm19Decompress {
-        reason: format!(
-            "cannot reserve the {uncompressed_size} bytes the header gives as the uncompressed \
-             size"
-        ),
-    })?;
-    let out = inflate_as_llvm(method, r.rest(), cap)?;
+    let header = Llvm19Header { method, ..header };
+    let stream = data.get(header.header_size..).unwrap_or_default();
+    let cap = usize::try_from(header.uncompressed_size).unwrap_or(usize::MAX);
+    let out = match method {
+        Method::Zstd => {
+            // LLVM 19 reserves the header's size; where that fails (a header claiming 4 GiB
+            // under a memory limit) LLVM 19 aborts, offkit says so.
+            let mut out: Vec<u8> = Vec::new();
+            out.try_reserve_exact(cap)
+                .map_err(|_| Error::Llvm19Decompress {
+                    reason: format!(
+                        "cannot reserve the {cap} bytes the header gives as the uncompressed size"
+                    ),
+                })?;
+            let error = |c| Error::Llvm19Decompress {
+                reason: zstd_safe::get_error_name(c).to_owned(),
+            };
+            if cap == 0 {
+                // A zero-capacity Vec's pointer is dangling, and libzstd writes through it
+                // (found by fuzzing): give it one byte, and refuse any output as zstd would
+                // refuse it into no room at all.
+                let mut one: Vec<u8> = Vec::with_capacity(1);
+                let n = zstd_safe::decompress(&mut one, stream).map_err(error)?;
+                if n > 0 {
+                    return Err(Error::Llvm19Decompress {
+                        reason: "Destination buffer is too small".into(),
+                    });
+                }
+            } else {
+                zstd_safe::decompress(&mut out, stream).map_err(error)?;
+            }
+            out
+        }
+        Method::Zlib => zlib_uncompress(stream, cap).map_err(|e| Error::Llvm19Decompress {
+            reason: format!("zlib error: {e}"),
+        })?,
+    };
     Ok(LlvmDecompressed {
-        header: Some(LlvmHeader {
-            version,
-            method,
-            total_size,
-            uncompressed_size,
-            hash,
-            header_size: size as usize,
-        }),
+        header: Some(header),
         data: Cow::Owned(out),
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::bundle::compressed::{compress, Options};
-
-    #[test]
-    fn releases_read_the_versions_they_know() {
-        let plain = b"__CLANG_OFFLOAD_BUNDLE__ and some bytes, some bytes, some bytes".repeat(9);
-        for version in [1u16, 2, 3] {
-            let c = compress(
-                &plain,
-                &Options {
-                    version,
-                    ..Options::default()
-                },
-            )
-            .unwrap();
-            let d = decompress_llvm(&c.bytes, LlvmVersion::V22).unwrap();
-            assert_eq!(d.data.as_ref(), &plain[..], "v{version}");
-            let h = d.header.unwrap();
-            assert_eq!(
-                (h.version, h.uncompressed_size),
-                (version, plain.len() as u64)
-            );
-            // LLVM 19 reads version 3 with the version-2 layout, and fails.
-            assert_eq!(
-                decompress_llvm(&c.bytes, LlvmVersion::V19).is_ok(),
-                version < 3
-            );
+/// zlib's `uncompress()` with a capacity of `cap` bytes, returning zlib's error names.
+fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'static str> {
+    // `uncompress` uses a one-byte scratch buffer when the capacity is zero.
+    let scratch = cap == 0;
+    let cap_buf = cap.max(1);
+    // The buffer grows with what the stream yields, up to the capacity `uncompress` is given:
+    // the result is the same as with the whole buffer, without reserving what a header claims.
+    let mut out: Vec<u8> = Vec::new();
+    let mut d = flate2::Decompress::new(true);
+    let mut err: Option<&'static str>;
+    loop {
+        let (i, o) = (d.total_in() as usize, d.total_out() as usize);
+        if o == out.len() && out.len() < cap_buf {
+            let grown = out.len().saturating_mul(2).max(64 << 10).min(cap_buf);
+            // Fallible: a real bomb under a memory limit is an error, not an abort.
+            if out.try_reserve_exact(grown - out.len()).is_err() {
+                err = Some("Z_MEM_ERROR");
+                break;
+            }
+            out.resize(grown, 0);
         }
-        let c = compress(&plain, &Options::default()).unwrap().bytes;
-        let msg = |d: &[u8]| {
-            decompress_llvm(d, LlvmVersion::V22)
-                .unwrap_err()
-                .to_string()
-        };
-        // 8 to 23 bytes are compressed for LLVM 22 (not below 20 for LLVM 19).
-        assert_eq!(msg(&c[..8]), "Compressed bundle header size too small");
-        assert!(decompress_llvm(&c[..7], LlvmVersion::V22)
-            .unwrap()
-            .header
-            .is_none());
-        assert!(decompress_llvm(&c[..12], LlvmVersion::V19)
-            .unwrap()
-            .header
-            .is_none());
-        let mut v = c.clone();
-        v[4] = 7;
-        assert_eq!(msg(&v), "Unknown compressed bundle version");
-        v[4] = 2;
-        v[6] = 5;
-        assert_eq!(msg(&v), "Unknown compressing method");
-        for cut in 0..c.len() {
-            let _ = decompress_llvm(&c[..cut], LlvmVersion::V22);
+        let res = d.decompress(
+            src.get(i..).unwrap_or_default(),
+            out.get_mut(o..).unwrap_or_default(),
+            flate2::FlushDecompress::None,
+        );
+        match res {
+            Ok(flate2::Status::StreamEnd) => {
+                err = None;
+                break;
+            }
+            Ok(flate2::Status::Ok) => {
+                if d.total_in() as usize == i && d.total_out() as usize == o {
+                    err = Some("Z_BUF_ERROR");
+                    break;
+                }
+            }
+            Ok(flate2::Status::BufError) => {
+                err = Some("Z_BUF_ERROR");
+                break;
+            }
+            Err(_) => {
+                err = Some("Z_DATA_ERROR");
+                break;
+            }
+        }
+    }
+    let produced = d.total_out() as usize;
+    if err == Some("Z_BUF_ERROR") {
+        // `uncompress` turns a buffer error with output space left into a data error.
+        let space_left = scratch || produced < cap;
+        if space_left {
+            err = Some("Z_DATA_ERROR");
+        }
+    }
+    match err {
+        Some(e) => Err(e),
+        None => {
+            out.truncate(if scratch { 0 } else { produced });
+            Ok(out)
         }
     }
 }

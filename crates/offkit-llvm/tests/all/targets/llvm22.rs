@@ -11,7 +11,7 @@ use offkit_llvm::target_id::amdgpu::{AMDGCN_GPUS, R600_GPUS};
 use offkit_llvm::target_id::bundle::{check_targets, standardise, BundleEntryId};
 use offkit_llvm::target_id::offload_arch::OFFLOAD_ARCHS;
 use offkit_llvm::target_id::TargetId;
-use offkit_llvm::triple::Triple;
+use offkit_llvm::triple::{CanonicalForm, Triple};
 use offkit_llvm::LlvmVersion::V22;
 use offkit_testutil::llvm22::{Run, Scratch, Side};
 
@@ -186,6 +186,13 @@ fn bundle_ids() -> Vec<String> {
         "openmp-aarch64-unknown-linux-gnu-",
         "openmp-x86_64-pc-windows-msvc-",
         "openmp-x86_64-w64-mingw32-",
+        "openmp-le32-unknown-nacl-",
+        "openmp-riscv64be-unknown-linux-gnu-",
+        "openmp-aarch64_lfi-unknown-linux-gnu-",
+        "openmp-spirv64-intel-unknown--",
+        "openmp-wasm32-unknown-wasip1-",
+        "openmp-x86_64-pc-msys-",
+        "openmp-mips64-unknown-linux-muslabi64-",
     ] {
         ids.push(s.to_string());
     }
@@ -320,4 +327,85 @@ fn conflict_checks_match_clang_offload_bundler_22() {
         CONFLICT_SETS.len(),
         &mismatches,
     );
+}
+
+/// `Triple::normalize_form(V22, …)` against `opt -mtriple` of LLVM 22 (which prints
+/// `Triple::normalize`), over the generated triples of the 19 test and the names 22 added or
+/// dropped.
+#[test]
+fn triple_normalization_matches_opt_22() {
+    let dir = Scratch::new();
+    dir.write("e.ll", "");
+    let extra = [
+        "riscv64be-unknown-linux",
+        "riscv32be",
+        "aarch64_lfi-unknown-linux",
+        "x86_64-intel-linux",
+        "spirv64-intel",
+        "meta-x86_64-linux",
+        "x86_64-managarm",
+        "wasip2-wasm32",
+        "wasm32-unknown-wasip1",
+        "riscv32-cheriotrtos",
+        "mips64-linux-muslabi64",
+        "x86_64-linux-mlibc",
+        "x86_64-unknown-linux-llvm",
+        "le32-unknown-nacl",
+        "le64",
+        "x86_64-pc-msys",
+        "msys-x86_64",
+        "dxil-unknown-shadermodel6.9-compute",
+        "dxil-unknown-shadermodel6.x-compute",
+        "dxilv1.9-unknown-shadermodel6.9-library",
+    ];
+    let triples = super::triple::normalize_cases(&extra, 2222, 360);
+    let mut script = String::new();
+    for (i, t) in triples.iter().enumerate() {
+        script.push_str(&format!(
+            "echo @@{i}; opt -S -mtriple={} e.ll -o - 2>&1\n",
+            quote(t)
+        ));
+    }
+    let outs = run_cases(&dir, &script, triples.len());
+    let mut mismatches = Vec::new();
+    let mut compared_arch = 0;
+    for (t, out) in triples.iter().zip(&outs) {
+        let llvm = match out
+            .lines()
+            .find_map(|l| l.strip_prefix("target triple = \""))
+        {
+            Some(rest) => Ok(rest.trim_end_matches('"').to_string()),
+            None => match out.split("unable to get target for '").nth(1) {
+                Some(rest) => Ok(rest.split('\'').next().unwrap_or("").to_string()),
+                None => Err(out.clone()),
+            },
+        };
+        let ours = Triple::normalize_form(V22, t.as_bytes(), CanonicalForm::Any)
+            .map(|b| String::from_utf8(b).unwrap());
+        // opt 22 refuses a triple whose normalized architecture it does not know, naming it:
+        // offkit's normalized triple must start with that unknown architecture.
+        let unknown_arch = |e: &str| {
+            e.split("unrecognized architecture '")
+                .nth(1)
+                .and_then(|r| r.split('\'').next())
+                .map(str::to_string)
+        };
+        let same = match (&llvm, &ours) {
+            (Ok(a), Ok(b)) => a == b,
+            (Err(e), Err(_)) => e.contains("Unsupported Shader Model version"),
+            // opt gets past normalizing and fails making a target machine for it.
+            (Err(e), Ok(_)) if e.contains("LLVM ERROR: unsupported object format") => true,
+            (Err(e), Ok(b)) => unknown_arch(e).is_some_and(|a| {
+                b.split('-').next() == Some(a.as_str())
+                    && Triple::parse_in(V22, b).arch() == offkit_llvm::triple::Arch::Unknown
+            }),
+            _ => false,
+        };
+        compared_arch += usize::from(llvm.is_ok());
+        if !same {
+            mismatches.push(format!("`{t}`: LLVM 22 {llvm:?}, offkit {ours:?}"));
+        }
+    }
+    assert_no_mismatch("Triple::normalize (opt 22)", triples.len(), &mismatches);
+    assert!(compared_arch > 250, "{compared_arch} printed by opt");
 }
