@@ -192,3 +192,63 @@ fn run_as_with(
         stderr: out.stderr,
     }
 }
+
+/// `clang-22 --offload-arch=native` runs `offload-arch --only=amdgpu` (HIP), or with no option
+/// (OpenMP), found in clang's own directory or given by `--offload-arch-tool`: with a recorded
+/// MI210 topology both tools make clang compile for gfx90a, byte for byte; without a GPU
+/// clang stops with the same message.
+#[test]
+fn clang_offload_arch_native() {
+    let shims = llvm22::offkit_shims(offkit())
+        .to_string_lossy()
+        .into_owned();
+    let s = Scratch::new();
+    s.write(
+        "k.hip",
+        "__attribute__((global)) void k(int *p) { *p = 1; }\n",
+    );
+    s.write(
+        "t.c",
+        "int main(void) {\n  int x = 0;\n#pragma omp target map(tofrom : x)\n  x = 1;\n  \
+         return x;\n}\n",
+    );
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../offkit-rt/tests/sysfs");
+    let sys = kfd_sysfs(&fixtures.join("mi210-xnack-on"), &s.join("sys"));
+    let hip: &[&str] = &[
+        "-x",
+        "hip",
+        "-nogpulib",
+        "-nogpuinc",
+        "--cuda-device-only",
+        // The CUID hashes the command line, which the tool's path changes.
+        "-cuid=k",
+        "k.hip",
+    ];
+    let openmp: &[&str] = &["-fopenmp", "-nogpulib", "--offload-device-only", "t.c"];
+    for (sys, what) in [(Some(sys.as_path()), "MI210"), (None, "no GPU")] {
+        for (lang, input) in [("HIP", hip), ("OpenMP", openmp)] {
+            let compile = |tool: String, out: &str| {
+                let tool = format!("--offload-arch-tool={tool}");
+                let mut args = vec![tool.as_str(), "--offload-arch=native", "-c", "-o", out];
+                args.extend(input);
+                run_with_sys(Side::Llvm, "clang", &args, &s.inner(), sys, &[])
+            };
+            let a = compile(format!("{}/offload-arch", llvm22::LLVM22_BIN), "llvm.o");
+            let b = compile(format!("{shims}/offload-arch"), "ours.o");
+            let what = format!("clang --offload-arch=native, {lang}, {what}");
+            assert_same(&what, &a, &b);
+            assert!(
+                s.read("llvm.o") == s.read("ours.o"),
+                "{what}: the objects differ"
+            );
+            assert_eq!(
+                a.code == Some(0),
+                sys.is_some(),
+                "{what}: {}",
+                a.stderr_str()
+            );
+            let _ = std::fs::remove_file(s.join("llvm.o"));
+            let _ = std::fs::remove_file(s.join("ours.o"));
+        }
+    }
+}
