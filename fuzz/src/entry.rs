@@ -1,7 +1,9 @@
-//! Fuzz body: offload entry tables (`entry::parse_raw`, `entry::read_tables`).
+//! Fuzz body: offload entry tables (`entry::parse_raw`, `entry::detect_layout`,
+//! `entry::read_tables`), both layouts (LLVM 19's 32 bytes, LLVM 20+'s 56) in every section.
 
-use offkit_format::entry::{self, Endianness, Format, Layout, RawEntry};
+use offkit_format::entry::{self, Endianness, Format, Layout, RawEntry, TableKind};
 use offkit_format::kind::OffloadKind;
+use offkit_llvm::LlvmVersion;
 
 /// The layout a fuzz input's first byte selects: bit 0 the format, bit 1 the pointer size,
 /// bit 2 the endianness, bit 3 the alignment of `i64` on 32-bit hosts.
@@ -71,11 +73,34 @@ pub fn encode(
 /// encode back to the same bytes and decode to the same entries, and every entry must describe
 /// itself for every programming model. The whole input is also read as an ELF file's tables.
 pub fn run(data: &[u8]) {
-    let _ = entry::read_tables(data, 0);
+    if let Ok(tables) = entry::read_tables(data, 0) {
+        for t in tables.iter().flatten() {
+            assert_eq!(t.entries.len() as u64 * t.layout.stride, {
+                let e = t
+                    .entries
+                    .last()
+                    .map_or(t.offset, |e| e.raw.offset + t.layout.stride);
+                e - t.offset
+            });
+            for e in &t.entries {
+                let _ = e.describe();
+            }
+        }
+    }
     let Some((&selector, table)) = data.split_first() else {
         return;
     };
     let (layout, endian) = layout_of(selector);
+    // Whatever layout the bytes are taken for, it has the host's pointer size, and a table of
+    // the section's own layout that parses as 56-byte entries is read as such.
+    for kind in TableKind::ALL {
+        let d = entry::detect_layout(table, kind, layout.pointer_size, 8, endian);
+        assert_eq!(d.pointer_size, layout.pointer_size);
+        if d.format == Format::Llvm && kind.format() == Format::Legacy {
+            let e = entry::parse_raw(table, d, endian, 0).expect("a detected table parses");
+            assert!(e.iter().all(|e| e.reserved == 0));
+        }
+    }
     let Ok(entries) = entry::parse_raw(table, layout, endian, 1) else {
         return;
     };
@@ -86,9 +111,11 @@ pub fn run(data: &[u8]) {
     assert_eq!(back, entries);
     for e in &entries {
         for kind in [OffloadKind::OpenMp, OffloadKind::Cuda, OffloadKind::Hip] {
-            let d = entry::describe(kind, e.flags, e.size, e.data);
-            // Every flag bit is named or reported as unknown.
-            assert!(d.unknown_flags & !e.flags == 0);
+            for v in LlvmVersion::ALL {
+                let d = entry::describe(v, kind, e.flags, e.size, e.data);
+                // Every flag bit is named or reported as unknown.
+                assert!(d.unknown_flags & !e.flags == 0);
+            }
         }
     }
 }

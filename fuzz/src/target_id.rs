@@ -11,7 +11,8 @@
 use offkit_format::device::Device;
 use offkit_format::kind::ImageKind;
 use offkit_llvm::target_id::{self, bundle, linker, TargetId};
-use offkit_llvm::triple::Triple;
+use offkit_llvm::triple::{CanonicalForm, Triple};
+use offkit_llvm::LlvmVersion;
 
 /// Triples whose target-ID rules differ (AMDGCN and R600 tables, NVPTX, anything else).
 const TRIPLES: [&str; 4] = [
@@ -37,19 +38,43 @@ fn one(s: &[u8]) {
     if let Ok(text) = std::str::from_utf8(s) {
         let _ = Triple::normalize(text);
     }
+    for form in [
+        CanonicalForm::Any,
+        CanonicalForm::ThreeIdent,
+        CanonicalForm::FourIdent,
+        CanonicalForm::FiveIdent,
+    ] {
+        if let (Ok(n), Some(k)) = (
+            Triple::normalize_form(LlvmVersion::V22, s, form),
+            form.components(),
+        ) {
+            assert_eq!(
+                n.split(|&b| b == b'-').count(),
+                k,
+                "the form's component count"
+            );
+        }
+    }
 
     // Target IDs.
     let _ = target_id::parse_format(s);
     for triple in TRIPLES {
         let triple = Triple::parse(triple);
-        if let Ok(id) = TargetId::parse(&triple, s) {
-            let canonical = id.canonical();
-            let again = TargetId::parse(&triple, &canonical).expect("the canonical form parses");
-            assert_eq!(
-                again.canonical(),
-                canonical,
-                "the canonical form is a fixed point"
-            );
+        for v in LlvmVersion::ALL {
+            if let Ok(id) = TargetId::parse(v, &triple, s) {
+                let canonical = id.canonical();
+                let again =
+                    TargetId::parse(v, &triple, &canonical).expect("the canonical form parses");
+                assert_eq!(
+                    again.canonical(),
+                    canonical,
+                    "the canonical form is a fixed point"
+                );
+                assert!(
+                    TargetId::parse_any(&triple, s).is_ok(),
+                    "any release's ID reads"
+                );
+            }
         }
     }
 
@@ -63,14 +88,18 @@ fn one(s: &[u8]) {
         let _ = (d.flag(), d.kind_name());
     }
 
-    // Bundle entry IDs.
-    let id = bundle::BundleEntryId::parse(s);
-    let std = id.standardised();
-    let re = bundle::BundleEntryId::parse(&std);
-    assert_eq!(re.kind(), id.kind(), "standardising keeps the kind");
-    let _ = id.check();
-    let _ = bundle::is_compatible(&id, &re, true);
-    let _ = bundle::is_compatible(&re, &id, false);
+    // Bundle entry IDs, by each release's rules and offkit's own.
+    for v in LlvmVersion::ALL {
+        let id = bundle::BundleEntryId::parse(v, s);
+        let std = id.standardised();
+        let re = bundle::BundleEntryId::parse(v, &std);
+        assert_eq!(re.kind(), id.kind(), "standardising keeps the kind");
+        let _ = (id.check(), bundle::is_well_formed(v, s));
+        let _ = bundle::is_compatible(&id, &re, true);
+        let _ = bundle::is_compatible(&re, &id, false);
+    }
+    let any = bundle::BundleEntryId::parse_any(s);
+    let _ = (any.standardised(), any.check());
 }
 
 /// Runs the body on one input.
@@ -83,12 +112,14 @@ pub fn run(data: &[u8]) {
     let few = parts.get(..parts.len().min(6)).unwrap_or_default();
     for a in few {
         for b in few {
-            let (ia, ib) = (
-                bundle::BundleEntryId::parse(a),
-                bundle::BundleEntryId::parse(b),
-            );
-            let _ = bundle::is_compatible(&ia, &ib, false);
-            let _ = bundle::is_compatible(&ia, &ib, true);
+            for v in LlvmVersion::ALL {
+                let (ia, ib) = (
+                    bundle::BundleEntryId::parse(v, a),
+                    bundle::BundleEntryId::parse(v, b),
+                );
+                let _ = bundle::is_compatible(&ia, &ib, false);
+                let _ = bundle::is_compatible(&ia, &ib, true);
+            }
             let _ = target_id::is_compatible(a, b);
             let _ = Triple::parse(a).is_compatible_with(&Triple::parse(b));
             let (ta, tb) = (split_pair(a), split_pair(b));
@@ -119,9 +150,13 @@ pub fn run(data: &[u8]) {
             }
         }
     }
-    let _ = bundle::check_targets(&parts, false);
-    let _ = bundle::check_targets(&parts, true);
-    let _ = bundle::check_archive_member(parts.iter().copied());
+    for v in LlvmVersion::ALL {
+        let _ = bundle::check_targets(v, &parts, false);
+        let _ = bundle::check_targets(v, &parts, true);
+    }
+    for v in LlvmVersion::ALL {
+        let _ = bundle::check_archive_member(v, parts.iter().copied());
+    }
     let pairs: Vec<_> = parts.iter().map(|p| split_pair(p)).collect();
     let groups = linker::group(&pairs);
     let members: usize = groups.iter().map(|(_, m)| m.len()).sum();

@@ -263,23 +263,24 @@ impl Bundle {
 
     /// The entry for a requested target: the entry with exactly that ID; else the one with the
     /// target's standardised ID (`hip-amdgcn-amd-amdhsa-gfx90a` finds
-    /// `hip-amdgcn-amd-amdhsa--gfx90a`); else the one entry that LLVM 19's compatibility rule
-    /// accepts for it (a `gfx90a` entry for a `gfx90a:xnack+` target). Several compatible
-    /// entries and no exact one is an error naming them.
+    /// `hip-amdgcn-amd-amdhsa--gfx90a`); else the one entry that LLVM's compatibility rule
+    /// accepts for it (a `gfx90a` entry for a `gfx90a:xnack+` target). IDs are read as offkit
+    /// reads them ([`BundleEntryId::parse_any`]: any release's form and processors). Several
+    /// compatible entries and no exact one is an error naming them.
     pub fn find_target(&self, target: &[u8]) -> Result<Option<&Entry>> {
-        use offkit_llvm::target_id::bundle::{is_compatible, standardise, BundleEntryId};
+        use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
         if let Some(e) = self.find(target) {
             return Ok(Some(e));
         }
-        let std = standardise(target);
+        let std = BundleEntryId::parse_any(target).standardised();
         if let Some(e) = self.find(&std) {
             return Ok(Some(e));
         }
-        let requested = BundleEntryId::parse(&std);
+        let requested = BundleEntryId::parse_any(&std);
         let compatible: Vec<&Entry> = self
             .entries
             .iter()
-            .filter(|e| is_compatible(&BundleEntryId::parse(&e.id), &requested, false))
+            .filter(|e| is_compatible(&BundleEntryId::parse_any(&e.id), &requested, false))
             .collect();
         match compatible.as_slice() {
             [] => Ok(None),

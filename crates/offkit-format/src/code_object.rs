@@ -29,6 +29,7 @@ use crate::entry::{self, Role};
 use offkit_llvm::limits;
 use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
+use offkit_llvm::LlvmVersion;
 
 pub use mach::{processor as amdgpu_processor, MACHS};
 
@@ -229,11 +230,13 @@ impl CodeObject {
                 return;
             }
         }
+        // A processor some release allows the feature for (`gfx940` is 19's only).
+        let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
         let supports = |feature: &str| {
-            offkit_llvm::target_id::allowed_features(&Triple::parse("amdgcn-amd-amdhsa"), {
-                self.processor.as_bytes()
+            LlvmVersion::ALL.iter().any(|&v| {
+                offkit_llvm::target_id::allowed_features(v, &amdgcn, self.processor.as_bytes())
+                    .contains(&feature)
             })
-            .contains(&feature)
         };
         let f = self.e_flags;
         match version {
@@ -357,7 +360,18 @@ impl CodeObject {
     fn openmp_entries(&mut self, data: &[u8]) {
         match entry::read_tables(data, 0) {
             Ok(tables) => {
-                for e in tables.iter().flat_map(|t| &t.entries) {
+                let mut good = Vec::new();
+                for t in tables {
+                    match t {
+                        Ok(t) => good.push(t),
+                        Err(e) => self.warnings.push(format!(
+                            "cannot read the offload entry table {}: {}",
+                            e.kind.section_name(),
+                            e.error
+                        )),
+                    }
+                }
+                for e in good.iter().flat_map(|t| &t.entries) {
                     if self.entries.len() >= limits::MAX_KERNELS {
                         self.warnings.push(format!(
                             "more than {} offload entries (MAX_KERNELS); the rest are not listed",
@@ -390,7 +404,7 @@ impl CodeObject {
         let same = match self.arch {
             Arch::Amdgpu => {
                 let triple = Triple::parse("amdgcn-amd-amdhsa");
-                match TargetId::parse(&triple, container_target_id) {
+                match TargetId::parse_any(&triple, container_target_id) {
                     Ok(t) => t.canonical() == self.target_id.as_bytes(),
                     Err(_) => container_target_id == self.target_id,
                 }

@@ -1,17 +1,18 @@
 //! Which device image a device would load: the loaders' rules over target IDs, for
 //! `offkit check` and `--device` selections.
 //!
-//! - **AMD GPUs** (LLVM 19's `isCodeObjectCompatible` in the bundler, and the HIP runtime's rule): the
-//!   image's processor is the device's, or a generic target whose family holds it
-//!   (`gfx9-generic` for `gfx906`, as LLVM 19's AMDGPU documentation lists them); every feature
+//! - **AMD GPUs** (LLVM's `isCodeObjectCompatible` in the bundler, and the HIP runtime's rule):
+//!   the image's processor is the device's, or a generic target whose family holds it
+//!   (`gfx9-generic` for `gfx906`, `gfx9-4-generic` for `gfx950`, as the newest LLVM's AMDGPU
+//!   documentation lists them); every feature
 //!   the image sets (`xnack+`, `sramecc-`) is set the same way on the device; a feature the
 //!   image leaves out is "any". A device written without a feature (`gfx90a`) has it *unknown*:
 //!   only images that leave it as "any" are sure to load. Of several candidates, the loader
 //!   prefers the device's own processor over a generic target, and then the image that sets
 //!   more of the device's features.
-//! - **NVIDIA GPUs** (CUDA's binary compatibility): a cubin for `sm_XY` runs on a device of the
-//!   same major version and a minor at least `Y`; an architecture-specific cubin (`sm_90a`)
-//!   only on that exact device. PTX for `sm_XY` (or `compute_XY`) is compiled by the driver for
+//! - **NVIDIA GPUs** (CUDA's binary compatibility): a cubin for `sm_XY` or a family-specific
+//!   `sm_XYf` runs on a device of the same major version and a minor at least `Y`; an
+//!   architecture-specific cubin (`sm_90a`) only on that exact device. PTX for `sm_XY` (or `compute_XY`) is compiled by the driver for
 //!   any device of version `XY` or later. Cubins are preferred, the closest version first.
 //! - **Anything else** (`x86_64`, a triple): images whose triple has that architecture (and
 //!   the vendor, OS and environment the device names, where it names them).
@@ -38,66 +39,55 @@ use crate::kind::ImageKind;
 use crate::{Error, Result};
 use offkit_llvm::target_id::{amdgpu, TargetId};
 use offkit_llvm::triple::{Arch, Triple};
+use offkit_llvm::LlvmVersion;
 
-/// LLVM 19's generic AMDGPU targets and the processors (of those LLVM 19 knows) that run their
-/// code (LLVM's AMDGPUUsage, "AMDGPU Generic Processors").
-pub const GENERIC_FAMILIES: &[(&str, &[&str])] = &[
-    (
-        "gfx9-generic",
-        &["gfx900", "gfx902", "gfx904", "gfx906", "gfx909", "gfx90c"],
-    ),
-    (
-        "gfx10-1-generic",
-        &["gfx1010", "gfx1011", "gfx1012", "gfx1013"],
-    ),
-    (
-        "gfx10-3-generic",
-        &[
-            "gfx1030", "gfx1031", "gfx1032", "gfx1033", "gfx1034", "gfx1035", "gfx1036",
-        ],
-    ),
-    (
-        "gfx11-generic",
-        &[
-            "gfx1100", "gfx1101", "gfx1102", "gfx1103", "gfx1150", "gfx1151", "gfx1152",
-        ],
-    ),
-    ("gfx12-generic", &["gfx1200", "gfx1201"]),
-];
-
-/// The generic target whose code runs on `processor` (canonical name), if LLVM 19 has one.
+/// The generic target whose code runs on `processor` (canonical name), in the newest LLVM
+/// offkit knows.
 pub fn generic_target_of(processor: &str) -> Option<&'static str> {
-    GENERIC_FAMILIES
-        .iter()
-        .find(|(_, members)| members.contains(&processor))
-        .map(|(g, _)| *g)
+    amdgpu::generic_target(LlvmVersion::NEWEST, processor)
 }
 
-/// Whether `processor` is one of LLVM 19's generic targets.
+/// Whether `processor` is one of the generic targets of the newest LLVM offkit knows.
 pub fn is_generic(processor: &str) -> bool {
-    GENERIC_FAMILIES.iter().any(|(g, _)| *g == processor)
+    amdgpu::is_generic(LlvmVersion::NEWEST, processor)
 }
 
-/// An NVIDIA architecture version: `sm_86` is 8.6; `sm_90a` is 9.0, architecture-specific.
+/// What an NVIDIA architecture's suffix says about where its code runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SmVariant {
+    /// `sm_90`: the architecture and, for a cubin, later minors of its major version.
+    Base,
+    /// `sm_100f` (family-specific, LLVM 21 and later): devices of the same major version and
+    /// a minor at least its own.
+    Family,
+    /// `sm_90a` (architecture-specific): that exact device only.
+    Specific,
+}
+
+/// An NVIDIA architecture version: `sm_86` is 8.6; `sm_90a` is 9.0, architecture-specific;
+/// `sm_100f` is 10.0, family-specific.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Sm {
     /// The major version.
     pub major: u32,
     /// The minor version.
     pub minor: u32,
-    /// `sm_90a`: runs only on that exact device.
-    pub specific: bool,
+    /// The suffix (`a`, `f` or none).
+    pub variant: SmVariant,
 }
 
 impl Sm {
-    /// Parses `sm_XY`, `sm_XYa`, `compute_XY` (the last digit is the minor version).
+    /// Parses `sm_XY`, `sm_XYa`, `sm_XYf`, `compute_XY…` (the last digit is the minor version).
     pub fn parse(s: &str) -> Option<Sm> {
         let digits = s
             .strip_prefix("sm_")
             .or_else(|| s.strip_prefix("compute_"))?;
-        let (digits, specific) = match digits.strip_suffix('a') {
-            Some(d) => (d, true),
-            None => (digits, false),
+        let (digits, variant) = if let Some(d) = digits.strip_suffix('a') {
+            (d, SmVariant::Specific)
+        } else if let Some(d) = digits.strip_suffix('f') {
+            (d, SmVariant::Family)
+        } else {
+            (digits, SmVariant::Base)
         };
         if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -106,27 +96,41 @@ impl Sm {
         Some(Sm {
             major: major.parse().ok()?,
             minor: minor.parse().ok()?,
-            specific,
+            variant,
         })
     }
 
     fn version(self) -> u32 {
         self.major.saturating_mul(10).saturating_add(self.minor)
     }
+
+    /// Whether code for `self` (a cubin when `cubin`, else PTX) runs on device `dev`.
+    fn runs_on(self, dev: Sm, cubin: bool) -> bool {
+        match self.variant {
+            SmVariant::Specific => self == dev,
+            SmVariant::Family => self.major == dev.major && self.minor <= dev.minor,
+            SmVariant::Base if cubin => self.major == dev.major && self.minor <= dev.minor,
+            SmVariant::Base => self.version() <= dev.version(),
+        }
+    }
 }
 
 impl fmt::Display for Sm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let a = if self.specific { "a" } else { "" };
-        write!(f, "sm_{}{}{a}", self.major, self.minor)
+        let suffix = match self.variant {
+            SmVariant::Base => "",
+            SmVariant::Family => "f",
+            SmVariant::Specific => "a",
+        };
+        write!(f, "sm_{}{}{suffix}", self.major, self.minor)
     }
 }
 
 /// A device, as `--device` names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Device {
-    /// An AMD GPU: a processor LLVM 19 knows (canonical name) and the features the device is
-    /// known to have on or off.
+    /// An AMD GPU: a processor offkit knows (the newest LLVM's table; canonical name) and the
+    /// features the device is known to have on or off.
     Amdgpu {
         /// The canonical processor (`gfx90a`).
         processor: &'static str,
@@ -159,16 +163,16 @@ impl Device {
             return Ok(Device::Nvidia(sm));
         }
         let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
+        let newest = LlvmVersion::NEWEST;
         let processor = s.split(':').next().unwrap_or_default();
-        if amdgpu::canonical_name(&amdgcn, processor.as_bytes()).is_some() {
-            let id = TargetId::parse(&amdgcn, s)?;
-            let processor = amdgpu::canonical_name(&amdgcn, id.processor()).unwrap_or_default();
+        if amdgpu::canonical_name(newest, &amdgcn, processor.as_bytes()).is_some() {
+            let id = TargetId::parse(newest, &amdgcn, s)?;
+            let processor =
+                amdgpu::canonical_name(newest, &amdgcn, id.processor()).unwrap_or_default();
             if is_generic(processor) {
-                let members = GENERIC_FAMILIES
-                    .iter()
-                    .find(|(g, _)| *g == processor)
-                    .map(|(_, m)| m.join(", "))
-                    .unwrap_or_default();
+                let members = amdgpu::generic_members(newest, processor)
+                    .collect::<Vec<_>>()
+                    .join(", ");
                 return Err(bad(format!(
                     "`{processor}` is a generic target, not a device; name one of its processors ({members})"
                 )));
@@ -184,9 +188,19 @@ impl Device {
                 features,
             });
         }
+        if let Some(old) = LlvmVersion::ALL
+            .into_iter()
+            .rev()
+            .find(|&v| amdgpu::canonical_name(v, &amdgcn, processor.as_bytes()).is_some())
+        {
+            return Err(bad(format!(
+                "`{processor}` is a processor of LLVM {old} that LLVM {newest} dropped; \
+                 offkit takes the processors of LLVM {newest} as devices"
+            )));
+        }
         if processor.starts_with("gfx") {
             return Err(bad(format!(
-                "`{processor}` is not a processor LLVM 19 knows"
+                "`{processor}` is not an AMD GPU processor offkit knows (LLVM {newest}'s table)"
             )));
         }
         let triple = Triple::parse(s);
@@ -210,7 +224,7 @@ impl Device {
                 if !t.is_amdgcn() {
                     return None;
                 }
-                let id = TargetId::parse(&t, target_id).ok()?;
+                let id = TargetId::parse_any(&t, target_id).ok()?;
                 let image = std::str::from_utf8(id.processor()).ok()?;
                 let generic = image != *processor;
                 if generic && generic_target_of(processor) != Some(image) {
@@ -247,21 +261,11 @@ impl Device {
                 }
                 let sm = Sm::parse(target_id)?;
                 if kind == ImageKind::Ptx || target_id.starts_with("compute_") {
-                    // PTX is JIT-compiled for any later device (arch-specific PTX only for
-                    // that device).
-                    let ok = if sm.specific {
-                        sm == *dev
-                    } else {
-                        sm.version() <= dev.version()
-                    };
-                    return ok.then_some(Fit::Ptx { sm });
+                    // PTX is JIT-compiled for any later device (family PTX for later devices
+                    // of its family, arch-specific PTX only for that device).
+                    return sm.runs_on(*dev, false).then_some(Fit::Ptx { sm });
                 }
-                let ok = if sm.specific {
-                    sm == *dev
-                } else {
-                    sm.major == dev.major && sm.minor <= dev.minor
-                };
-                ok.then_some(if sm == *dev {
+                sm.runs_on(*dev, true).then_some(if sm == *dev {
                     Fit::Exact
                 } else {
                     Fit::Cubin { sm }
@@ -439,12 +443,20 @@ mod tests {
         ));
         assert!(fits("gfx906:xnack-", AMD, "gfx9-generic:xnack-", o).is_some());
         assert_eq!(fits("gfx906:xnack-", AMD, "gfx9-generic:xnack+", o), None);
-        // gfx90a is in no generic family of LLVM 19.
+        // gfx90a is in no generic family.
         assert_eq!(fits("gfx90a", AMD, "gfx9-generic", o), None);
         assert!(fits("gfx1103", AMD, "gfx11-generic", o).is_some());
         assert_eq!(fits("gfx1200", AMD, "gfx11-generic", o), None);
         assert!(Device::parse("gfx9-generic").is_err());
-        assert!(Device::parse("gfx950").is_err());
+        assert!(Device::parse("gfx950:xnack-").is_ok());
+        assert!(Device::parse("gfx1250").is_ok());
+        assert!(Device::parse("gfx1250:xnack+").is_err());
+        assert!(Device::parse("gfx9-4-generic").is_err());
+        assert!(Device::parse("gfx999").is_err());
+        assert!(Device::parse("gfx941").is_err());
+        assert!(fits("gfx950", AMD, "gfx9-4-generic", o).is_some());
+        assert!(fits("gfx1153", AMD, "gfx11-generic", o).is_some());
+        assert_eq!(fits("gfx90a", AMD, "gfx9-4-generic", o), None);
         assert!(Device::parse("gfx1030:xnack+").is_err());
         // The device's own processor beats a generic target; a closer feature match beats
         // "any".
@@ -483,6 +495,20 @@ mod tests {
             Sm::parse("sm_100").map(|s| (s.major, s.minor)),
             Some((10, 0))
         );
+        // Family-specific code runs on later devices of its family only.
+        assert!(matches!(
+            fits("sm_103", NV, "sm_100f", c),
+            Some(Fit::Cubin { .. })
+        ));
+        assert_eq!(fits("sm_100", NV, "sm_103f", c), None);
+        assert_eq!(fits("sm_120", NV, "sm_100f", c), None);
+        assert!(fits("sm_121", NV, "sm_120f", ptx).is_some());
+        assert_eq!(fits("sm_120", NV, "sm_100f", ptx), None);
+        assert!(fits("sm_120", NV, "sm_100", ptx).is_some());
+        assert_eq!(fits("sm_100", NV, "sm_100a", c), None);
+        assert_eq!(fits("sm_100a", NV, "sm_100a", c), Some(Fit::Exact));
+        assert_eq!(Sm::parse("sm_100f").unwrap().to_string(), "sm_100f");
+        assert_eq!(Device::parse("sm_121a").unwrap().to_string(), "sm_121a");
     }
 
     #[test]

@@ -37,20 +37,23 @@ pub use object::Endianness;
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
 use offkit_llvm::limits;
+use offkit_llvm::LlvmVersion;
 
-pub use elf::read_tables;
+pub use elf::{read_tables, TableError};
 pub use flags::{cuda, describe, omp, Description, Role};
 
-/// Which entry section a table was read from.
+/// Which entry section a table was read from. Each holds entries of either layout
+/// ([`detect_layout`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TableKind {
-    /// `omp_offloading_entries` (LLVM 19 and earlier).
+    /// `omp_offloading_entries` (LLVM 20 and earlier; 32-byte entries until 19, 56 in 20).
     OpenMp,
-    /// `cuda_offloading_entries` (LLVM 19 and earlier).
+    /// `cuda_offloading_entries` (LLVM 20 and earlier).
     Cuda,
-    /// `hip_offloading_entries` (LLVM 19 and earlier).
+    /// `hip_offloading_entries` (LLVM 20 and earlier).
     Hip,
-    /// `llvm_offload_entries` (LLVM 20 and later): every model in one table, 56-byte entries.
+    /// `llvm_offload_entries` (LLVM 21 and later, clang-22's for OpenMP, CUDA and HIP): every
+    /// model in one table, 56-byte entries that carry their own kind.
     Llvm,
 }
 
@@ -75,7 +78,7 @@ impl TableKind {
         }
     }
 
-    /// The entry format of this section.
+    /// The entry format LLVM writes into this section (the bytes decide: [`detect_layout`]).
     pub fn format(self) -> Format {
         match self {
             Self::Llvm => Format::Llvm,
@@ -91,6 +94,17 @@ impl TableKind {
             Self::Cuda => Some(OffloadKind::Cuda),
             Self::Hip => Some(OffloadKind::Hip),
             Self::Llvm => None,
+        }
+    }
+}
+
+impl Format {
+    /// The LLVM release whose meanings of the flags a table of this layout has: 19 for the
+    /// 32-byte entries, the newest offkit knows for the 56-byte ones.
+    pub fn release(self) -> LlvmVersion {
+        match self {
+            Format::Legacy => LlvmVersion::V19,
+            Format::Llvm => LlvmVersion::NEWEST,
         }
     }
 }
@@ -183,6 +197,48 @@ impl Layout {
             Format::Legacy => self.pointer_size,
             Format::Llvm => 8,
         }
+    }
+}
+
+/// The layout of a table read from section `kind`: the one its bytes hold, whatever the
+/// section's name (LLVM 20 wrote 56-byte entries into `omp_offloading_entries`; LLVM 21 and
+/// later use `llvm_offload_entries`).
+///
+/// The 56-byte layout is recognised by its header, which no relocation touches: every entry has
+/// `reserved` 0 and a non-zero `version` (LLVM writes 1), or is all zero (the dummy entry a
+/// registration object may add), and one at least has a version. A 32-byte entry cannot look
+/// like that: its first word is `addr` (relocated to 0 in an object, where the `name` pointer
+/// that would be the version is 0 too; an address in a linked file). Otherwise the table is
+/// read in its section's layout, except that 32-byte entries are taken in
+/// `llvm_offload_entries` when they fit and the 56-byte ones do not.
+pub fn detect_layout(
+    bytes: &[u8],
+    kind: TableKind,
+    pointer_size: u8,
+    i64_align: u8,
+    endian: Endianness,
+) -> Layout {
+    let llvm = Layout::llvm(pointer_size, i64_align);
+    let legacy = Layout::legacy(pointer_size);
+    let fits = |l: Layout| !bytes.is_empty() && l.stride != 0 && bytes.len() as u64 % l.stride == 0;
+    if fits(llvm) {
+        let mut versioned = false;
+        let header_ok = bytes.chunks(llvm.stride as usize).all(|e| {
+            let reserved = read_word(e, 0, 8, endian);
+            let version = read_word(e, 8, 2, endian);
+            versioned |= version.is_some_and(|v| v != 0);
+            match (reserved, version) {
+                (Some(0), Some(v)) if v != 0 => true,
+                _ => e.iter().all(|&b| b == 0),
+            }
+        });
+        if header_ok && versioned {
+            return llvm;
+        }
+    }
+    match kind.format() {
+        Format::Llvm if fits(legacy) && !fits(llvm) => legacy,
+        format => Layout::of(format, pointer_size, i64_align),
     }
 }
 
@@ -377,12 +433,21 @@ pub struct Entry<'d> {
     pub name: Name<'d>,
     /// `aux_addr` (LLVM 20+; null otherwise).
     pub aux_addr: Address<'d>,
+    /// The entry's layout.
+    pub format: Format,
 }
 
 impl Entry<'_> {
+    /// The LLVM release whose meanings of the flags apply: 19 for a 32-byte entry, the newest
+    /// offkit knows (22) for a 56-byte one.
+    pub fn release(&self) -> LlvmVersion {
+        self.format.release()
+    }
+
     /// What the entry registers, and its flags by name.
     pub fn describe(&self) -> Description {
         describe(
+            self.release(),
             self.offload_kind,
             self.raw.flags,
             self.raw.size,
@@ -476,7 +541,40 @@ mod tests {
     }
 
     #[test]
+    fn layouts_are_detected_by_content() {
+        let le = Endianness::Little;
+        let mut v1 = vec![0u8; 56];
+        v1[8] = 1; // version
+        v1[10] = 1; // OpenMP
+        let detect = |b: &[u8], k| detect_layout(b, k, 8, 8, le).format;
+        // 56-byte entries in an old section name, with LLVM's all-zero dummy entry.
+        let mut two = v1.clone();
+        two.extend_from_slice(&[0u8; 56]);
+        assert_eq!(detect(&two, TableKind::OpenMp), Format::Llvm);
+        assert_eq!(detect(&v1, TableKind::Hip), Format::Llvm);
+        // 224 zero bytes are seven 32-byte entries of an object (or four 56-byte ones with no
+        // version): the section's own layout.
+        assert_eq!(detect(&[0u8; 224], TableKind::OpenMp), Format::Legacy);
+        assert_eq!(detect(&[0u8; 224], TableKind::Llvm), Format::Llvm);
+        // A linked 32-byte table: addresses in the first word.
+        let mut linked = vec![0u8; 224];
+        linked[0] = 0x40;
+        linked[8] = 1;
+        assert_eq!(detect(&linked, TableKind::OpenMp), Format::Legacy);
+        // 32-byte entries in llvm_offload_entries when 56-byte ones cannot fit.
+        assert_eq!(detect(&[0u8; 64], TableKind::Llvm), Format::Legacy);
+        // Neither fits: the section's layout, whose parse then says why.
+        assert_eq!(detect(&[0u8; 50], TableKind::Llvm), Format::Llvm);
+        assert!(parse_raw(&[0u8; 50], Layout::llvm(8, 8), le, 0).is_err());
+        // 32-bit hosts: 44-byte (i386) entries.
+        let mut i386 = vec![0u8; 44];
+        i386[8] = 1;
+        assert_eq!(detect_layout(&i386, TableKind::OpenMp, 4, 4, le).stride, 44);
+    }
+
+    #[test]
     fn describe_flags() {
+        let describe = |k, f, s, d| describe(LlvmVersion::V19, k, f, s, d);
         let d = describe(OffloadKind::OpenMp, 0, 0, 0);
         assert_eq!(d.role, Role::Kernel);
         let d = describe(OffloadKind::OpenMp, 1, 8, 0);
@@ -494,5 +592,16 @@ mod tests {
         assert_eq!(d.flags, ["extern", "normalized"]);
         let d = describe(OffloadKind::Cuda, 0x100, 0, 0);
         assert_eq!((d.role, d.unknown_flags), (Role::Kernel, 0x100));
+        // By release: 19 knows ctor and dtor, 22 the indirect vtable.
+        assert_eq!(describe(OffloadKind::OpenMp, 0x2, 0, 0).role, Role::Ctor);
+        let d22 = super::describe(LlvmVersion::V22, OffloadKind::OpenMp, 0x2, 0, 0);
+        assert_eq!((d22.role, d22.unknown_flags), (Role::Kernel, 0x2));
+        let d22 = super::describe(LlvmVersion::V22, OffloadKind::OpenMp, 0x28, 8, 0);
+        assert_eq!(d22.role, Role::IndirectFunction);
+        assert_eq!(d22.flags, ["indirect", "indirect_vtable"]);
+        let d22 = super::describe(LlvmVersion::V22, OffloadKind::OpenMp, 0x20, 8, 0);
+        assert_eq!(d22.role, Role::IndirectVtable);
+        let d19 = describe(OffloadKind::OpenMp, 0x20, 8, 0);
+        assert_eq!((d19.role, d19.unknown_flags), (Role::Variable, 0x20));
     }
 }

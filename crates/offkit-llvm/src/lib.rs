@@ -1,10 +1,11 @@
 //! # offkit-llvm
 //!
-//! What offkit models of LLVM 19 itself, as opposed to the offload formats (those are
+//! What offkit models of LLVM itself (19 and 22, the release a value: [`LlvmVersion`]), as
+//! opposed to the offload formats (those are
 //! `offkit-format`'s, which builds on this crate):
 //!
 //! - [`triple`]: `llvm::Triple` (parsing, `normalize`, `isCompatibleWith`);
-//! - [`target_id`]: target IDs (`gfx90a:xnack+`), LLVM 19's processor tables, and the rules of
+//! - [`target_id`]: target IDs (`gfx90a:xnack+`), each release's processor tables, and the rules of
 //!   single tools over them: the bundler's entry IDs, compatibility and `-targets` checks with
 //!   LLVM's messages ([`target_id::bundle`]), the linker wrapper's grouping
 //!   ([`target_id::linker`]);
@@ -31,9 +32,10 @@
 //! ```
 //! use offkit_llvm::target_id::TargetId;
 //! use offkit_llvm::triple::Triple;
+//! use offkit_llvm::LlvmVersion;
 //!
 //! let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
-//! let id = TargetId::parse(&amdgcn, b"gfx90a:xnack-:sramecc+").unwrap();
+//! let id = TargetId::parse(LlvmVersion::V22, &amdgcn, b"gfx90a:xnack-:sramecc+").unwrap();
 //! assert_eq!(id.canonical(), b"gfx90a:sramecc+:xnack-");
 //! assert!(!offkit_llvm::bitcode::is_bitcode(b"\x7fELF"));
 //! ```
@@ -52,4 +54,4 @@ pub mod triple;
 pub mod version;
 
 pub use error::{Error, Result};
-pub use version::LlvmVersion;
+pub use version::{LlvmVersion, Releases};

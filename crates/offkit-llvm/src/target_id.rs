@@ -1,25 +1,29 @@
 //! Target IDs (`gfx90a:sramecc+:xnack-`): a processor followed by `:`-separated features, each
 //! ending in `+` (on) or `-` (off); a feature left out means "any". Parsing, the canonical form,
-//! LLVM 19's processor tables, and both of LLVM 19's compatibility rules:
+//! the processor tables of each LLVM release ([`amdgpu`], [`offload_arch`]: one table per
+//! concept, with the releases that know a row as a column), and LLVM's compatibility rules:
 //!
 //! - [`bundle`]: `clang-offload-bundler`'s bundle entry IDs, standardisation, compatibility of
 //!   a code object with a requested target, and the conflict checks;
 //! - [`linker`]: `clang-linker-wrapper`'s grouping rule.
 //!
-//! Matched against `clang/lib/Basic/TargetID.cpp`, `clang/lib/Basic/Cuda.cpp` and
-//! `llvm/lib/TargetParser/TargetParser.cpp` of LLVM 19, and against the installed LLVM 19
-//! tools by the conformance tests (`tests/all/targets.rs`).
+//! Matched against `clang/lib/Basic/TargetID.cpp`, `clang/lib/Basic/Cuda.cpp` (19) or
+//! `OffloadArch.cpp` (22) and `llvm/lib/TargetParser/TargetParser.cpp` of LLVM 19 and 22, and
+//! against the installed tools by the conformance tests (`tests/all/targets.rs`).
 //!
 //! ```
 //! use offkit_llvm::target_id::TargetId;
 //! use offkit_llvm::triple::Triple;
+//! use offkit_llvm::LlvmVersion::{V19, V22};
 //!
 //! let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
-//! let id = TargetId::parse(&amdgcn, "tahiti").unwrap();
+//! let id = TargetId::parse(V19, &amdgcn, "tahiti").unwrap();
 //! assert_eq!(id.canonical(), b"gfx600");
-//! let id = TargetId::parse(&amdgcn, b"gfx90a:xnack-:sramecc+").unwrap();
+//! let id = TargetId::parse(V19, &amdgcn, b"gfx90a:xnack-:sramecc+").unwrap();
 //! assert_eq!(id.canonical(), b"gfx90a:sramecc+:xnack-");
-//! assert!(TargetId::parse(&amdgcn, b"gfx1030:xnack+").is_err()); // gfx1030 has no xnack
+//! assert!(TargetId::parse(V19, &amdgcn, b"gfx1030:xnack+").is_err()); // gfx1030 has no xnack
+//! assert!(TargetId::parse(V19, &amdgcn, b"gfx950:xnack+").is_err()); // new in 22
+//! assert!(TargetId::parse(V22, &amdgcn, b"gfx950:xnack+").is_ok());
 //! ```
 
 pub mod amdgpu;
@@ -31,6 +35,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 
 use crate::triple::{split_once, Triple};
+use crate::version::LlvmVersion;
 use crate::{Error, Result};
 
 /// One feature of a target ID: its name and whether it is on (`+`) or off (`-`).
@@ -103,7 +108,7 @@ fn split_features(tid: &[u8]) -> Split<'_> {
     split
 }
 
-/// LLVM 19's `parseTargetIDWithFormatCheckingOnly`: splits `tid` into a processor and features
+/// `parseTargetIDWithFormatCheckingOnly` (the same in LLVM 19 and 22): splits `tid` into a processor and features
 /// without looking anything up. The empty string parses (as an empty processor); an empty
 /// processor otherwise, a feature without a trailing `+`/`-`, or a feature given twice do not.
 /// A trailing `:` is accepted (`gfx906:`, `gfx906:xnack+:`).
@@ -126,8 +131,8 @@ fn invalid(offset: usize, reason: &str) -> Error {
     }
 }
 
-/// A target ID checked against a triple (LLVM 19's `parseTargetID`): for AMDGPU triples the
-/// processor is a known GPU of the triple's table, stored under its canonical name, and every
+/// A target ID checked against a triple (`parseTargetID`): for AMDGPU triples the processor
+/// is a GPU of the release's table for the triple, stored under its canonical name, and every
 /// feature is one that processor allows; for other triples the processor is taken as written
 /// and no feature is allowed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,46 +141,59 @@ pub struct TargetId<'a> {
     features: Vec<Feature<'a>>,
 }
 
-/// `getCanonicalProcessorName`: the table's canonical name on AMDGPU, the name itself
-/// elsewhere; `None` when the result would be empty.
-pub fn canonical_processor<'a>(triple: &Triple, processor: &'a [u8]) -> Option<&'a [u8]> {
+/// `getCanonicalProcessorName` of release `llvm`: its table's canonical name on AMDGPU, the
+/// name itself elsewhere; `None` when the result would be empty.
+pub fn canonical_processor<'a>(
+    llvm: LlvmVersion,
+    triple: &Triple,
+    processor: &'a [u8],
+) -> Option<&'a [u8]> {
     let canonical = if triple.is_amdgpu() {
-        amdgpu::canonical_name(triple, processor)?.as_bytes()
+        amdgpu::canonical_name(llvm, triple, processor)?.as_bytes()
     } else {
         processor
     };
     (!canonical.is_empty()).then_some(canonical)
 }
 
-/// `getAllPossibleTargetIDFeatures`: the features a target ID may set for `processor` on
-/// `triple`, alphabetically (`sramecc`, `xnack` on AMDGPU; none elsewhere).
-pub fn allowed_features(triple: &Triple, processor: &[u8]) -> &'static [&'static str] {
+/// `getAllPossibleTargetIDFeatures` of release `llvm`: the features a target ID may set for
+/// `processor` on `triple`, alphabetically (`sramecc`, `xnack` on AMDGPU; none elsewhere).
+pub fn allowed_features(
+    llvm: LlvmVersion,
+    triple: &Triple,
+    processor: &[u8],
+) -> &'static [&'static str] {
     if triple.is_amdgpu() {
-        amdgpu::target_id_features(triple, processor)
+        amdgpu::target_id_features(llvm, triple, processor)
     } else {
         &[]
     }
 }
 
 impl<'a> TargetId<'a> {
-    /// LLVM 19's `parseTargetID(triple, tid)` (`tid` is a `&str` or bytes).
-    pub fn parse<S: AsRef<[u8]> + ?Sized>(triple: &Triple, tid: &'a S) -> Result<Self> {
+    /// `parseTargetID(triple, tid)` of release `llvm` (`tid` is a `&str` or bytes). The rule
+    /// is the same in every release; the processor tables differ.
+    pub fn parse<S: AsRef<[u8]> + ?Sized>(
+        llvm: LlvmVersion,
+        triple: &Triple,
+        tid: &'a S,
+    ) -> Result<Self> {
         let tid = tid.as_ref();
         let raw = parse_format(tid)?;
-        let processor = canonical_processor(triple, raw.processor).ok_or_else(|| {
+        let processor = canonical_processor(llvm, triple, raw.processor).ok_or_else(|| {
             if raw.processor.is_empty() {
                 invalid(0, "the target ID is empty")
             } else {
                 invalid(
                     0,
                     &format!(
-                        "`{}` is not a processor LLVM 19 knows for `{triple}`",
+                        "`{}` is not a processor LLVM {llvm} knows for `{triple}`",
                         String::from_utf8_lossy(raw.processor)
                     ),
                 )
             }
         })?;
-        let allowed = allowed_features(triple, processor);
+        let allowed = allowed_features(llvm, triple, processor);
         for f in &raw.features {
             if !allowed.iter().any(|a| a.as_bytes() == f.name) {
                 let at = feature_offset(tid, f.name);
@@ -192,6 +210,20 @@ impl<'a> TargetId<'a> {
         Ok(TargetId {
             processor,
             features: raw.features,
+        })
+    }
+
+    /// offkit's own reading: [`TargetId::parse`] with the newest release that accepts `tid`
+    /// (a code object for `gfx940`, which 22 dropped, still reads), or the newest release's
+    /// error when none does.
+    pub fn parse_any<S: AsRef<[u8]> + ?Sized>(triple: &Triple, tid: &'a S) -> Result<Self> {
+        let tid = tid.as_ref();
+        TargetId::parse(LlvmVersion::NEWEST, triple, tid).or_else(|newest| {
+            LlvmVersion::ALL
+                .iter()
+                .rev()
+                .find_map(|&v| TargetId::parse(v, triple, tid).ok())
+                .ok_or(newest)
         })
     }
 
@@ -256,7 +288,7 @@ pub fn canonical_target_id(processor: &[u8], features: &[Feature<'_>]) -> Vec<u8
     out
 }
 
-/// LLVM 19's `isCompatibleTargetID(provided, requested)` (the driver's rule): the processors
+/// `isCompatibleTargetID(provided, requested)` (the driver's rule, the same in 19 and 22): the processors
 /// are equal as written, and every feature `provided` sets is set the same way in `requested`.
 /// Malformed IDs are never compatible (LLVM dereferences an empty optional there).
 pub fn is_compatible(provided: &[u8], requested: &[u8]) -> bool {
@@ -269,26 +301,41 @@ pub fn is_compatible(provided: &[u8], requested: &[u8]) -> bool {
             .all(|f| r.features.iter().any(|g| g.name == f.name && g.on == f.on))
 }
 
-/// LLVM 19's `getConflictTargetIDCombination` over a set of target IDs (visited in sorted
-/// order, duplicates once): the first processor seen is remembered with its features; a later
-/// ID of that processor conflicts if it has a feature the remembered one lacks (signs ignored,
-/// and only in that direction, so `{gfx906:xnack+, gfx906:xnack-, gfx906:sramecc+:xnack+}`
-/// does not conflict). Returns the remembered ID and the conflicting one.
+/// What `getConflictTargetIDCombination` finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conflict<'a> {
+    /// No conflict.
+    None,
+    /// The remembered ID and the one that conflicts with it.
+    Pair(&'a [u8], &'a [u8]),
+    /// LLVM dereferences an empty `std::optional` for this malformed ID and, with nothing
+    /// written to the slot it reads yet, crashes (LLVM 22: a segmentation fault).
+    Crash(&'a [u8]),
+}
+
+/// `getConflictTargetIDCombination` of release `llvm` over a set of target IDs (visited in
+/// sorted order, duplicates once): the first processor seen is remembered with its features;
+/// a later ID of that processor conflicts if it has a feature the remembered one lacks (signs
+/// ignored, and only in that direction, so `{gfx906:xnack+, gfx906:xnack-,
+/// gfx906:sramecc+:xnack+}` does not conflict).
 ///
-/// A malformed ID makes LLVM 19 dereference an empty `std::optional`. The 19 binary then
-/// reads a stack slot that holds the last value written there: the processor of the last
-/// well-formed ID, or the *whole ID* of the last ID inserted as a new processor (the
-/// inserted entry overlays the slot); before any such write, nothing matches it. The features
-/// read before the malformed one count. offkit reproduces that observed behaviour (checked
-/// against the tool by the conformance tests), since it decides which inputs are rejected.
-pub fn find_conflict<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>
+/// A malformed ID makes LLVM dereference an empty `std::optional`; the binary then reads a
+/// stack slot holding the last value written there, and the features read before the
+/// malformed one count. offkit reproduces the observed behaviour (checked against the tools by
+/// the conformance tests), since it decides which inputs are rejected:
+/// - **19**: the slot holds the processor of the last well-formed ID, or the *whole ID* of the
+///   last ID inserted as a new processor (the inserted entry overlays the slot); before any
+///   such write, nothing matches it;
+/// - **22**: the slot holds the processor of the last well-formed ID; before any, LLVM crashes
+///   ([`Conflict::Crash`]).
+pub fn find_conflict<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
 where
     I: IntoIterator<Item = &'a [u8]>,
 {
     /// The key an ID is filed under.
     #[derive(Clone, Copy, PartialEq, Eq)]
     enum Key<'a> {
-        /// Nothing written yet (matches nothing).
+        /// Nothing written yet.
         Fresh,
         Text(&'a [u8]),
     }
@@ -301,14 +348,17 @@ where
             slot = Key::Text(split.processor);
         }
         let key = slot;
-        let existing = match key {
-            Key::Fresh => None,
-            Key::Text(_) => seen.iter().find(|(k, _, _)| *k == key),
+        let existing = match (key, llvm) {
+            (Key::Fresh, LlvmVersion::V19) => None,
+            (Key::Fresh, _) => return Conflict::Crash(id),
+            (Key::Text(_), _) => seen.iter().find(|(k, _, _)| *k == key),
         };
         match existing {
             None => {
                 seen.push((key, id, split.features));
-                slot = Key::Text(id);
+                if llvm == LlvmVersion::V19 {
+                    slot = Key::Text(id);
+                }
             }
             Some((_, first, features)) => {
                 if split
@@ -316,17 +366,18 @@ where
                     .iter()
                     .any(|f| !features.iter().any(|g| g.name == f.name))
                 {
-                    return Some((first, id));
+                    return Conflict::Pair(first, id);
                 }
             }
         }
     }
-    None
+    Conflict::None
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use LlvmVersion::{V19, V22};
 
     fn amdgcn() -> Triple {
         Triple::parse("amdgcn-amd-amdhsa")
@@ -352,34 +403,55 @@ mod tests {
     fn full_parse_and_canonical_form() {
         let t = amdgcn();
         assert_eq!(
-            TargetId::parse(&t, b"kaveri").unwrap().processor(),
+            TargetId::parse(V19, &t, b"kaveri").unwrap().processor(),
             b"gfx700"
         );
-        let id = TargetId::parse(&t, b"gfx906:xnack+:sramecc-").unwrap();
+        let id = TargetId::parse(V19, &t, b"gfx906:xnack+:sramecc-").unwrap();
         assert_eq!(id.canonical(), b"gfx906:sramecc-:xnack+");
         assert_eq!(id.feature("xnack"), Some(true));
         assert_eq!(id.feature("sramecc"), Some(false));
         assert_eq!(
-            TargetId::parse(&t, b"gfx90a").unwrap().feature("xnack"),
+            TargetId::parse(V19, &t, b"gfx90a")
+                .unwrap()
+                .feature("xnack"),
             None
         );
-        assert!(TargetId::parse(&t, b"").is_err());
-        assert!(TargetId::parse(&t, b"gfx950").is_err());
-        assert!(TargetId::parse(&t, b"generic").is_err());
-        assert!(TargetId::parse(&t, b"sm_70").is_err());
-        assert!(TargetId::parse(&t, b"gfx900:sramecc+").is_err());
-        assert!(TargetId::parse(&t, b"gfx9-generic:xnack-").is_ok());
+        assert!(TargetId::parse(V19, &t, b"").is_err());
+        assert!(TargetId::parse(V19, &t, b"gfx950").is_err());
+        assert_eq!(
+            TargetId::parse(V22, &t, b"gfx950:xnack-")
+                .unwrap()
+                .canonical(),
+            b"gfx950:xnack-"
+        );
+        assert!(TargetId::parse(V22, &t, b"gfx941").is_err());
+        assert_eq!(
+            TargetId::parse_any(&t, b"gfx941").unwrap().processor(),
+            b"gfx941"
+        );
+        assert_eq!(
+            TargetId::parse_any(&t, b"gfx950").unwrap().processor(),
+            b"gfx950"
+        );
+        let err = TargetId::parse_any(&t, b"gfx999").unwrap_err().to_string();
+        assert!(err.contains("LLVM 22"), "{err}");
+        assert!(TargetId::parse(V22, &t, b"gfx1250:xnack+").is_err());
+        assert!(TargetId::parse(V22, &t, b"gfx9-4-generic:sramecc+").is_ok());
+        assert!(TargetId::parse(V19, &t, b"generic").is_err());
+        assert!(TargetId::parse(V19, &t, b"sm_70").is_err());
+        assert!(TargetId::parse(V19, &t, b"gfx900:sramecc+").is_err());
+        assert!(TargetId::parse(V19, &t, b"gfx9-generic:xnack-").is_ok());
         let nv = Triple::parse("nvptx64-nvidia-cuda");
         assert_eq!(
-            TargetId::parse(&nv, b"sm_70").unwrap().canonical(),
+            TargetId::parse(V19, &nv, b"sm_70").unwrap().canonical(),
             b"sm_70"
         );
-        assert!(TargetId::parse(&nv, b"sm_70:xnack+").is_err());
+        assert!(TargetId::parse(V19, &nv, b"sm_70:xnack+").is_err());
         assert_eq!(
-            TargetId::parse(&nv, b"anything").unwrap().processor(),
+            TargetId::parse(V19, &nv, b"anything").unwrap().processor(),
             b"anything"
         );
-        let err = TargetId::parse(&t, b"gfx1030:xnack+")
+        let err = TargetId::parse(V19, &t, b"gfx1030:xnack+")
             .unwrap_err()
             .to_string();
         assert!(err.contains("offset 0x8"), "{err}");
@@ -396,14 +468,16 @@ mod tests {
 
     #[test]
     fn conflicts() {
-        let c = |ids: &[&'static str]| {
-            find_conflict(ids.iter().map(|s| s.as_bytes())).map(|(a, b)| {
-                (
-                    String::from_utf8(a.to_vec()).unwrap(),
-                    String::from_utf8(b.to_vec()).unwrap(),
-                )
-            })
+        let pair_of = |c: Conflict<'_>| match c {
+            Conflict::Pair(a, b) => Some((
+                String::from_utf8(a.to_vec()).unwrap(),
+                String::from_utf8(b.to_vec()).unwrap(),
+            )),
+            Conflict::None => None,
+            Conflict::Crash(id) => panic!("crash on {id:?}"),
         };
+        let c =
+            |ids: &[&'static str]| pair_of(find_conflict(V19, ids.iter().map(|s| s.as_bytes())));
         let pair = |a: &str, b: &str| Some((a.to_string(), b.to_string()));
         assert_eq!(
             c(&["gfx906", "gfx906:xnack+"]),
@@ -440,6 +514,27 @@ mod tests {
         assert_eq!(
             c(&["gfx906:xnack+:xnack-", "gfx906:sramecc+:sramecc-"]),
             None
+        );
+        // LLVM 22, as its binary behaves (see `tests/all/targets/llvm22.rs`).
+        let c22 = |ids: &[&'static str]| find_conflict(V22, ids.iter().map(|s| s.as_bytes()));
+        let b = |s: &'static str| s.as_bytes();
+        assert_eq!(c22(&["gfx906", "gfx906:xnack"]), Conflict::None);
+        assert_eq!(
+            c22(&["gfx906:xnack+", "gfx906:xnack+:sramecc+:zz"]),
+            Conflict::Pair(b("gfx906:xnack+"), b("gfx906:xnack+:sramecc+:zz"))
+        );
+        assert_eq!(
+            c22(&["gfx906:xnack+:xnack-", "gfx906:sramecc+:sramecc-"]),
+            Conflict::Crash(b("gfx906:sramecc+:sramecc-"))
+        );
+        assert_eq!(
+            c22(&["gfx906:xnack", "gfx906:xnack+"]),
+            Conflict::Crash(b("gfx906:xnack"))
+        );
+        assert_eq!(c22(&["gfx906:xnack+", "gfx908:zz"]), Conflict::None);
+        assert_eq!(
+            c22(&["gfx906:xnack+", "gfx908:sramecc+:zz"]),
+            Conflict::Pair(b("gfx906:xnack+"), b("gfx908:sramecc+:zz"))
         );
     }
 }

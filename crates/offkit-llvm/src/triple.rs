@@ -1,10 +1,12 @@
-//! LLVM 19 target triples (`llvm::Triple`): parsing into architecture (and sub-architecture),
+//! LLVM target triples (`llvm::Triple`): parsing into architecture (and sub-architecture),
 //! vendor, OS, environment and object format; `Triple::normalize`; compatibility
 //! (`isCompatibleWith`).
 //!
 //! A port of `llvm/lib/TargetParser/Triple.cpp` as released in LLVM 19 (Debian `19.1.7`),
 //! checked against the installed LLVM 19 tools by the conformance tests
-//! (`tests/all/targets.rs`). Triples are bytes: a triple read from a bundle header may hold
+//! (`tests/all/targets.rs`), with LLVM 22.1.8's differences as a release value
+//! ([`Triple::parse_in`], [`Triple::normalize_form`]): its added and dropped names, the
+//! canonical forms, `msys`, DXIL 1.9. Triples are bytes: a triple read from a bundle header may hold
 //! any byte, and LLVM compares bytes; `&str` converts with `as_bytes()` wherever a
 //! `impl AsRef<[u8]>` is taken.
 //!
@@ -25,18 +27,49 @@ mod normalize;
 
 use std::fmt;
 
+use crate::version::LlvmVersion;
+
 pub use kinds::{
     default_format, is_os_darwin, parse_arch, parse_environment, parse_format, parse_os,
     parse_sub_arch, parse_vendor, Arch, Environment, ObjectFormat, Os, SubArch, Vendor,
 };
 
-/// A target triple as LLVM 19's `Triple` holds it: the string as given (never rewritten) and
-/// the enums parsed from its components.
+/// `Triple::CanonicalForm` (LLVM 20 and later): how many components [`Triple::normalize_form`]
+/// leaves, padding with `unknown` or cutting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CanonicalForm {
+    /// As many as there are (LLVM 19's only form).
+    Any,
+    /// `arch-vendor-os`.
+    ThreeIdent,
+    /// `arch-vendor-os-environment`.
+    FourIdent,
+    /// `arch-vendor-os-environment-format`.
+    FiveIdent,
+}
+
+impl CanonicalForm {
+    /// The number of components, `None` for [`CanonicalForm::Any`].
+    pub fn components(self) -> Option<usize> {
+        match self {
+            CanonicalForm::Any => None,
+            CanonicalForm::ThreeIdent => Some(3),
+            CanonicalForm::FourIdent => Some(4),
+            CanonicalForm::FiveIdent => Some(5),
+        }
+    }
+}
+
+/// A target triple as LLVM's `Triple` holds it: the string as given (never rewritten) and the
+/// enums parsed from its components with the name tables of a release (19 unless
+/// [`Triple::parse_in`] says otherwise).
 ///
 /// `==` compares the string (from which the enums follow); LLVM's own `operator==`, which
 /// compares only the enums, is [`Triple::enums_eq`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Triple {
+    /// The release whose name tables parsed it.
+    llvm: LlvmVersion,
     data: Vec<u8>,
     arch: Arch,
     sub_arch: SubArch,
@@ -83,21 +116,27 @@ impl Triple {
     /// Parses `s` as LLVM 19's `Triple(const Twine &)` constructor does: the components are
     /// taken by position (architecture, vendor, OS, and everything after the third `-` as the
     /// environment); nothing is moved or rewritten. Never fails: an unknown component parses
-    /// as `Unknown`.
+    /// as `Unknown`. [`Triple::parse_in`] with LLVM 19's name tables.
     pub fn parse(s: impl AsRef<[u8]>) -> Self {
+        Triple::parse_in(LlvmVersion::V19, s)
+    }
+
+    /// Parses `s` as release `llvm`'s `Triple(const Twine &)` constructor does (the same rule
+    /// in 19 and 22; the name tables differ, see `kinds`).
+    pub fn parse_in(llvm: LlvmVersion, s: impl AsRef<[u8]>) -> Self {
         let data = s.as_ref().to_vec();
         let parts = split_n(&data, b'-', 3);
         let first = parts.first().copied().unwrap_or_default();
-        let arch = parse_arch(first);
-        let sub_arch = parse_sub_arch(first);
+        let arch = parse_arch(llvm, first);
+        let sub_arch = parse_sub_arch(llvm, first);
         let (mut vendor, mut os) = (Vendor::Unknown, Os::Unknown);
         let (mut environment, mut object_format) = (Environment::Unknown, ObjectFormat::Unknown);
         if let Some(v) = parts.get(1) {
-            vendor = parse_vendor(v);
+            vendor = parse_vendor(llvm, v);
             if let Some(o) = parts.get(2) {
-                os = parse_os(o);
+                os = parse_os(llvm, o);
                 if let Some(e) = parts.get(3) {
-                    environment = parse_environment(e);
+                    environment = parse_environment(llvm, e);
                     object_format = parse_format(e);
                 }
             }
@@ -108,6 +147,7 @@ impl Triple {
             object_format = default_format(arch, os);
         }
         Triple {
+            llvm,
             data,
             arch,
             sub_arch,
@@ -120,8 +160,19 @@ impl Triple {
 
     /// LLVM 19's four-argument constructor `Triple(Arch, Vendor, OS, Environment)`: the
     /// string is the four joined with `-` (so always at least three `-`), and each is parsed
-    /// in its own role (no MIPS special case).
+    /// in its own role (no MIPS special case). [`Triple::from_components_in`] with LLVM 19.
     pub fn from_components(
+        arch: impl AsRef<[u8]>,
+        vendor: impl AsRef<[u8]>,
+        os: impl AsRef<[u8]>,
+        environment: impl AsRef<[u8]>,
+    ) -> Self {
+        Triple::from_components_in(LlvmVersion::V19, arch, vendor, os, environment)
+    }
+
+    /// The four-argument constructor of release `llvm`.
+    pub fn from_components_in(
+        llvm: LlvmVersion,
         arch: impl AsRef<[u8]>,
         vendor: impl AsRef<[u8]>,
         os: impl AsRef<[u8]>,
@@ -140,18 +191,19 @@ impl Triple {
             }
             data.extend_from_slice(part);
         }
-        let arch = parse_arch(a);
-        let os_kind = parse_os(o);
+        let arch = parse_arch(llvm, a);
+        let os_kind = parse_os(llvm, o);
         let mut object_format = parse_format(e);
         if object_format == ObjectFormat::Unknown {
             object_format = default_format(arch, os_kind);
         }
         Triple {
+            llvm,
             arch,
-            sub_arch: parse_sub_arch(a),
-            vendor: parse_vendor(v),
+            sub_arch: parse_sub_arch(llvm, a),
+            vendor: parse_vendor(llvm, v),
             os: os_kind,
-            environment: parse_environment(e),
+            environment: parse_environment(llvm, e),
             object_format,
             data,
         }
@@ -162,12 +214,18 @@ impl Triple {
     /// missing components become empty, so `x86_64` becomes `x86_64---` and
     /// `amdgcn-amd-amdhsa` becomes `amdgcn-amd-amdhsa-`; an environment holding `-` stays whole.
     pub fn four_components(&self) -> Triple {
-        Triple::from_components(
+        Triple::from_components_in(
+            self.llvm,
             self.arch_name(),
             self.vendor_name(),
             self.os_name(),
             self.environment_name(),
         )
+    }
+
+    /// The release whose name tables parsed it.
+    pub fn llvm(&self) -> LlvmVersion {
+        self.llvm
     }
 
     /// The string as given.
@@ -244,34 +302,48 @@ impl Triple {
             && self.object_format == other.object_format
     }
 
-    /// LLVM 19's `Triple::isCompatibleWith`: ARM and Thumb of the same endianness are
-    /// compatible when sub-architecture, vendor and OS (and, unless the vendor is Apple,
-    /// environment and object format) match; with vendor Apple the environment and object
-    /// format (and so OS versions) are ignored; otherwise [`Triple::enums_eq`].
+    /// `Triple::isCompatibleWith` of the release that parsed `self`: ARM and Thumb of the same
+    /// endianness are compatible when sub-architecture, vendor and OS (and, unless the vendor
+    /// is Apple, environment and object format) match; with vendor Apple the environment and
+    /// object format (and so OS versions) are ignored; otherwise [`Triple::enums_eq`]. LLVM 22
+    /// also ignores the vendor when `self` is Windows with a GNU environment (MinGW's `w64`
+    /// against Rust's `pc`).
     pub fn is_compatible_with(&self, other: &Triple) -> bool {
         use Arch::{Arm, Armeb, Thumb, Thumbeb};
+        let ignore_vendor = match self.llvm {
+            LlvmVersion::V19 => false,
+            _ => self.os == Os::Win32 && self.environment == Environment::Gnu,
+        };
+        let vendor = self.vendor == other.vendor || ignore_vendor;
         let arm_thumb = matches!(
             (self.arch, other.arch),
             (Thumb, Arm) | (Arm, Thumb) | (Thumbeb, Armeb) | (Armeb, Thumbeb)
         );
         if arm_thumb {
-            let base = self.sub_arch == other.sub_arch
-                && self.vendor == other.vendor
-                && self.os == other.os;
             return if self.vendor == Vendor::Apple {
-                base
+                self.sub_arch == other.sub_arch
+                    && self.vendor == other.vendor
+                    && self.os == other.os
             } else {
-                base && self.environment == other.environment
+                self.sub_arch == other.sub_arch
+                    && vendor
+                    && self.os == other.os
+                    && self.environment == other.environment
                     && self.object_format == other.object_format
             };
         }
         if self.vendor == Vendor::Apple {
             return self.arch == other.arch
                 && self.sub_arch == other.sub_arch
-                && self.vendor == other.vendor
+                && vendor
                 && self.os == other.os;
         }
-        self.enums_eq(other)
+        self.arch == other.arch
+            && self.sub_arch == other.sub_arch
+            && vendor
+            && self.os == other.os
+            && self.environment == other.environment
+            && self.object_format == other.object_format
     }
 
     /// `isAMDGPU`: `amdgcn` or `r600`.
@@ -301,7 +373,7 @@ impl Triple {
     /// Fails only where LLVM 19 aborts (`LLVM ERROR: Unsupported Shader Model version`: a
     /// `dxil` triple with OS `shadermodel6.N`, N > 8).
     pub fn normalize(s: &str) -> crate::Result<String> {
-        let bytes = normalize::normalize(s.as_bytes())?;
+        let bytes = normalize::normalize(LlvmVersion::V19, s.as_bytes(), CanonicalForm::Any)?;
         // Normalizing only splits at `-` and inserts ASCII, so UTF-8 stays UTF-8.
         String::from_utf8(bytes).map_err(|_| crate::Error::Invalid {
             what: "normalized triple",
@@ -312,7 +384,18 @@ impl Triple {
 
     /// [`Triple::normalize`] on bytes.
     pub fn normalize_bytes(s: &[u8]) -> crate::Result<Vec<u8>> {
-        normalize::normalize(s)
+        normalize::normalize(LlvmVersion::V19, s, CanonicalForm::Any)
+    }
+
+    /// `Triple::normalize(Str, Form)` of release `llvm`, with its name tables (`form` other
+    /// than [`CanonicalForm::Any`] needs LLVM 20 or later: 19 has no such argument, and offkit
+    /// applies it anyway).
+    pub fn normalize_form(
+        llvm: LlvmVersion,
+        s: &[u8],
+        form: CanonicalForm,
+    ) -> crate::Result<Vec<u8>> {
+        normalize::normalize(llvm, s, form)
     }
 }
 
@@ -372,6 +455,17 @@ mod tests {
             b"amdgcn-amd-amdhsa-"
         );
         assert_eq!(Triple::parse("").four_components().as_bytes(), b"---");
+    }
+
+    #[test]
+    fn compatibility_of_22() {
+        let w = |s: &str| Triple::parse_in(LlvmVersion::V22, s);
+        assert!(w("x86_64-w64-windows-gnu").is_compatible_with(&w("x86_64-pc-windows-gnu")));
+        assert!(!Triple::parse("x86_64-w64-windows-gnu")
+            .is_compatible_with(&Triple::parse("x86_64-pc-windows-gnu")));
+        assert!(!w("spirv64-intel-unknown").is_compatible_with(&w("spirv64-unknown-unknown")));
+        assert!(Triple::parse("spirv64-intel-unknown")
+            .is_compatible_with(&Triple::parse("spirv64-unknown-unknown")));
     }
 
     #[test]

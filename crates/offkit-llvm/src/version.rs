@@ -39,6 +39,10 @@ impl LlvmVersion {
     /// the compiler that runs it is.
     pub const DEFAULT: LlvmVersion = LlvmVersion::V19;
 
+    /// The newest release offkit knows. offkit's own commands (`offkit check`, `prune`,
+    /// `--device`) accept everything it knows: processors, offload-arch names, kinds.
+    pub const NEWEST: LlvmVersion = LlvmVersion::V22;
+
     /// The major version number (19, 22).
     pub fn major(self) -> u32 {
         match self {
@@ -76,6 +80,40 @@ impl LlvmVersion {
             LlvmVersion::V19 => "/usr/lib/llvm-19",
             LlvmVersion::V22 => "/usr/lib/llvm-22",
         }
+    }
+}
+
+/// The releases that know something (a processor, a name, a flag): from `since` up to, not
+/// including, `until`. Tables keep one row per thing with this as a column, instead of one
+/// table per release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Releases {
+    /// The first release that knows it.
+    pub since: LlvmVersion,
+    /// The first release that no longer knows it, if any does.
+    pub until: Option<LlvmVersion>,
+}
+
+impl Releases {
+    /// Every release.
+    pub const ALL: Releases = Releases {
+        since: LlvmVersion::V19,
+        until: None,
+    };
+    /// New in LLVM 22 (added in 20 or 21; offkit stands in for no release between).
+    pub const SINCE_22: Releases = Releases {
+        since: LlvmVersion::V22,
+        until: None,
+    };
+    /// LLVM 19's, gone by 22.
+    pub const UNTIL_22: Releases = Releases {
+        since: LlvmVersion::V19,
+        until: Some(LlvmVersion::V22),
+    };
+
+    /// Whether release `llvm` knows it.
+    pub fn contains(self, llvm: LlvmVersion) -> bool {
+        llvm >= self.since && self.until.is_none_or(|u| llvm < u)
     }
 }
 
@@ -132,5 +170,10 @@ mod tests {
         }
         assert_eq!(LlvmVersion::default(), LlvmVersion::V19);
         assert!(LlvmVersion::V19 < LlvmVersion::V22);
+        assert_eq!(LlvmVersion::ALL.last(), Some(&LlvmVersion::NEWEST));
+        assert!(Releases::UNTIL_22.contains(LlvmVersion::V19));
+        assert!(!Releases::UNTIL_22.contains(LlvmVersion::V22));
+        assert!(!Releases::SINCE_22.contains(LlvmVersion::V19));
+        assert!(Releases::ALL.contains(LlvmVersion::V22));
     }
 }

@@ -19,7 +19,6 @@
 //! - **The host CPU** (the host plugin's device): `x86_64`, its processor the highest x86-64
 //!   micro-architecture level it runs (`x86-64-v3`), and the extensions the runtime checks when it
 //!   chooses among x86-64 images: the same detection as the image selection (`cpu.rs`).
-use std::ffi::{c_int, c_uint, c_void};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -27,6 +26,9 @@ use offkit_llvm::target_id::allowed_features;
 use offkit_llvm::triple::Triple;
 
 use crate::cpu;
+
+pub mod cuda;
+pub use cuda::library_error;
 
 /// Where the KFD topology's nodes are, below the sysfs root.
 pub const KFD_NODES: &str = "sys/class/kfd/kfd/topology/nodes";
@@ -227,7 +229,11 @@ pub fn amd_gpus(root: &Path, hsa_xnack: Option<bool>) -> Result<Vec<Device>, Err
         }
         let processor = gfx_processor(props.gfx_target_version);
         let mut features = Vec::new();
-        for &f in allowed_features(&amdgcn, processor.as_bytes()) {
+        for &f in allowed_features(
+            offkit_llvm::LlvmVersion::NEWEST,
+            &amdgcn,
+            processor.as_bytes(),
+        ) {
             match f {
                 "sramecc" => features.push((f, props.capability & CAP_SRAM_EDC != 0)),
                 "xnack" => features.extend(xnack.map(|on| (f, on))),
@@ -288,82 +294,27 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>, Error> {
     Ok(text)
 }
 
-/// `CUresult` `CUDA_ERROR_NO_DEVICE`: a driver without devices.
-const CUDA_ERROR_NO_DEVICE: c_int = 100;
-/// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR` and `_MINOR`.
-const CU_CC_MAJOR: c_int = 75;
-const CU_CC_MINOR: c_int = 76;
-
-/// The NVIDIA GPUs the CUDA driver reports; none when `libcuda.so.1` cannot be loaded or the
-/// driver has no device.
+/// The NVIDIA GPUs the CUDA driver reports; none when `libcuda.so.1` cannot be loaded (or
+/// lacks a function) or the driver has no device.
 pub fn nvidia_gpus() -> Result<Vec<Device>, Error> {
-    // SAFETY: dlopen of a constant, NUL-terminated name. The driver stays loaded (it does not
-    // support being unloaded while initialised).
-    let lib = unsafe { libc::dlopen(c"libcuda.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
-    if lib.is_null() {
-        return Ok(Vec::new());
-    }
-    let sym = |name: &std::ffi::CStr| {
-        // SAFETY: the handle is live; the name is NUL-terminated.
-        let p = unsafe { libc::dlsym(lib, name.as_ptr()) };
-        (!p.is_null()).then_some(p)
-    };
-    let (Some(init), Some(count), Some(get), Some(attr)) = (
-        sym(c"cuInit"),
-        sym(c"cuDeviceGetCount"),
-        sym(c"cuDeviceGet"),
-        sym(c"cuDeviceGetAttribute"),
-    ) else {
-        return Ok(Vec::new());
-    };
-    type Init = unsafe extern "C" fn(c_uint) -> c_int;
-    type Count = unsafe extern "C" fn(*mut c_int) -> c_int;
-    type Get = unsafe extern "C" fn(*mut c_int, c_int) -> c_int;
-    type Attr = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
-    // SAFETY: the driver API's documented signatures (cuda.h): CUresult is an int enum,
-    // CUdevice an int, the attribute an int enum.
-    let (init, count, get, attr) = unsafe {
-        (
-            std::mem::transmute::<*mut c_void, Init>(init),
-            std::mem::transmute::<*mut c_void, Count>(count),
-            std::mem::transmute::<*mut c_void, Get>(get),
-            std::mem::transmute::<*mut c_void, Attr>(attr),
-        )
-    };
-    let check = |call: &'static str, code: c_int| {
-        if code == 0 {
-            Ok(())
-        } else {
-            Err(Error::Cuda { call, code })
+    match cuda::probe_with(false) {
+        cuda::Probe::NotLoaded | cuda::Probe::MissingSymbol(_) | cuda::Probe::NoDevice => {
+            Ok(Vec::new())
         }
-    };
-    // SAFETY: cuInit takes flags (0); the out-pointers below point at live locals.
-    match unsafe { init(0) } {
-        CUDA_ERROR_NO_DEVICE => return Ok(Vec::new()),
-        code => check("cuInit", code)?,
+        cuda::Probe::Failed { call, code, .. } => Err(Error::Cuda { call, code }),
+        cuda::Probe::Devices(caps) => Ok(caps
+            .into_iter()
+            .enumerate()
+            .map(|(ordinal, (major, minor))| Device {
+                kind: Kind::Nvptx,
+                triple: "nvptx64-nvidia-cuda",
+                processor: format!("sm_{major}{minor}"),
+                features: Vec::new(),
+                extensions: Vec::new(),
+                origin: format!("cuda device {ordinal}"),
+            })
+            .collect()),
     }
-    let mut n: c_int = 0;
-    // SAFETY: as above.
-    check("cuDeviceGetCount", unsafe { count(&mut n) })?;
-    let mut out = Vec::new();
-    for ordinal in 0..n.clamp(0, MAX_NODES as c_int) {
-        let (mut dev, mut major, mut minor) = (0, 0, 0);
-        // SAFETY: as above.
-        unsafe {
-            check("cuDeviceGet", get(&mut dev, ordinal))?;
-            check("cuDeviceGetAttribute", attr(&mut major, CU_CC_MAJOR, dev))?;
-            check("cuDeviceGetAttribute", attr(&mut minor, CU_CC_MINOR, dev))?;
-        }
-        out.push(Device {
-            kind: Kind::Nvptx,
-            triple: "nvptx64-nvidia-cuda",
-            processor: format!("sm_{major}{minor}"),
-            features: Vec::new(),
-            extensions: Vec::new(),
-            origin: format!("cuda device {ordinal}"),
-        });
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

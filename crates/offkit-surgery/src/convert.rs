@@ -155,7 +155,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                 }
                 take.push(i);
                 from.push(name.clone());
-                let id = BundleEntryId::parse(id.as_bytes());
+                let id = BundleEntryId::parse_any(id.as_bytes());
                 let kind = match id.kind() {
                     b"host" => continue,
                     b"hip" | b"hipv4" => OffloadKind::Hip,

@@ -30,7 +30,7 @@ pub enum Filter {
 impl Filter {
     /// Whether the entry `id` stays.
     pub fn keeps(&self, id: &[u8]) -> bool {
-        let id = BundleEntryId::parse(id);
+        let id = BundleEntryId::parse_any(id);
         if id.kind() == b"host" {
             return true;
         }
@@ -134,7 +134,7 @@ fn made_for(device: &Device, triple: &str, tid: &str) -> bool {
             if !t.is_amdgcn() {
                 return false;
             }
-            let Ok(id) = TargetId::parse(&t, tid) else {
+            let Ok(id) = TargetId::parse_any(&t, tid) else {
                 return false;
             };
             id.processor() == processor.as_bytes()

@@ -97,7 +97,7 @@ impl Case {
 }
 
 /// Replaces `clang-offload-bundler-XXXXXX.tmp` names by a fixed one.
-fn normalise_temp_names(s: &str) -> String {
+pub fn normalise_temp_names(s: &str) -> String {
     let key = "clang-offload-bundler-";
     let mut out = String::new();
     let mut rest = s;

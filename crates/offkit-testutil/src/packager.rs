@@ -250,48 +250,15 @@ impl Twin {
         out
     }
 
-    /// Runs both tools and asserts they agree on everything; returns LLVM's result.
+    /// Runs both tools and asserts they agree on everything; returns LLVM's result (the
+    /// comparison of [`crate::llvm22_packager::Pair`], which LLVM 22's pair shares).
     #[track_caller]
     pub fn assert_same(&self, args: &[String], stdin: Option<&[u8]>, case: &str) -> Output {
-        let (a, b) = self.run(args, stdin);
-        assert!(
-            a.code == b.code && a.stderr == b.stderr && a.stdout == b.stdout,
-            "{case}: {} {}\n--- LLVM (exit {:?})\n{}\n--- offkit (exit {:?})\n{}\n--- stdout equal: {}",
-            self.name,
-            args.join(" "),
-            a.code,
-            a.stderr_str(),
-            b.code,
-            b.stderr_str(),
-            a.stdout == b.stdout
-        );
-        let (sa, sb) = (
-            Self::snapshot(&self.llvm_dir),
-            Self::snapshot(&self.ours_dir),
-        );
-        if sa != sb {
-            let names = |s: &Snapshot| s.keys().cloned().collect::<Vec<_>>();
-            let differing: Vec<_> = sa
-                .iter()
-                .filter(|(k, v)| sb.get(*k) != Some(v))
-                .map(|(k, (m, d))| {
-                    let o = sb.get(k);
-                    format!(
-                        "{k}: LLVM mode {m:o} {} bytes, offkit {:?}",
-                        d.len(),
-                        o.map(|(m, d)| (format!("{m:o}"), d.len()))
-                    )
-                })
-                .collect();
-            panic!(
-                "{case}: {} {}\nfiles differ:\n  LLVM:   {:?}\n  offkit: {:?}\n  {}",
-                self.name,
-                args.join(" "),
-                names(&sa),
-                names(&sb),
-                differing.join("\n  ")
-            );
-        }
-        a
+        <Self as crate::llvm22_packager::Pair>::assert_same(self, args, stdin, case)
+    }
+
+    /// The tool's name.
+    pub fn tool_name(&self) -> &str {
+        &self.name
     }
 }

@@ -232,7 +232,7 @@ pub(crate) fn check(index: usize, img: &Image<'_>, kind: Kind) -> Result<ImageKi
         _ => {}
     }
     if !img.arch.is_empty() {
-        TargetId::parse(&triple, img.arch.as_bytes()).map_err(|source| Error::BadTargetId {
+        TargetId::parse_any(&triple, img.arch.as_bytes()).map_err(|source| Error::BadTargetId {
             image: name(),
             arch: img.arch.to_string(),
             source,

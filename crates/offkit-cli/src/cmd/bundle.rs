@@ -10,6 +10,7 @@ use offkit_bundle::types::FileType;
 use offkit_bundle::write::{self, Entry, Format};
 use offkit_format::bundle::compressed::{self, Method};
 use offkit_llvm::target_id::bundle::BundleEntryId;
+use offkit_llvm::LlvmVersion;
 use offkit_tools::Env;
 
 /// Write an offload bundle from per-target inputs.
@@ -20,8 +21,9 @@ use offkit_tools::Env;
 /// (`hip-amdgcn-amd-amdhsa-gfx90a` → `hip-amdgcn-amd-amdhsa--gfx90a`,
 /// `host-x86_64-unknown-linux-gnu` → `host-x86_64-unknown-linux-gnu-`); an unknown offload
 /// kind or architecture is an error. Binary and text bundles stream their payloads
-/// (gigabytes need no memory); `--compress` writes a compressed bundle (`CCOB`) that LLVM 19
-/// reproduces byte for byte at version 2 with zstd and one thread; `--type o` writes a fat
+/// (gigabytes need no memory); `--compress` writes a compressed bundle (`CCOB`) byte for byte as
+/// LLVM's bundler does with zstd and one thread: LLVM 19 at version 2 (the default), LLVM 22 at
+/// `--ccob-version 3` (its default); `--type o` writes a fat
 /// object in-process (the `host` entry's input must be an ELF object).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  offkit bundle --type bc \
@@ -51,7 +53,8 @@ pub struct Args {
     /// default 6).
     #[arg(long, allow_negative_numbers = true, requires = "compress")]
     level: Option<i32>,
-    /// The compressed bundle version: 2 (LLVM 19, sizes below 4 GiB) or 3 (LLVM 20+).
+    /// The compressed bundle version: 2 (what LLVM 19 writes and reads, sizes below 4 GiB) or 3
+    /// (what LLVM 22 writes by default; LLVM 19 cannot read it).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(2..=3), requires = "compress")]
     ccob_version: u16,
     /// zstd worker threads. Faster, but the bytes differ from LLVM's (which compresses on one
@@ -80,14 +83,16 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         if id.is_empty() {
             bail!("`--target {t}` has an empty ID");
         }
-        let parsed = BundleEntryId::parse(id.as_bytes());
+        // Any release's form and processors are read; the ID is written in LLVM 19's
+        // standardised form, which both 19 and 22 read (22 would write `…-cuda-unknown-sm_70`).
+        let parsed = BundleEntryId::parse_any(id.as_bytes());
         parsed
             .check()
             .map_err(|e| anyhow::anyhow!("`--target {t}`: {e}"))?;
         let id = if id.ends_with('-') {
             id.to_string()
         } else {
-            String::from_utf8_lossy(&parsed.standardised()).into_owned()
+            String::from_utf8_lossy(&parsed.standardised_as(LlvmVersion::V19)).into_owned()
         };
         if let Some((prev, _)) = pairs.iter().find(|(p, _)| *p == id) {
             bail!("duplicate target ID `{prev}`");

@@ -9,13 +9,14 @@ use offkit_tools::Env;
 use super::rewrite::{each, freed, how, print_changed, rewrite, Dest, Progress, Targets};
 use crate::output::plural;
 
-/// Compress every offload bundle of files, as LLVM 19's `clang-offload-bundler -compress`
+/// Compress every offload bundle of files, as LLVM's `clang-offload-bundler -compress`
 /// compresses it.
 ///
 /// Every bundle of every `.hip_fatbin` and bundle-holding `__CLANG_OFFLOAD_BUNDLE__*` section
 /// (shared libraries, executables, objects) and of raw bundle files. Each compressed bundle is
-/// byte for byte what LLVM 19's bundler writes for it with the same version, method and level
-/// (zstd with long-distance matching, one-shot, version 2 and level 3 by default). Bundles are
+/// byte for byte what LLVM's bundler writes for it with the same version, method and level
+/// (zstd with long-distance matching, one-shot, level 3; version 2 by default, as LLVM 19
+/// writes it; `--ccob-version 3` is what LLVM 22 writes by default). Bundles are
 /// compressed in parallel on all cores. Sections never move: each bundle is rewritten at its own
 /// offset (so every `__hip_fatbin_wrapper` pointer stays right) and the bytes it frees are zeroed
 /// (left as holes in the file). Compressed bundles of the asked version and method are left as
@@ -27,8 +28,8 @@ use crate::output::plural;
 pub struct CompressArgs {
     #[command(flatten)]
     targets: Targets,
-    /// The compressed bundle version: 2 (what LLVM 19 writes and reads) or 3 (LLVM 20+, 64-bit
-    /// sizes; LLVM 19 cannot read it).
+    /// The compressed bundle version: 2 (what LLVM 19 writes and reads) or 3 (what LLVM 22
+    /// writes by default: 64-bit sizes; LLVM 19 cannot read it); 1 has no total size.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=3))]
     ccob_version: u16,
     /// The method: zstd (LLVM 19's) or zlib.

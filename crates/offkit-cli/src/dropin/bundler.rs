@@ -1,7 +1,12 @@
-//! The drop-in `clang-offload-bundler` (LLVM 19.1.7): the same options, environment variables,
-//! output bytes, `-list` order, messages and exit codes.
+//! The drop-in `clang-offload-bundler` of LLVM 19.1.7 and 22.1.8: the same options, environment
+//! variables, output bytes, `-list` order, messages and exit codes.
 //!
-//! Departures, all where LLVM 19 crashes, hangs or writes garbage: a clear error instead, and
+//! The two releases share the options and help texts; what differs is in one table,
+//! [`Release`] (the compressed bundles written and read, the checks of bundle IDs read from
+//! files), and in the release-aware models it hands the version to (bundle entry IDs in
+//! `offkit_llvm::target_id::bundle`, decompression in `offkit_format::bundle::compressed`).
+//!
+//! Departures, all where LLVM crashes, hangs or writes garbage: a clear error instead, and
 //! never a partial output (outputs are written to a temporary file and renamed into place).
 //! Binary payloads are copied between files by the kernel instead of through memory.
 //!
@@ -14,6 +19,7 @@ mod bundle;
 mod objcopy;
 mod unbundle;
 
+use offkit_llvm::LlvmVersion;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,7 +30,46 @@ use offkit_tools::{Env, ToolFinder};
 use super::cl::{self, Spec};
 use super::error::Error;
 
-/// The options of LLVM 19's `clang-offload-bundler`, in the order its help lists them.
+/// What differs between the releases' bundlers, beyond the ID rules (`offkit-llvm`), the
+/// compressed bundles they write by default (`compressed::Options::written_by`) and their
+/// decompression (`compressed::decompress_llvm`), which take the release themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    /// The release.
+    pub llvm: LlvmVersion,
+    /// Whether `COMPRESSED_BUNDLE_FORMAT_VERSION` (2 or 3) chooses the version written.
+    pub ccob_version_env: bool,
+    /// Whether bundle IDs read from a bundle must have five or six `-`-separated pieces when
+    /// unbundling (`checkOffloadBundleID`).
+    pub checks_read_ids: bool,
+    /// The smallest input the decompressor looks at (shorter ones are used as they are,
+    /// without even the verbose `Uncompressed bundle.`), as
+    /// `compressed::is_compressed_for` has it.
+    pub ccob_min_size: u64,
+}
+
+impl Release {
+    /// The bundler of release `llvm`.
+    pub fn of(llvm: LlvmVersion) -> Release {
+        match llvm {
+            LlvmVersion::V19 => Release {
+                llvm,
+                ccob_version_env: false,
+                checks_read_ids: false,
+                ccob_min_size: 20,
+            },
+            _ => Release {
+                llvm,
+                ccob_version_env: true,
+                checks_read_ids: true,
+                ccob_min_size: 8,
+            },
+        }
+    }
+}
+
+/// The options of `clang-offload-bundler` (LLVM 19 and 22 alike), in the order its help lists
+/// them.
 const SPECS: &[Spec] = &[
     Spec::immediate("help"),
     Spec::immediate("help-hidden"),
@@ -102,6 +147,10 @@ struct Config {
     host_index: Option<usize>,
     /// Every target is HIP: bundling needs no host (input 0 is the reference).
     hip_only: bool,
+    /// The release's behaviour.
+    release: Release,
+    /// The compressed-bundle version `-compress` writes.
+    ccob_version: u16,
 }
 
 /// Everything a run needs.
@@ -123,15 +172,16 @@ impl Ctx<'_> {
 }
 
 /// Runs the tool with its full argument vector.
-pub fn main(_face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
+pub fn main(face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     let argv0 = args.first().map(PathBuf::from);
-    TOOL.main(args, env, |p, report| {
-        run(&p, argv0.as_deref(), env, report)
+    let release = Release::of(face.version);
+    TOOL.main_as(face, args, env, |p, report| {
+        run(&p, release, argv0.as_deref(), env, report)
     })
 }
 
 /// Builds the configuration: `OffloadBundlerConfig`'s environment variables, then the options.
-fn config(p: &cl::Parsed, env: &Env) -> Config {
+fn config(p: &cl::Parsed, release: Release, env: &Env) -> Config {
     let mut cfg = Config {
         files_type: p.last("type").unwrap_or_default().to_string(),
         targets: Vec::new(),
@@ -148,6 +198,8 @@ fn config(p: &cl::Parsed, env: &Env) -> Config {
         print_commands: p.flag("###") == Some(true),
         host_index: None,
         hip_only: false,
+        release,
+        ccob_version: offkit_format::bundle::compressed::Options::written_by(release.llvm).version,
     };
     if env.get("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") != Some("1") {
         if let Some(v) = env.get_os("OFFLOAD_BUNDLER_VERBOSE") {
@@ -162,6 +214,26 @@ fn config(p: &cl::Parsed, env: &Env) -> Config {
                 Some(l) => cfg.compression_level = l,
                 None => eprintln!(
                     "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: {s}. Ignoring it."
+                ),
+            }
+        }
+        if let Some(v) = env
+            .get_os("COMPRESSED_BUNDLE_FORMAT_VERSION")
+            .filter(|_| release.ccob_version_env)
+        {
+            let s = v.to_string_lossy();
+            let default = cfg.ccob_version;
+            // `getAsInteger(10, uint16_t)`: decimal digits that fit 16 bits.
+            let digits = !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            match s.parse::<u16>().ok().filter(|_| digits) {
+                Some(n @ 2..=3) => cfg.ccob_version = n,
+                Some(_) => eprintln!(
+                    "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: {s}. Valid \
+                     values are 2 or 3. Using default version {default}."
+                ),
+                None => eprintln!(
+                    "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: {s}. Using \
+                     default version {default}."
                 ),
             }
         }
@@ -194,10 +266,16 @@ fn decimal_i32(s: &str) -> Option<i32> {
     s.parse().ok()
 }
 
-/// LLVM 19's checks of the options, in its order (`ClangOffloadBundler.cpp`'s `main`: the first
+/// The checks of the options, in LLVM's order (`ClangOffloadBundler.cpp`'s `main`: the first
 /// failing check wins), then the mode.
-fn run(p: &cl::Parsed, argv0: Option<&Path>, env: &Env, report: &cl::Reporter) -> Run {
-    let mut cfg = config(p, env);
+fn run(
+    p: &cl::Parsed,
+    release: Release,
+    argv0: Option<&Path>,
+    env: &Env,
+    report: &cl::Reporter,
+) -> Run {
+    let mut cfg = config(p, release, env);
     // Step 2: llvm-objcopy is looked up in every mode, beside argv[0] first.
     let objcopy = ToolFinder::new(env, argv0)
         .find("llvm-objcopy", None)
@@ -292,7 +370,7 @@ fn run(p: &cl::Parsed, argv0: Option<&Path>, env: &Env, report: &cl::Reporter) -
         standardised,
         host_index,
         hip_only,
-    } = check_targets(&raw_targets, ctx.cfg.unbundle)
+    } = check_targets(release.llvm, &raw_targets, ctx.cfg.unbundle)
         .map_err(|e| error(String::from_utf8_lossy(&e.message()).into_owned()))?;
     ctx.cfg.targets = standardised
         .into_iter()
@@ -334,7 +412,7 @@ fn stage_output(outs: &mut offkit_tools::fs::Outputs, path: &str, bytes: &[u8]) 
     Ok(())
 }
 
-/// The handler LLVM 19 picks for a `-type` (text types by comment, binary types, `o`/`a` by
+/// The handler LLVM picks for a `-type` (text types by comment, binary types, `o`/`a` by
 /// content), or its "invalid file type" error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Handler {

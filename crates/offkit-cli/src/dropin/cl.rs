@@ -1,9 +1,10 @@
 //! The one driver of the drop-in tools, and LLVM's `cl` option parser.
 //!
-//! Every drop-in is a [`Tool`]: its name (the `--version` line), its help texts (captured from
-//! LLVM 19) and its parse step ([`Parse`]: [`Cl`] for the three `cl` tools, the linker
-//! wrapper's `OptTable` from `offkit-link`), plus an action. The driver does the rest the same
-//! way for all four, as LLVM 19's tools do:
+//! Every drop-in is a [`Tool`]: its name, its help texts (captured from the LLVM release the
+//! face is) and its parse step ([`Parse`]: [`Cl`] for the `cl` tools, the linker wrapper's
+//! `OptTable` from `offkit-link`), plus an action; [`Tool::main_as`] runs it as a face, whose
+//! `--version` text is [`version_text`]'s (one `match` on the tool and the release). The driver
+//! does the rest the same way for all, as LLVM's tools do:
 //!
 //! ```text
 //! argv ─response::expand─► words ─Parse─► Run(args) ─action─► exit 0, or `<argv0>: error: …` exit 1
@@ -25,12 +26,14 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
+use offkit_llvm::LlvmVersion;
 use offkit_tools::Env;
 
 pub use offkit_llvm::cl::options::{self, Config, Parsed, Spec};
 pub use report::Reporter;
 
 use super::error::{Error, Result};
+use super::{Face, Tool as ToolName};
 
 pub use offkit_llvm::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
@@ -76,6 +79,24 @@ pub enum Step<A> {
     Fail,
 }
 
+/// Where `cl` stops a tool before its code runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// An immediate option: print its text, exit 0.
+    Show(Text),
+    /// Diagnostics were printed: exit 1.
+    Fail,
+}
+
+impl<A> From<Stop> for Step<A> {
+    fn from(stop: Stop) -> Step<A> {
+        match stop {
+            Stop::Show(t) => Step::Show(t),
+            Stop::Fail => Step::Fail,
+        }
+    }
+}
+
 /// How a tool parses its words (`argv[1..]`, response files expanded).
 pub trait Parse {
     /// What the action gets.
@@ -104,11 +125,38 @@ pub struct Tool<P> {
 }
 
 impl<P: Parse> Tool<P> {
-    /// Runs the tool with its full argument vector (`args[0]` is the name it was invoked as):
-    /// expands response files, parses, prints help or version, or runs `action`; reports an
-    /// error as `<argv0>: error: <message>` and gives LLVM's exit status.
+    /// Runs the tool as LLVM 19 with its full argument vector (`args[0]` is the name it was
+    /// invoked as): [`Tool::main_as`] with LLVM 19's `--version` text for [`Tool::name`].
     pub fn main(
         &self,
+        args: Vec<OsString>,
+        env: &Env,
+        action: impl FnOnce(P::Args, &Reporter) -> Result,
+    ) -> ExitCode {
+        self.run(
+            &clang_tool_version(self.name, LlvmVersion::V19),
+            args,
+            env,
+            action,
+        )
+    }
+
+    /// Runs the tool as `face` (its `--version` text is [`version_text`]'s for the face):
+    /// expands response files, parses, prints help or version, or runs `action`; reports an
+    /// error as `<argv0>: error: <message>` and gives LLVM's exit status.
+    pub fn main_as(
+        &self,
+        face: &Face,
+        args: Vec<OsString>,
+        env: &Env,
+        action: impl FnOnce(P::Args, &Reporter) -> Result,
+    ) -> ExitCode {
+        self.run(&version_text(face.tool, face.version), args, env, action)
+    }
+
+    fn run(
+        &self,
+        version: &str,
         args: Vec<OsString>,
         env: &Env,
         action: impl FnOnce(P::Args, &Reporter) -> Result,
@@ -132,8 +180,12 @@ impl<P: Parse> Tool<P> {
             .parse(&argv0, &expanded.words, expanded.error.is_some(), &report);
         match step {
             Step::Show(text) => {
+                let text = match text {
+                    Text::Version => version.to_string(),
+                    t => self.text(t, &argv0),
+                };
                 let mut out = std::io::stdout().lock();
-                let _ = out.write_all(self.text(text, &argv0).as_bytes());
+                let _ = out.write_all(text.as_bytes());
                 let _ = out.flush();
                 ExitCode::SUCCESS
             }
@@ -149,10 +201,11 @@ impl<P: Parse> Tool<P> {
         }
     }
 
-    /// The text of an immediate option, for the program invoked as `argv0`.
+    /// The text of an immediate option, for the program invoked as `argv0` (`--version`: LLVM
+    /// 19's).
     pub fn text(&self, text: Text, argv0: &str) -> String {
         let help = match text {
-            Text::Version => return format!("Debian {} version 19.1.7 (3~deb12u1)\n", self.name),
+            Text::Version => return clang_tool_version(self.name, LlvmVersion::V19),
             Text::Help => self.help.help,
             Text::HelpHidden => self.help.hidden,
             Text::HelpList => self.help.list,
@@ -169,12 +222,78 @@ impl<P: Parse> Tool<P> {
     }
 }
 
+/// `clang::getClangToolFullVersion(name)`, as Debian's clang prints it, and a newline.
+fn clang_tool_version(name: &str, version: LlvmVersion) -> String {
+    format!(
+        "Debian {name} version {} ({})\n",
+        version.release(),
+        version.debian_revision()
+    )
+}
+
+/// What `--version` prints for a tool of an LLVM release: the tool's own printer
+/// (`getClangToolFullVersion`, which names the program LLVM built, not the name it was run
+/// as), or `cl`'s default one where the tool sets none.
+pub fn version_text(tool: ToolName, version: LlvmVersion) -> String {
+    match (tool, version) {
+        // LLVM 22's llvm-offload-binary (also as clang-offload-packager) and
+        // llvm-offload-wrapper set no printer: `cl`'s default, Debian's vendor line.
+        (ToolName::Packager | ToolName::OffloadBinary | ToolName::OffloadWrapper, v)
+            if v >= LlvmVersion::V22 =>
+        {
+            format!("Debian LLVM version {}\n  Optimized build.\n", v.release())
+        }
+        // amdgpu-arch and nvptx-arch are links to offload-arch in LLVM 22.
+        (ToolName::AmdgpuArch | ToolName::NvptxArch, v) if v >= LlvmVersion::V22 => {
+            clang_tool_version(ToolName::OffloadArch.name(), v)
+        }
+        (t, v) => clang_tool_version(t.name(), v),
+    }
+}
+
 /// The parse step of the tools built on `cl` (`cl::ParseCommandLineOptions`, then the tool's
 /// own `-h` flag when its table has one).
 #[derive(Debug, Clone, Copy)]
 pub struct Cl {
     /// The options and positional rules.
     pub config: Config<'static>,
+}
+
+impl Cl {
+    /// `cl::ParseCommandLineOptions` alone: `Ok` with what the tool's code then sees, or the
+    /// step `cl` decides (an immediate option's text, or failure). After a response-file error
+    /// nothing is parsed and the tool runs with every option at its default.
+    pub fn parse_words(
+        &self,
+        argv0: &str,
+        words: &[String],
+        expansion_failed: bool,
+        report: &Reporter,
+    ) -> std::result::Result<Parsed, Stop> {
+        if expansion_failed {
+            // `ParseCommandLineOptions` returns before parsing anything (and does not exit).
+            return Ok(Parsed {
+                prog: options::program_name(argv0),
+                argv0: argv0.to_string(),
+                ..Parsed::default()
+            });
+        }
+        let p = options::parse(argv0, words, &self.config);
+        report.raw(&p.errors);
+        if let Some(name) = p.immediate {
+            return Err(Stop::Show(match name {
+                "help-hidden" => Text::HelpHidden,
+                "help-list" => Text::HelpList,
+                "help-list-hidden" => Text::HelpListHidden,
+                "version" => Text::Version,
+                _ => Text::Help,
+            }));
+        }
+        if p.failed() {
+            return Err(Stop::Fail);
+        }
+        Ok(p)
+    }
 }
 
 impl Parse for Cl {
@@ -187,30 +306,11 @@ impl Parse for Cl {
         expansion_failed: bool,
         report: &Reporter,
     ) -> Step<Parsed> {
-        if expansion_failed {
-            // `ParseCommandLineOptions` returns before parsing anything (and does not exit):
-            // the tool runs with every option at its default.
-            return Step::Run(Parsed {
-                prog: options::program_name(argv0),
-                argv0: argv0.to_string(),
-                ..Parsed::default()
-            });
-        }
-        let p = options::parse(argv0, words, &self.config);
-        report.raw(&p.errors);
-        if let Some(name) = p.immediate {
-            return Step::Show(match name {
-                "help-hidden" => Text::HelpHidden,
-                "help-list" => Text::HelpList,
-                "help-list-hidden" => Text::HelpListHidden,
-                "version" => Text::Version,
-                _ => Text::Help,
-            });
-        }
-        if p.failed() {
-            return Step::Fail;
-        }
-        if p.flag("h") == Some(true) {
+        let p = match self.parse_words(argv0, words, expansion_failed, report) {
+            Ok(p) => p,
+            Err(stop) => return stop.into(),
+        };
+        if !expansion_failed && p.flag("h") == Some(true) {
             return Step::Show(Text::HelpList);
         }
         Step::Run(p)
@@ -276,6 +376,34 @@ mod tests {
         assert_eq!(
             fixed.text(Text::HelpList, "/x/other"),
             "USAGE: clang-offload-packager [options]\nlist\n"
+        );
+    }
+
+    #[test]
+    fn version_texts_per_release() {
+        use crate::dropin::Tool as T;
+        let v = |t, l| version_text(t, l);
+        assert_eq!(
+            v(T::Bundler, LlvmVersion::V22),
+            "Debian clang-offload-bundler version 22.1.8 (1~deb13u5)\n"
+        );
+        assert_eq!(
+            v(T::Packager, LlvmVersion::V19),
+            "Debian clang-offload-packager version 19.1.7 (3~deb12u1)\n"
+        );
+        for t in [T::Packager, T::OffloadBinary, T::OffloadWrapper] {
+            assert_eq!(
+                v(t, LlvmVersion::V22),
+                "Debian LLVM version 22.1.8\n  Optimized build.\n"
+            );
+        }
+        assert_eq!(
+            v(T::NvptxArch, LlvmVersion::V22),
+            "Debian offload-arch version 22.1.8 (1~deb13u5)\n"
+        );
+        assert_eq!(
+            v(T::NvptxArch, LlvmVersion::V19),
+            "Debian nvptx-arch version 19.1.7 (3~deb12u1)\n"
         );
     }
 

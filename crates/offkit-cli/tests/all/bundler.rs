@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use offkit_format::bundle::{binary, compressed};
-use offkit_testutil::bundler::{
-    archive, bytes, compile_c, compile_hip_rdc, differences, run_case, Case, ToolDir,
-};
+use offkit_testutil::bundler::{bytes, differences, run_case, Case, ToolDir};
+use offkit_testutil::llvm22_bundler::{Llvm19, Oracle};
 use offkit_testutil::{llvm_tool, run, run_ok};
 
 /// The shared inputs and the two tool directories.
@@ -39,9 +38,28 @@ fn build_fixture() -> Fixture {
     let root = offkit_testutil::fixtures::shared_dir(env!("CARGO_TARGET_TMPDIR"), "bundler");
     let inputs = root.join("in");
     std::fs::create_dir_all(&inputs).unwrap();
-    let d = &inputs;
     let llvm = ToolDir::new(&root.join("llvm"), &llvm_tool("clang-offload-bundler"));
     let ours = ToolDir::new(&root.join("ours"), Path::new(env!("CARGO_BIN_EXE_offkit")));
+    make_inputs(
+        &inputs,
+        &Llvm19 {
+            bundler: &llvm.bundler(),
+        },
+    );
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    Fixture {
+        inputs,
+        llvm,
+        ours,
+        work,
+    }
+}
+
+/// Makes the inputs of every case in `d` with the release's tools (`oracle`): payloads, host
+/// and HIP `-fgpu-rdc` objects, archives, bundles made by the release's bundler, and hand-made
+/// malformed ones.
+pub(crate) fn make_inputs(d: &Path, oracle: &dyn Oracle) {
     // Payloads.
     std::fs::write(d.join("p0"), bytes(1, 3000)).unwrap();
     std::fs::write(d.join("p1"), bytes(2, 777)).unwrap();
@@ -51,33 +69,31 @@ fn build_fixture() -> Fixture {
     std::fs::write(d.join("t1.i"), b"int host_side(void);\n").unwrap();
     std::fs::write(d.join("t2.i"), b"int device_side(void); // no newline").unwrap();
     // Objects and archives built by clang-19.
-    compile_c(
+    oracle.compile_c(
         d,
         "h",
         "int host_fn(void) { return 42; }\nint host_data = 7;\n",
     );
     let kern = "__attribute__((device)) int dev_one = 1;\n\
                 __attribute__((global)) void kern_one(int *p) { *p = dev_one; }\n";
-    compile_hip_rdc(d, "k", kern, &["gfx90a"]);
-    compile_hip_rdc(
+    oracle.compile_hip_rdc(d, "k", kern, &["gfx90a"]);
+    oracle.compile_hip_rdc(
         d,
         "k2",
         "__attribute__((device)) int dev_two = 2;\n\
          __attribute__((global)) void kern_two(int *p) { *p = dev_two; }\n",
         &["gfx90a", "gfx906:xnack+"],
     );
-    compile_hip_rdc(
+    oracle.compile_hip_rdc(
         d,
         "k3",
         "__attribute__((global)) void kern_three(int *p) { *p = 3; }\n",
         &["gfx906:sramecc+:xnack+", "gfx906:xnack-"],
     );
-    archive(d, "lib.a", &["k.o", "k2.o", "h.o"]);
-    archive(d, "lib3.a", &["k3.o", "k.o"]);
-    // Bundles made by LLVM 19 (the unbundling and listing inputs).
-    let mk = |args: &[&str]| {
-        run_ok(llvm.bundler(), args, d);
-    };
+    oracle.archive(d, "lib.a", &["k.o", "k2.o", "h.o"]);
+    oracle.archive(d, "lib3.a", &["k3.o", "k.o"]);
+    // Bundles made by the release's bundler (the unbundling and listing inputs).
+    let mk = |args: &[&str]| oracle.bundler(d, args);
     let t4 = format!("{HOST},{G906},{G90A_XNACK},{SM70}");
     mk(&[
         "-type=bc",
@@ -154,7 +170,7 @@ fn build_fixture() -> Fixture {
         "-output=cb.o",
         "-compress",
     ]);
-    archive(d, "libc.a", &["cb.o", "k.o"]);
+    oracle.archive(d, "libc.a", &["cb.o", "k.o"]);
     // Hand-made inputs: old-style IDs, version 1 and 3 compressed bundles, malformed headers.
     let plain = std::fs::read(d.join("b.bc")).unwrap();
     let old = binary::write(
@@ -229,14 +245,6 @@ fn build_fixture() -> Fixture {
         format!("-type=bc -targets={HOST},{G906}\n-input=p0 '-input=p1'\n"),
     )
     .unwrap();
-    let work = root.join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    Fixture {
-        inputs,
-        llvm,
-        ours,
-        work,
-    }
 }
 
 /// Runs every case with both tools and fails with all the differences.
@@ -271,6 +279,11 @@ fn c(args: &[&str], outputs: &[&str]) -> Case {
 
 #[test]
 fn command_line() {
+    check_all("cli", &command_line_cases(&fixture().inputs));
+}
+
+/// The `cli` cases (`inputs`: where [`make_inputs`] made the inputs).
+pub(crate) fn command_line_cases(_inputs: &Path) -> Vec<Case> {
     let t = format!("-targets={HOST},{G906}");
     let cases = vec![
         c(&["--help"], &[]),
@@ -547,11 +560,16 @@ fn command_line() {
             &["o"],
         ),
     ];
-    check_all("cli", &cases);
+    cases
 }
 
 #[test]
 fn bundling() {
+    check_all("bundle", &bundling_cases(&fixture().inputs));
+}
+
+/// The `bundle` cases (`inputs`: where [`make_inputs`] made the inputs).
+pub(crate) fn bundling_cases(_inputs: &Path) -> Vec<Case> {
     let sets = [
         format!("{HOST},{G906}"),
         format!("{HOST},{G906},{G90A_XNACK},{SM70}"),
@@ -771,11 +789,16 @@ fn bundling() {
         )
         .no_stderr(),
     );
-    check_all("bundle", &cases);
+    cases
 }
 
 #[test]
 fn listing() {
+    check_all("list", &listing_cases(&fixture().inputs));
+}
+
+/// The `list` cases (`inputs`: where [`make_inputs`] made the inputs).
+pub(crate) fn listing_cases(inputs: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
     for (ty, files) in [
         (
@@ -828,15 +851,20 @@ fn listing() {
     }
     cases.push(
         c(&["-type=bc", "-list", "-input=-"], &[])
-            .stdin(&std::fs::read(fixture().inputs.join("b.bc")).unwrap()),
+            .stdin(&std::fs::read(inputs.join("b.bc")).unwrap()),
     );
     cases.push(c(&["-type=bc", "-list", "-input=nope"], &[]));
     cases.push(c(&["-type=bc", "-list", "-input=c.bc", "-verbose"], &[]).no_stderr());
-    check_all("list", &cases);
+    cases
 }
 
 #[test]
 fn unbundling() {
+    check_all("unbundle", &unbundling_cases(&fixture().inputs));
+}
+
+/// The `unbundle` cases (`inputs`: where [`make_inputs`] made the inputs).
+pub(crate) fn unbundling_cases(inputs: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
     // (target, output) lists against the four-entry bundles.
     let lists: Vec<Vec<&str>> = vec![
@@ -1073,7 +1101,7 @@ fn unbundling() {
         }
     }
     // stdin and stdout.
-    let b = std::fs::read(fixture().inputs.join("c.bc")).unwrap();
+    let b = std::fs::read(inputs.join("c.bc")).unwrap();
     cases.push(
         c(
             &[
@@ -1111,11 +1139,16 @@ fn unbundling() {
         )
         .no_stderr(),
     );
-    check_all("unbundle", &cases);
+    cases
 }
 
 #[test]
 fn archives() {
+    check_all("archive", &archives_cases(&fixture().inputs));
+}
+
+/// The `archive` cases (`inputs`: where [`make_inputs`] made the inputs).
+pub(crate) fn archives_cases(_inputs: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
     let lists: Vec<Vec<&str>> = vec![
         vec!["hip-amdgcn-amd-amdhsa-gfx90a"],
@@ -1160,7 +1193,7 @@ fn archives() {
             }
         }
     }
-    check_all("archive", &cases);
+    cases
 }
 
 /// `offkit unbundle` gives back, byte for byte, what LLVM 19 and `offkit bundle` bundled.

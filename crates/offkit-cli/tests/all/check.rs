@@ -9,7 +9,8 @@
 
 use std::path::Path;
 
-use offkit_format::device::GENERIC_FAMILIES;
+use offkit_llvm::target_id::amdgpu;
+use offkit_llvm::LlvmVersion;
 use offkit_testutil::{llvm_tool, run, run_ok};
 
 const IMAGES: [&str; 11] = [
@@ -90,11 +91,8 @@ fn check_picks(dir: &Path, file: &str, device: &str) -> Option<String> {
     v["image"]["target_id"].as_str().map(str::to_string)
 }
 
-fn family_of(generic: &str) -> &'static [&'static str] {
-    GENERIC_FAMILIES
-        .iter()
-        .find(|(g, _)| *g == generic)
-        .map_or(&[], |(_, m)| m)
+fn family_of(generic: &str) -> Vec<&'static str> {
+    amdgpu::generic_members(LlvmVersion::NEWEST, generic).collect()
 }
 
 #[test]

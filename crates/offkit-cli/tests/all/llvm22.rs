@@ -2,8 +2,13 @@
 //! `offkit_testutil::llvm22`): offkit's LLVM 22 faces and LLVM 22's tools run on the same inputs
 //! inside the root, and their exit status, stdout, stderr and output bytes are compared.
 
+mod arch;
+mod bundler;
+mod ccob;
 mod e2e;
+mod entries;
 mod faces;
 mod linker_wrapper;
 mod nvlink;
+mod packager;
 mod wrap;

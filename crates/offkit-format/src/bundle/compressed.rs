@@ -8,10 +8,14 @@
 //! | 3 (LLVM 20+) | u16 version, u16 method, u64 total size, u64 uncompressed size, u64 hash | 32 |
 //!
 //! The hash is the first 8 bytes of the MD5 digest of the uncompressed bundle. LLVM 19 writes
-//! version 2 with zstd at level 3 and long-distance matching; byte identity needs the same
-//! libzstd, which the `zstd` crate links from the system.
-
-use std::borrow::Cow;
+//! version 2 with zstd at level 3 and long-distance matching; LLVM 22 the same at version 3
+//! (`COMPRESSED_BUNDLE_FORMAT_VERSION=2` makes it write version 2): [`Options::written_by`].
+//! Byte identity needs the same libzstd, which the `zstd` crate links from the system.
+//!
+//! A zstd stream is a sequence of frames, as LLVM 22's `ZSTD_decompress` reads it: regular
+//! frames, whose outputs join, and skippable frames (magic `0x184D2A5?`, a 32-bit length, data),
+//! which yield nothing, in any order ([`zstd_frames`]). Compressed bundles may follow one
+//! another with zero padding between them, as in a `.hip_fatbin` section ([`blobs`]).
 
 use md5::{Digest, Md5};
 use zstd::zstd_safe;
@@ -20,8 +24,13 @@ use crate::error::{Error, Result};
 use offkit_llvm::limits;
 use offkit_llvm::reader::Reader;
 
+mod llvm;
 pub mod stream;
 mod write;
+pub use llvm::{
+    decompress_llvm, decompress_llvm19, is_compressed_for, Llvm19Decompressed, Llvm19Header,
+    LlvmDecompressed, LlvmHeader,
+};
 pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
 
 /// The magic bytes of a compressed bundle.
@@ -122,6 +131,80 @@ fn truncated(md5: Md5) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// The magic of a regular zstd frame (little-endian).
+pub const ZSTD_FRAME_MAGIC: u32 = 0xFD2F_B528;
+
+/// Whether `magic` is a zstd skippable frame's (`0x184D2A50` to `0x184D2A5F`).
+pub fn is_skippable_magic(magic: u32) -> bool {
+    magic & 0xFFFF_FFF0 == 0x184D_2A50
+}
+
+/// One frame of a zstd stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZstdFrame {
+    /// Its offset in the stream.
+    pub offset: usize,
+    /// Its length.
+    pub len: usize,
+    /// A skippable frame (no output).
+    pub skippable: bool,
+    /// The content size a regular frame declares (0 for a skippable one).
+    pub content_size: Option<u64>,
+}
+
+/// Where a zstd stream's frames are, from the start of `data`: every frame in turn, regular or
+/// skippable, until the data ends or (when `to_end` is false) a byte that starts no frame. With
+/// `to_end`, bytes after the last frame that start no frame are an error. The lengths come
+/// from the frames' headers and block headers; nothing is decompressed. Errors are zstd's
+/// names, for the caller to place.
+pub fn zstd_frames(data: &[u8], to_end: bool) -> std::result::Result<Vec<ZstdFrame>, String> {
+    let mut frames = Vec::new();
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let rest = data.get(pos..).unwrap_or_default();
+        let magic = rest
+            .get(..4)
+            .and_then(|m| m.try_into().ok())
+            .map(u32::from_le_bytes);
+        let known = magic.is_some_and(|m| m == ZSTD_FRAME_MAGIC || is_skippable_magic(m));
+        if !known {
+            if to_end || frames.is_empty() {
+                return Err(if frames.is_empty() {
+                    "not a zstd frame".into()
+                } else {
+                    format!("{} bytes after the zstd frames start no frame", rest.len())
+                });
+            }
+            break;
+        }
+        if frames.len() >= limits::MAX_ROWS {
+            return Err(format!(
+                "more than {} zstd frames (MAX_ROWS)",
+                limits::MAX_ROWS
+            ));
+        }
+        let len = zstd_safe::find_frame_compressed_size(rest)
+            .map_err(|c| zstd_safe::get_error_name(c).to_owned())?;
+        let skippable = magic.is_some_and(is_skippable_magic);
+        let content_size = if skippable {
+            Some(0)
+        } else {
+            zstd_safe::get_frame_content_size(rest).ok().flatten()
+        };
+        frames.push(ZstdFrame {
+            offset: pos,
+            len,
+            skippable,
+            content_size,
+        });
+        pos += len.max(1);
+    }
+    if frames.is_empty() {
+        return Err("not a zstd frame".into());
+    }
+    Ok(frames)
+}
+
 /// Reads a header with offkit's strict rules (known version and method, a total size that
 /// covers at least the header). `base` is the absolute offset of `data[0]`.
 pub fn parse_header(data: &[u8], base: u64) -> Result<Header> {
@@ -190,26 +273,38 @@ pub struct Blob<'d> {
 }
 
 /// Splits `data` into its concatenated compressed bundles (strict): versions 2 and 3 end where
-/// their total size says; a version-1 bundle (which has no total size) runs to the end.
+/// their total size says; a version-1 bundle (which has no total size) where its stream ends
+/// ([`stream::stream_len`]). Zero bytes between bundles (and after the last) are padding, as in
+/// a `.hip_fatbin` section; anything else must start the next bundle.
 pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
     let mut out = Vec::new();
     let mut pos = 0usize;
     while pos < data.len() {
+        if !out.is_empty() {
+            match data.get(pos..).and_then(|r| r.iter().position(|&b| b != 0)) {
+                Some(skip) => pos += skip,
+                None => break,
+            }
+        }
         let rest = data.get(pos..).unwrap_or_default();
         let at = base + pos as u64;
         let header = parse_header(rest, at)?;
-        let end =
-            match header.total_size {
-                Some(t) => usize::try_from(t).ok().filter(|&t| t <= rest.len()).ok_or(
-                    Error::Truncated {
-                        what: "compressed bundle",
-                        offset: at,
-                        needed: t,
-                        left: rest.len() as u64,
-                    },
-                )?,
-                None => rest.len(),
-            };
+        let len = match header.total_size {
+            Some(t) => t,
+            None => {
+                let stream = rest.get(header.header_size as usize..).unwrap_or_default();
+                header.header_size + stream::stream_len(&header, stream)?
+            }
+        };
+        let end = usize::try_from(len)
+            .ok()
+            .filter(|&t| t <= rest.len())
+            .ok_or(Error::Truncated {
+                what: "compressed bundle",
+                offset: at,
+                needed: len,
+                left: rest.len() as u64,
+            })?;
         let stream = rest
             .get(header.header_size as usize..end)
             .unwrap_or_default();
@@ -225,7 +320,7 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
                 out.len() as u64,
             ));
         }
-        pos += end;
+        pos += end.max(1);
     }
     Ok(out)
 }
@@ -303,25 +398,27 @@ pub fn check_claim(blob: &Blob<'_>) -> Result<()> {
         });
     }
     if h.method == Method::Zstd {
-        match zstd_safe::get_frame_content_size(blob.data) {
-            Ok(Some(fcs)) if fcs != h.uncompressed_size => {
-                return Err(Error::Decompress {
-                    what: "compressed bundle",
-                    offset: h.offset + h.header_size,
-                    reason: format!(
-                        "the zstd frame holds {fcs} bytes, the header says {}",
-                        h.uncompressed_size
-                    ),
-                })
-            }
-            Ok(_) => {}
-            Err(_) => {
-                return Err(Error::Decompress {
-                    what: "compressed bundle",
-                    offset: h.offset + h.header_size,
-                    reason: "not a zstd frame".into(),
-                })
-            }
+        let at = h.offset + h.header_size;
+        let frames = zstd_frames(blob.data, true).map_err(|reason| Error::Decompress {
+            what: "compressed bundle",
+            offset: at,
+            reason,
+        })?;
+        // What the regular frames declare, when every one declares its size.
+        let declared = frames
+            .iter()
+            .filter(|f| !f.skippable)
+            .map(|f| f.content_size)
+            .try_fold(0u64, |sum, c| Some(sum.saturating_add(c?)));
+        if let Some(fcs) = declared.filter(|&d| d != h.uncompressed_size) {
+            return Err(Error::Decompress {
+                what: "compressed bundle",
+                offset: at,
+                reason: format!(
+                    "the zstd frames hold {fcs} bytes, the header says {}",
+                    h.uncompressed_size
+                ),
+            });
         }
     }
     Ok(())
@@ -356,181 +453,6 @@ pub fn decompress_all(data: &[u8], base: u64, limit: u64) -> Result<Vec<(Header,
     Ok(out)
 }
 
-/// What LLVM 19's `CompressedOffloadBundle::decompress` makes of a buffer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Llvm19Decompressed<'d> {
-    /// The header LLVM 19 read (`None`: not compressed, the data is used as is).
-    pub header: Option<Llvm19Header>,
-    /// The data: the input itself, or what the stream decompressed to.
-    pub data: Cow<'d, [u8]>,
-}
-
-/// A header as LLVM 19 reads it (any version of 2 or more is read with the version-2 layout).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Llvm19Header {
-    /// The version field as stored.
-    pub version: u16,
-    /// The method.
-    pub method: Method,
-    /// The total size field (versions ≥ 2).
-    pub total_size: Option<u32>,
-    /// The uncompressed size field.
-    pub uncompressed_size: u32,
-    /// The stored hash.
-    pub hash: u64,
-    /// The header size LLVM 19 used (20 or 24).
-    pub header_size: usize,
-}
-
-/// Decompresses `data` as LLVM 19 does. The error is [`Error::Llvm19HeaderTooSmall`],
-/// [`Error::Llvm19UnknownMethod`] or [`Error::Llvm19Decompress`], whose messages are LLVM 19's
-/// (without the `Failed to decompress input: ` prefix the callers add).
-///
-/// Rules: under 20 bytes or no `CCOB` → not compressed; version ≥ 2 uses the version-2 layout
-/// (so version 3 fails in the stream); the stream runs to the end of the buffer; the sizes and
-/// the hash are not checked; the uncompressed size field is the output capacity.
-pub fn decompress_llvm19(data: &[u8]) -> Result<Llvm19Decompressed<'_>> {
-    if !is_compressed(data) {
-        return Ok(Llvm19Decompressed {
-            header: None,
-            data: Cow::Borrowed(data),
-        });
-    }
-    // `is_compressed` guarantees 20 bytes: the version-1 header is readable.
-    let mut r = Reader::new(data, 0);
-    let field = "compressed bundle header";
-    let (version, raw_method) = match (r.seek(4, field), r.u16_le(field), r.u16_le(field)) {
-        (Ok(()), Ok(v), Ok(m)) => (v, m),
-        _ => return Err(Error::Llvm19HeaderTooSmall),
-    };
-    let too_small = |_| Error::Llvm19HeaderTooSmall;
-    let header = if version >= 2 {
-        Llvm19Header {
-            version,
-            method: Method::Zstd,
-            total_size: Some(r.u32_le(field).map_err(too_small)?),
-            uncompressed_size: r.u32_le(field).map_err(too_small)?,
-            hash: r.u64_le(field).map_err(too_small)?,
-            header_size: 24,
-        }
-    } else {
-        Llvm19Header {
-            version,
-            method: Method::Zstd,
-            total_size: None,
-            uncompressed_size: r.u32_le(field).map_err(too_small)?,
-            hash: r.u64_le(field).map_err(too_small)?,
-            header_size: 20,
-        }
-    };
-    let method = Method::from_raw(raw_method).ok_or(Error::Llvm19UnknownMethod)?;
-    let header = Llvm19Header { method, ..header };
-    let stream = r.rest();
-    let cap = header.uncompressed_size as usize;
-    let out = match method {
-        Method::Zstd => {
-            // LLVM 19 reserves the header's size; where that fails (a header claiming 4 GiB
-            // under a memory limit) LLVM 19 aborts, offkit says so.
-            let mut out: Vec<u8> = Vec::new();
-            out.try_reserve_exact(cap)
-                .map_err(|_| Error::Llvm19Decompress {
-                    reason: format!(
-                        "cannot reserve the {cap} bytes the header gives as the uncompressed size"
-                    ),
-                })?;
-            let error = |c| Error::Llvm19Decompress {
-                reason: zstd_safe::get_error_name(c).to_owned(),
-            };
-            if cap == 0 {
-                // A zero-capacity Vec's pointer is dangling, and libzstd writes through it
-                // (found by fuzzing): give it one byte, and refuse any output as zstd would
-                // refuse it into no room at all.
-                let mut one: Vec<u8> = Vec::with_capacity(1);
-                let n = zstd_safe::decompress(&mut one, stream).map_err(error)?;
-                if n > 0 {
-                    return Err(Error::Llvm19Decompress {
-                        reason: "Destination buffer is too small".into(),
-                    });
-                }
-            } else {
-                zstd_safe::decompress(&mut out, stream).map_err(error)?;
-            }
-            out
-        }
-        Method::Zlib => zlib_uncompress(stream, cap).map_err(|e| Error::Llvm19Decompress {
-            reason: format!("zlib error: {e}"),
-        })?,
-    };
-    Ok(Llvm19Decompressed {
-        header: Some(header),
-        data: Cow::Owned(out),
-    })
-}
-
-/// zlib's `uncompress()` with a capacity of `cap` bytes, returning zlib's error names.
-fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'static str> {
-    // `uncompress` uses a one-byte scratch buffer when the capacity is zero.
-    let scratch = cap == 0;
-    let cap_buf = cap.max(1);
-    // The buffer grows with what the stream yields, up to the capacity `uncompress` is given:
-    // the result is the same as with the whole buffer, without reserving what a header claims.
-    let mut out: Vec<u8> = Vec::new();
-    let mut d = flate2::Decompress::new(true);
-    let mut err: Option<&'static str>;
-    loop {
-        let (i, o) = (d.total_in() as usize, d.total_out() as usize);
-        if o == out.len() && out.len() < cap_buf {
-            let grown = out.len().saturating_mul(2).max(64 << 10).min(cap_buf);
-            // Fallible: a real bomb under a memory limit is an error, not an abort.
-            if out.try_reserve_exact(grown - out.len()).is_err() {
-                err = Some("Z_MEM_ERROR");
-                break;
-            }
-            out.resize(grown, 0);
-        }
-        let res = d.decompress(
-            src.get(i..).unwrap_or_default(),
-            out.get_mut(o..).unwrap_or_default(),
-            flate2::FlushDecompress::None,
-        );
-        match res {
-            Ok(flate2::Status::StreamEnd) => {
-                err = None;
-                break;
-            }
-            Ok(flate2::Status::Ok) => {
-                if d.total_in() as usize == i && d.total_out() as usize == o {
-                    err = Some("Z_BUF_ERROR");
-                    break;
-                }
-            }
-            Ok(flate2::Status::BufError) => {
-                err = Some("Z_BUF_ERROR");
-                break;
-            }
-            Err(_) => {
-                err = Some("Z_DATA_ERROR");
-                break;
-            }
-        }
-    }
-    let produced = d.total_out() as usize;
-    if err == Some("Z_BUF_ERROR") {
-        // `uncompress` turns a buffer error with output space left into a data error.
-        let space_left = scratch || produced < cap;
-        if space_left {
-            err = Some("Z_DATA_ERROR");
-        }
-    }
-    match err {
-        Some(e) => Err(e),
-        None => {
-            out.truncate(if scratch { 0 } else { produced });
-            Ok(out)
-        }
-    }
-}
-
 /// Formats `v` with `,` thousands separators, as LLVM's verbose output does.
 pub fn with_commas(v: u64) -> String {
     let s = v.to_string();
@@ -547,6 +469,7 @@ pub fn with_commas(v: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use offkit_llvm::LlvmVersion;
 
     #[test]
     fn round_trips_every_version_and_method() {
@@ -633,6 +556,152 @@ mod tests {
             let _ = decompress_all(&a[..cut], 0, u64::MAX);
             let _ = decompress_llvm19(&a[..cut]);
         }
+    }
+
+    /// A zstd skippable frame holding `data`.
+    fn skippable(data: &[u8]) -> Vec<u8> {
+        let mut f = 0x184D_2A53u32.to_le_bytes().to_vec();
+        f.extend_from_slice(&(data.len() as u32).to_le_bytes());
+        f.extend_from_slice(data);
+        f
+    }
+
+    /// A compressed bundle of `version` around the zstd `stream` of `data`.
+    fn ccob(version: u16, stream: &[u8], data: &[u8]) -> Vec<u8> {
+        let hsize = header_size(version).unwrap();
+        let total = hsize + stream.len() as u64;
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&version.to_le_bytes());
+        out.extend_from_slice(&Method::Zstd.to_raw().to_le_bytes());
+        match version {
+            1 => out.extend_from_slice(&(data.len() as u32).to_le_bytes()),
+            2 => {
+                out.extend_from_slice(&(total as u32).to_le_bytes());
+                out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            }
+            _ => {
+                out.extend_from_slice(&total.to_le_bytes());
+                out.extend_from_slice(&(data.len() as u64).to_le_bytes());
+            }
+        }
+        out.extend_from_slice(&truncated_md5(data).to_le_bytes());
+        out.extend_from_slice(stream);
+        out
+    }
+
+    fn zstd_frame(data: &[u8]) -> Vec<u8> {
+        zstd::bulk::compress(data, 3).unwrap()
+    }
+
+    #[test]
+    fn skippable_frames_and_several_frames() {
+        let (a, b) = (b"the first part, ".repeat(50), b"and the second".repeat(70));
+        let both = [a.clone(), b.clone()].concat();
+        let cases: [(Vec<u8>, &[u8]); 4] = [
+            ([skippable(b"meta"), zstd_frame(&a)].concat(), &a),
+            (
+                [zstd_frame(&a), skippable(b""), zstd_frame(&b)].concat(),
+                &both,
+            ),
+            ([zstd_frame(&a), skippable(&[9; 100])].concat(), &a),
+            (
+                [skippable(b"x"), skippable(b"y"), zstd_frame(&b)].concat(),
+                &b,
+            ),
+        ];
+        for (stream, data) in &cases {
+            for version in [1, 2, 3] {
+                let c = ccob(version, stream, data);
+                let all = decompress_all(&c, 0x40, u64::MAX).unwrap();
+                assert_eq!(all.len(), 1);
+                assert_eq!(&all[0].1, data, "v{version}");
+                let b = &blobs(&c, 0).unwrap()[0];
+                assert_eq!(b.data.len(), stream.len());
+                assert_eq!(stream::inflate_prefix(b, 10).unwrap(), &data[..10]);
+                // LLVM reads them too (22 every version, 19 up to 2).
+                let l = decompress_llvm(LlvmVersion::V22, &c).unwrap();
+                assert_eq!(l.data.as_ref(), &data[..], "v{version}");
+                assert_eq!(decompress_llvm19(&c).is_ok(), version < 3);
+            }
+        }
+        // Bytes after the frames that start no frame: refused at the stream's offset.
+        let c = ccob(2, &[zstd_frame(&a), vec![0; 3]].concat(), &a);
+        assert!(matches!(
+            decompress_all(&c, 0, u64::MAX),
+            Err(Error::Decompress { offset: 24, .. })
+        ));
+        // Frames declaring other sizes than the header's.
+        let c = ccob(3, &[zstd_frame(&a), zstd_frame(&a)].concat(), &a);
+        assert!(decompress_all(&c, 0, u64::MAX).is_err());
+        // No frame at all.
+        assert!(decompress_all(&ccob(2, &skippable(b"only"), b""), 0, 0).is_ok());
+        assert!(decompress_all(&ccob(2, b"nope", b""), 0, 0).is_err());
+    }
+
+    #[test]
+    fn padded_concatenations() {
+        let x = compress(b"first bundle", &Options::default())
+            .unwrap()
+            .bytes;
+        let v3 = Options {
+            version: 3,
+            ..Options::default()
+        };
+        let y = compress(b"second", &v3).unwrap().bytes;
+        let z = ccob(
+            1,
+            &[skippable(b"m"), zstd_frame(b"third")].concat(),
+            b"third",
+        );
+        let mut section = Vec::new();
+        let mut starts = Vec::new();
+        for part in [&x, &y, &z] {
+            starts.push(section.len() as u64);
+            section.extend_from_slice(part);
+            section.resize(section.len().div_ceil(4096) * 4096, 0);
+        }
+        let all = decompress_all(&section, 0x1000, u64::MAX).unwrap();
+        let got: Vec<&[u8]> = all.iter().map(|(_, d)| d.as_slice()).collect();
+        assert_eq!(got, [&b"first bundle"[..], b"second", b"third"]);
+        let offsets: Vec<u64> = all.iter().map(|(h, _)| h.offset - 0x1000).collect();
+        assert_eq!(offsets, starts);
+        // Anything but zeros between them is an error at its offset.
+        let mut bad = section.clone();
+        bad[x.len() + 7] = 0x41;
+        assert!(matches!(
+            decompress_all(&bad, 0, u64::MAX),
+            Err(Error::BadMagic { offset, .. }) if offset == x.len() as u64 + 7
+        ));
+    }
+
+    #[test]
+    fn llvm_22_header_rules() {
+        let data = b"hello".repeat(20);
+        let frame = zstd_frame(&data);
+        let v3 = ccob(3, &frame, &data);
+        assert_eq!(
+            decompress_llvm(LlvmVersion::V22, &v3)
+                .unwrap()
+                .header
+                .unwrap()
+                .header_size,
+            32
+        );
+        let msg = |v, d: &[u8]| decompress_llvm(v, d).unwrap_err().to_string();
+        let too_small = "Compressed bundle header size too small";
+        assert_eq!(msg(LlvmVersion::V22, &v3[..31]), too_small);
+        // 22 takes 8 bytes with the magic for compressed; 19 wants 20.
+        assert_eq!(msg(LlvmVersion::V22, &v3[..8]), too_small);
+        assert!(decompress_llvm19(&v3[..8]).unwrap().header.is_none());
+        // Any other version is "too small" in 22 whatever the size; 19 reads it as version 2.
+        let mut v4 = v3.clone();
+        v4[4] = 4;
+        v4.resize(1 << 16, 0);
+        assert_eq!(msg(LlvmVersion::V22, &v4), too_small);
+        let mut v0 = ccob(1, &frame, &data);
+        v0[4] = 0;
+        assert!(decompress_llvm(LlvmVersion::V22, &v0).is_err());
+        assert_eq!(decompress_llvm19(&v0).unwrap().data.as_ref(), &data[..]);
     }
 
     #[test]

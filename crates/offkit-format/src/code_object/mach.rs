@@ -1,7 +1,8 @@
 //! The AMDGPU processors of `e_flags & EF_AMDGPU_MACH` (`EF_AMDGPU_MACH_*` in LLVM's
 //! `llvm/include/llvm/BinaryFormat/ELF.h`, names as `AMDGPUTargetStreamer::getArchNameFromElfMach`
-//! gives them). LLVM 19 knows all but `gfx950`, `gfx1153` and `gfx9-4-generic`, which later
-//! releases added; `gfx940` and `gfx941` were removed after 19.
+//! gives them), of every release: LLVM 19 knows all but `gfx950`, `gfx1153`, `gfx1250`,
+//! `gfx1251` and `gfx9-4-generic`, which 22 has; `gfx940` and `gfx941` (values 0x40 and 0x4b,
+//! reserved in 22) are 19's only, kept so that old code objects still read.
 
 /// `(EF_AMDGPU_MACH value, processor)`, by value.
 pub const MACHS: &[(u32, &str)] = &[
@@ -61,6 +62,7 @@ pub const MACHS: &[(u32, &str)] = &[
     (0x046, "gfx1101"),
     (0x047, "gfx1102"),
     (0x048, "gfx1200"),
+    (0x049, "gfx1250"),
     (0x04a, "gfx1151"),
     (0x04b, "gfx941"),
     (0x04c, "gfx942"),
@@ -73,6 +75,7 @@ pub const MACHS: &[(u32, &str)] = &[
     (0x055, "gfx1152"),
     (0x058, "gfx1153"),
     (0x059, "gfx12-generic"),
+    (0x05a, "gfx1251"),
     (0x05f, "gfx9-4-generic"),
 ];
 
@@ -96,5 +99,8 @@ mod tests {
         assert_eq!(processor(0x36), Some("gfx1030"));
         assert_eq!(processor(0x4c), Some("gfx942"));
         assert_eq!(processor(0x27), None);
+        assert_eq!(processor(0x49), Some("gfx1250"));
+        assert_eq!(processor(0x5a), Some("gfx1251"));
+        assert_eq!(processor(0x4f), Some("gfx950"));
     }
 }

@@ -16,15 +16,36 @@ use object::read::elf::{
 };
 use object::{elf, Endianness, FileKind, SectionIndex, SymbolIndex};
 
-use super::{parse_raw, read_word, Address, Entry, Layout, Name, Resolution, Table, TableKind};
+use super::{
+    detect_layout, parse_raw, read_word, Address, Entry, Format, Layout, Name, Resolution, Table,
+    TableKind,
+};
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
 use offkit_llvm::limits;
 
+/// An entry section whose table cannot be read: a warning on that table, never a failed file.
+#[derive(Debug)]
+pub struct TableError {
+    /// Which section (by name).
+    pub kind: TableKind,
+    /// The section's index in the section header table.
+    pub section_index: usize,
+    /// The absolute offset of the section's contents.
+    pub offset: u64,
+    /// Why.
+    pub error: Error,
+}
+
 /// Every entry table of the ELF file `data` (32/64-bit, either endianness; `base` = the absolute
-/// offset of `data[0]`), in section order, with names and addresses resolved. A file without
-/// entry sections gives an empty list.
-pub fn read_tables(data: &[u8], base: u64) -> Result<Vec<Table<'_>>> {
+/// offset of `data[0]`), in section order, with names and addresses resolved: each table read,
+/// or why it could not be (the others are read all the same). The layout of a table is the one
+/// its bytes hold ([`detect_layout`]), whatever the section's name. A file without entry
+/// sections gives an empty list; only a file whose ELF headers cannot be read is an error.
+pub fn read_tables(
+    data: &[u8],
+    base: u64,
+) -> Result<Vec<std::result::Result<Table<'_>, TableError>>> {
     match FileKind::parse(data) {
         Ok(FileKind::Elf32) => tables_of::<elf::FileHeader32<Endianness>>(data, base),
         Ok(FileKind::Elf64) => tables_of::<elf::FileHeader64<Endianness>>(data, base),
@@ -54,10 +75,12 @@ struct Reloc {
     symtab: SectionIndex,
 }
 
+type TableResult<'d> = std::result::Result<Table<'d>, TableError>;
+
 fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
     data: &'d [u8],
     base: u64,
-) -> Result<Vec<Table<'d>>> {
+) -> Result<Vec<TableResult<'d>>> {
     let err = obj_err("ELF file", base);
     let header = Elf::parse(data).map_err(&err)?;
     let endian = header.endian().map_err(&err)?;
@@ -96,6 +119,8 @@ fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
         by_address: None,
         loads: Vec::new(),
         is_mips64el: header.is_mips64el(endian),
+        i64_align,
+        linked,
     };
     if linked {
         for ph in header.program_headers(endian, data).map_err(&err)? {
@@ -113,44 +138,66 @@ fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
     for (index, kind, sh) in found {
         let (file_off, _) = sh.file_range(endian).unwrap_or((0, 0));
         let offset = base.saturating_add(file_off);
+        let table = ctx.table(index, kind, sh, offset, &mut rows);
+        out.push(table.map_err(|error| TableError {
+            kind,
+            section_index: index.0,
+            offset,
+            error,
+        }));
+    }
+    Ok(out)
+}
+
+impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
+    /// Reads one entry section (`rows` counts the entries of the file so far).
+    fn table(
+        &mut self,
+        index: SectionIndex,
+        kind: TableKind,
+        sh: &'d Elf::SectionHeader,
+        offset: u64,
+        rows: &mut usize,
+    ) -> Result<Table<'d>> {
+        let (endian, linked) = (self.endian, self.linked);
         let bytes = sh
-            .data(endian, data)
+            .data(endian, self.data)
             .map_err(obj_err("offload entry section", offset))?;
-        let layout = Layout::of(kind.format(), pointer_size, i64_align);
+        let layout = detect_layout(bytes, kind, self.pointer_size, self.i64_align, endian);
         let raw = parse_raw(bytes, layout, endian, offset)?;
-        rows = rows.saturating_add(raw.len());
-        if rows > limits::MAX_ROWS {
+        *rows = rows.saturating_add(raw.len());
+        if *rows > limits::MAX_ROWS {
             return Err(Error::limit(
                 limits::Limit::Rows,
                 "offload entry count",
                 offset,
-                rows as u64,
+                *rows as u64,
             ));
         }
         let (relocs, resolution) = if linked {
             let addr: u64 = sh.sh_addr(endian).into();
             (
-                ctx.dynamic_relocs(addr, bytes.len() as u64)?,
+                self.dynamic_relocs(addr, bytes.len() as u64)?,
                 Resolution::Dynamic,
             )
         } else {
-            (ctx.static_relocs(index)?, Resolution::Static)
+            (self.static_relocs(index)?, Resolution::Static)
         };
         let section_addr: u64 = if linked { sh.sh_addr(endian).into() } else { 0 };
         let mut entries = Vec::with_capacity(raw.len());
         for (i, r) in raw.into_iter().enumerate() {
             let at = i as u64 * layout.stride;
-            let field = |ctx: &mut Ctx<'_, 'd, Elf>, off: u64| {
+            let field = |ctx: &mut Self, off: u64| {
                 ctx.resolve(bytes, &relocs, at + off, section_addr, linked)
             };
-            let addr = field(&mut ctx, layout.addr_offset())?;
-            let addr = ctx.address(addr, linked)?;
-            let name_ptr = field(&mut ctx, layout.name_offset())?;
-            let name = ctx.name(name_ptr, r.offset + layout.name_offset(), linked)?;
+            let addr = field(self, layout.addr_offset())?;
+            let addr = self.address(addr, linked)?;
+            let name_ptr = field(self, layout.name_offset())?;
+            let name = self.name(name_ptr, r.offset + layout.name_offset(), linked)?;
             let aux_addr = match layout.aux_addr_offset() {
                 Some(o) => {
-                    let t = field(&mut ctx, o)?;
-                    ctx.address(t, linked)?
+                    let t = field(self, o)?;
+                    self.address(t, linked)?
                 }
                 None => Address {
                     value: Some(0),
@@ -158,28 +205,35 @@ fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
                     addend: 0,
                 },
             };
-            let offload_kind = kind
-                .offload_kind()
-                .unwrap_or_else(|| OffloadKind::from_raw(2, r.kind));
             entries.push(Entry {
                 index: i,
                 raw: r,
-                offload_kind,
+                offload_kind: entry_kind(kind, layout, &r),
                 addr,
                 name,
                 aux_addr,
+                format: layout.format,
             });
         }
-        out.push(Table {
+        Ok(Table {
             kind,
             section_index: index.0,
             offset,
             layout,
             resolution,
             entries,
-        });
+        })
     }
-    Ok(out)
+}
+
+/// The programming model of an entry: a 56-byte entry's own `kind` (LLVM 20+ numbering, bit
+/// flags), else the one its section is named after.
+fn entry_kind(table: TableKind, layout: Layout, raw: &super::RawEntry) -> OffloadKind {
+    match (layout.format, table.offload_kind()) {
+        (Format::Llvm, _) if raw.kind != 0 => OffloadKind::from_raw(2, raw.kind),
+        (_, Some(k)) => k,
+        (_, None) => OffloadKind::from_raw(2, raw.kind),
+    }
 }
 
 /// Where a pointer field points, before it is named.
@@ -232,6 +286,10 @@ struct Ctx<'t, 'd, Elf: FileHeader<Endian = Endianness>> {
     /// PT_LOAD segments: (vaddr, file offset, file size).
     loads: Vec<(u64, u64, u64)>,
     is_mips64el: bool,
+    /// The alignment of `i64` (the 56-byte layout's padding on 32-bit hosts).
+    i64_align: u8,
+    /// Whether the file is linked (dynamic relocations) rather than relocatable.
+    linked: bool,
 }
 
 impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {

@@ -1,7 +1,10 @@
-//! What an entry's flags mean, per programming model, as LLVM's runtimes and registration code
-//! read them.
+//! What an entry's flags mean, per programming model and LLVM release, as LLVM's runtimes and
+//! registration code read them. The OpenMP names are one table with the releases as a column:
+//! LLVM 19's runtime knows `ctor` and `dtor` (gone by 22), 22's knows `indirect_vtable`. A
+//! 32-byte entry is read by 19's meanings, a 56-byte one by 22's.
 
 use crate::kind::OffloadKind;
+use offkit_llvm::{LlvmVersion, Releases};
 
 /// What an entry registers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -14,6 +17,8 @@ pub enum Role {
     Link,
     /// An OpenMP indirect function (`declare target indirect`).
     IndirectFunction,
+    /// An OpenMP indirect vtable (LLVM 22's `OMP_DECLARE_TARGET_INDIRECT_VTABLE`).
+    IndirectVtable,
     /// An OpenMP global constructor.
     Ctor,
     /// An OpenMP global destructor.
@@ -31,7 +36,8 @@ pub enum Role {
 }
 
 impl Role {
-    /// A short lowercase name: `kernel`, `variable`, `link`, `indirect`, `ctor`, `dtor`,
+    /// A short lowercase name: `kernel`, `variable`, `link`, `indirect`, `indirect-vtable`,
+    /// `ctor`, `dtor`,
     /// `requires`, `managed`, `surface`, `texture`, `unknown`.
     pub fn name(self) -> &'static str {
         match self {
@@ -39,6 +45,7 @@ impl Role {
             Role::Variable => "variable",
             Role::Link => "link",
             Role::IndirectFunction => "indirect",
+            Role::IndirectVtable => "indirect-vtable",
             Role::Ctor => "ctor",
             Role::Dtor => "dtor",
             Role::Requires => "requires",
@@ -63,27 +70,34 @@ pub struct Description {
     pub requires: Vec<&'static str>,
 }
 
-/// OpenMP entry flags (`OpenMPOffloadingDeclareTargetFlags` and the requires bit).
+/// OpenMP entry flags (`OpenMPOffloadingDeclareTargetFlags` of `offload/include/omptarget.h`
+/// and the requires bit).
 pub mod omp {
+    use super::Releases;
+
     /// `declare target link`.
     pub const LINK: u32 = 0x01;
-    /// Global constructor.
+    /// Global constructor (LLVM 19; the bit is unused by 22).
     pub const CTOR: u32 = 0x02;
-    /// Global destructor.
+    /// Global destructor (LLVM 19; the bit is unused by 22).
     pub const DTOR: u32 = 0x04;
     /// `declare target indirect` function.
     pub const INDIRECT: u32 = 0x08;
     /// A `requires` registration entry.
     pub const REGISTER_REQUIRES: u32 = 0x10;
-    /// The names of the flag bits.
-    pub const NAMES: [(u32, &str); 5] = [
-        (LINK, "link"),
-        (CTOR, "ctor"),
-        (DTOR, "dtor"),
-        (INDIRECT, "indirect"),
-        (REGISTER_REQUIRES, "requires"),
+    /// An indirect vtable (LLVM 22).
+    pub const INDIRECT_VTABLE: u32 = 0x20;
+    /// The names of the flag bits, with the releases whose runtime knows each.
+    pub const NAMES: [(u32, &str, Releases); 6] = [
+        (LINK, "link", Releases::ALL),
+        (CTOR, "ctor", Releases::UNTIL_22),
+        (DTOR, "dtor", Releases::UNTIL_22),
+        (INDIRECT, "indirect", Releases::ALL),
+        (REGISTER_REQUIRES, "requires", Releases::ALL),
+        (INDIRECT_VTABLE, "indirect_vtable", Releases::SINCE_22),
     ];
-    /// The `requires` clauses (`OMP_REQ_*`) in the `data` of a requires entry.
+    /// The `requires` clauses (`OMP_REQ_*`, the same in 19 and 22) in the `data` of a requires
+    /// entry.
     pub const REQUIRES_NAMES: [(u64, &str); 5] = [
         (0x001, "none"),
         (0x002, "reverse_offload"),
@@ -93,7 +107,7 @@ pub mod omp {
     ];
 }
 
-/// CUDA and HIP entry flags (`OffloadEntryKindFlag`).
+/// CUDA and HIP entry flags (`OffloadEntryKindFlag`, the same in 19 and 22).
 pub mod cuda {
     /// Bits 0–2: the kind of a variable entry.
     pub const KIND_MASK: u32 = 0x7;
@@ -119,14 +133,20 @@ pub mod cuda {
     ];
 }
 
-/// Decodes `flags` of an entry of model `kind` with `size` and `data`, as LLVM's runtimes and
-/// registration code read them: OpenMP by flag bits (size 0 without flags is a kernel), CUDA and
-/// HIP by size (0 is a kernel) and then the kind bits.
-pub fn describe(kind: OffloadKind, flags: u32, size: u64, data: u64) -> Description {
-    let named = |names: &[(u32, &'static str)], flags: u32| {
+/// Decodes `flags` of an entry of model `kind` with `size` and `data`, as release `llvm`'s
+/// runtimes and registration code read them: OpenMP by flag bits (size 0 without flags is a
+/// kernel), CUDA and HIP by size (0 is a kernel) and then the kind bits.
+pub fn describe(
+    llvm: LlvmVersion,
+    kind: OffloadKind,
+    flags: u32,
+    size: u64,
+    data: u64,
+) -> Description {
+    let named = |names: &mut dyn Iterator<Item = (u32, &'static str)>, flags: u32| {
         let mut known = 0;
         let mut out = Vec::new();
-        for &(bit, name) in names {
+        for (bit, name) in names {
             if flags & bit != 0 {
                 out.push(name);
                 known |= bit;
@@ -136,16 +156,29 @@ pub fn describe(kind: OffloadKind, flags: u32, size: u64, data: u64) -> Descript
     };
     match kind {
         OffloadKind::OpenMp => {
-            let (names, unknown) = named(&omp::NAMES, flags);
-            let role = if flags & omp::REGISTER_REQUIRES != 0 {
+            let known = |bit: u32| {
+                omp::NAMES
+                    .iter()
+                    .any(|&(b, _, r)| b == bit && r.contains(llvm) && flags & bit != 0)
+            };
+            let (names, unknown) = named(
+                &mut omp::NAMES
+                    .iter()
+                    .filter(|(_, _, r)| r.contains(llvm))
+                    .map(|&(b, n, _)| (b, n)),
+                flags,
+            );
+            let role = if known(omp::REGISTER_REQUIRES) {
                 Role::Requires
-            } else if flags & omp::LINK != 0 {
+            } else if known(omp::LINK) {
                 Role::Link
-            } else if flags & omp::INDIRECT != 0 {
+            } else if known(omp::INDIRECT) {
                 Role::IndirectFunction
-            } else if flags & omp::CTOR != 0 {
+            } else if known(omp::INDIRECT_VTABLE) {
+                Role::IndirectVtable
+            } else if known(omp::CTOR) {
                 Role::Ctor
-            } else if flags & omp::DTOR != 0 {
+            } else if known(omp::DTOR) {
                 Role::Dtor
             } else if size == 0 {
                 Role::Kernel
@@ -169,7 +202,7 @@ pub fn describe(kind: OffloadKind, flags: u32, size: u64, data: u64) -> Descript
             }
         }
         OffloadKind::Cuda | OffloadKind::Hip => {
-            let (names, unknown) = named(&cuda::NAMES, flags & !cuda::KIND_MASK);
+            let (names, unknown) = named(&mut cuda::NAMES.into_iter(), flags & !cuda::KIND_MASK);
             let role = if size == 0 {
                 Role::Kernel
             } else {

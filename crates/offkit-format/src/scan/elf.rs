@@ -248,12 +248,25 @@ impl<E> Walker<'_, '_, E> {
             EntryTables::All => true,
         };
         if tables {
-            let tables = entry::read_tables(data, base)?;
-            for t in &tables {
-                self.count_rows(t.entries.len(), t.offset)?;
-                let name = t.kind.section_name().to_string();
-                let info = TableInfo::from_table(loc.with(Step::Section(name)), t);
-                self.emit(Event::Table(&info))?;
+            // A table that cannot be read is a warning on that table; the rest of the file
+            // is read all the same.
+            for t in entry::read_tables(data, base)? {
+                match t {
+                    Ok(t) => {
+                        self.count_rows(t.entries.len(), t.offset)?;
+                        let name = t.kind.section_name().to_string();
+                        let info = TableInfo::from_table(loc.with(Step::Section(name)), &t);
+                        self.emit(Event::Table(&info))?;
+                    }
+                    Err(e) => {
+                        let name = e.kind.section_name().to_string();
+                        self.emit(Event::Warning(&Warning {
+                            location: loc.with(Step::Section(name)),
+                            offset: e.offset,
+                            message: format!("cannot read the offload entry table: {}", e.error),
+                        }))?;
+                    }
+                }
             }
         }
         for s in elf_sections(data, base, interesting)? {

@@ -184,7 +184,11 @@ fn nm_entry_names(name: &str) -> Vec<String> {
 
 fn tables(name: &str) -> Vec<entry::Table<'static>> {
     let data: &'static [u8] = Box::leak(read(name).into_boxed_slice());
-    entry::read_tables(data, 0).unwrap_or_else(|e| panic!("{name}: {e}"))
+    entry::read_tables(data, 0)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .into_iter()
+        .map(|t| t.unwrap_or_else(|e| panic!("{name}: {}", e.error)))
+        .collect()
 }
 
 fn names(t: &entry::Table<'_>) -> Vec<String> {

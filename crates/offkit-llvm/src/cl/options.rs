@@ -30,6 +30,8 @@ pub enum Type {
     Uint,
     /// `cl::opt<int>`: a 32-bit signed integer.
     Int,
+    /// `cl::opt<Enum>` with `cl::values(...)`: one of these names.
+    OneOf(&'static [&'static str]),
 }
 
 /// One option of a tool.
@@ -104,6 +106,14 @@ impl Spec {
     pub const fn int(name: &'static str) -> Spec {
         Spec {
             ty: Type::Int,
+            ..Spec::value(name)
+        }
+    }
+
+    /// An option whose value is one of `values` (`cl::values`).
+    pub const fn one_of(name: &'static str, values: &'static [&'static str]) -> Spec {
+        Spec {
+            ty: Type::OneOf(values),
             ..Spec::value(name)
         }
     }
@@ -420,15 +430,12 @@ fn provide(
                 }
             };
             if !value_fits(spec.ty, &value) {
-                let ty = if spec.ty == Type::Uint {
-                    "uint"
-                } else {
-                    "integer"
+                let msg = match spec.ty {
+                    Type::OneOf(_) => format!("Cannot find option named '{value}'!"),
+                    Type::Uint => format!("'{value}' value invalid for uint argument!"),
+                    _ => format!("'{value}' value invalid for integer argument!"),
                 };
-                p.option_error(
-                    spec.name,
-                    &format!("'{value}' value invalid for {ty} argument!"),
-                );
+                p.option_error(spec.name, &msg);
                 return;
             }
             let pieces: Vec<String> = if spec.comma_separated {
@@ -485,6 +492,7 @@ fn value_fits(ty: Type, value: &str) -> bool {
         Type::String => true,
         Type::Uint => parse_llvm_u64(value).is_some_and(|n| u32::try_from(n).is_ok()),
         Type::Int => parse_llvm_i64(value).is_some_and(|n| i32::try_from(n).is_ok()),
+        Type::OneOf(names) => names.contains(&value),
     }
 }
 

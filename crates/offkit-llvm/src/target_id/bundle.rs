@@ -1,35 +1,52 @@
-//! `clang-offload-bundler` 19's rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`):
-//! parsing with all its quirks (`OffloadTargetInfo`), the standardised form written to bundles,
-//! validation of `-targets`, compatibility of a code object with a requested target
-//! (`isCodeObjectCompatible`, including `hip`/`hipv4` and `-hip-openmp-compatible`), and the two
-//! conflict checks (`-targets`, and `-check-input-archive`). The messages are the bytes
-//! LLVM 19 prints after `<argv0>: error: `.
+//! `clang-offload-bundler`'s rules for bundle entry IDs (`<kind>-<triple>[-<target ID>]`) in
+//! LLVM 19 and 22: parsing with all its quirks (`OffloadTargetInfo`), the standardised form
+//! written to bundles, validation of `-targets`, compatibility of a code object with a requested
+//! target (`isCodeObjectCompatible`, including `hip`/`hipv4` and `-hip-openmp-compatible`), and
+//! the two conflict checks (`-targets`, and `-check-input-archive`). The messages are the bytes
+//! LLVM prints after `<argv0>: error: `.
+//!
+//! The two releases parse differently (one `match` in [`BundleEntryId::parse`]):
+//! - **19** splits at the *last* `-` before the first `:`, takes the rest as a target ID when it
+//!   is an offload-arch name 19 knows (the empty name included), and keeps everything before it
+//!   as kind and triple;
+//! - **22** first requires 5 or 6 `-`-separated components (at most 5 splits:
+//!   [`is_well_formed`], else `Targets need to follow the format …`), takes the sixth as the
+//!   target ID when its processor is a non-empty offload-arch name 22 knows, and builds the
+//!   triple from components 2–5 only; the standardised form then *normalizes* the triple
+//!   (three components and a `-` for AMDHSA, four otherwise), where 19 wrote it as parsed.
 //!
 //! ```
 //! use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
+//! use offkit_llvm::LlvmVersion::{V19, V22};
 //!
-//! let user = BundleEntryId::parse(b"hip-amdgcn-amd-amdhsa-gfx906:xnack+");
+//! let user = BundleEntryId::parse(V19, b"hip-amdgcn-amd-amdhsa-gfx906:xnack+");
 //! assert_eq!(user.standardised(), b"hip-amdgcn-amd-amdhsa--gfx906:xnack+");
 //! // LLVM parses the standardised target again before matching.
 //! let requested = user.standardised();
-//! let requested = BundleEntryId::parse(&requested);
-//! let entry = BundleEntryId::parse(b"hipv4-amdgcn-amd-amdhsa--gfx906");
+//! let requested = BundleEntryId::parse(V19, &requested);
+//! let entry = BundleEntryId::parse(V19, b"hipv4-amdgcn-amd-amdhsa--gfx906");
 //! assert!(is_compatible(&entry, &requested, false));
+//! // 22 takes the sixth component as the target ID, so `gfx950` is one there.
+//! let e22 = BundleEntryId::parse(V22, b"hip-amdgcn-amd-amdhsa--gfx950:xnack+");
+//! assert_eq!(e22.target_id(), b"gfx950:xnack+");
+//! assert_eq!(BundleEntryId::parse(V19, b"hip-amdgcn-amd-amdhsa--gfx950").target_id(), b"");
 //! ```
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
-use super::{find_conflict, offload_arch, TargetId};
-use crate::triple::{split_once, Arch, Triple};
+use super::{find_conflict, offload_arch, Conflict, TargetId};
+use crate::triple::{split_once, Arch, CanonicalForm, Os, Triple};
+use crate::version::LlvmVersion;
 
 /// The offload kinds a user target may have.
 pub const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
 
-/// A bundle entry ID parsed as LLVM 19's `OffloadTargetInfo` does. Parsing
-/// never fails; [`BundleEntryId::check`] says whether the bundler accepts it as a target.
+/// A bundle entry ID parsed as a release's `OffloadTargetInfo` does. Parsing never fails;
+/// [`is_well_formed`] and [`BundleEntryId::check`] say whether the bundler accepts it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BundleEntryId<'a> {
+    llvm: LlvmVersion,
     raw: &'a [u8],
     kind: &'a [u8],
     triple: Triple,
@@ -55,8 +72,25 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// `checkOffloadBundleID` of release `llvm`: LLVM 22 requires `<kind>-<arch>-<vendor>-<os>-<env>`
+/// and an optional `-<target ID>` (5 or 6 components when split at most 5 times at `-`);
+/// LLVM 19 has no such check.
+pub fn is_well_formed(llvm: LlvmVersion, id: &[u8]) -> bool {
+    match llvm {
+        LlvmVersion::V19 => true,
+        _ => matches!(split_max(id, 5).len(), 5 | 6),
+    }
+}
+
+/// `StringRef::split(Out, '-', MaxSplit)`: at most `max` splits.
+fn split_max(s: &[u8], max: usize) -> Vec<&[u8]> {
+    s.splitn(max + 1, |&b| b == b'-').collect()
+}
+
 impl<'a> BundleEntryId<'a> {
-    /// Parses a bundle entry ID or a `-targets` value:
+    /// Parses a bundle entry ID or a `-targets` value as release `llvm` does.
+    ///
+    /// LLVM 19:
     /// 1. `base` is the ID up to its first `:`; it splits at its last `-` into `head` and
     ///    `last` (`last` empty without a `-`);
     /// 2. if `last` is an offload-arch name LLVM 19 knows — the empty name included — the
@@ -66,11 +100,25 @@ impl<'a> BundleEntryId<'a> {
     /// 3. otherwise the kind and triple are `base` split at its first `-`, and the target ID
     ///    is empty (a `:…` suffix is dropped);
     /// 4. the triple is rebuilt from four components ([`Triple::four_components`]).
-    pub fn parse<S: AsRef<[u8]> + ?Sized>(id: &'a S) -> Self {
-        let id = id.as_ref();
+    ///
+    /// LLVM 22: the ID splits at most 5 times at `-`; the kind is the first component, the
+    /// triple is built from the next four (rebuilt from four components as in 19), and the
+    /// sixth is the target ID when the text before its first `:` is a non-empty offload-arch
+    /// name 22 knows. An ID with fewer than five components is one LLVM 22 refuses before
+    /// parsing ([`is_well_formed`]); here its missing components are empty.
+    pub fn parse<S: AsRef<[u8]> + ?Sized>(llvm: LlvmVersion, id: &'a S) -> Self {
+        let known = |name: &[u8]| offload_arch::is_known(llvm, name);
+        match llvm {
+            LlvmVersion::V19 => BundleEntryId::parse_19(llvm, id.as_ref(), known),
+            _ => BundleEntryId::parse_22(llvm, id.as_ref(), known),
+        }
+    }
+
+    /// LLVM 19's rule, with `known` saying which names are offload archs.
+    fn parse_19(llvm: LlvmVersion, id: &'a [u8], known: impl Fn(&[u8]) -> bool) -> Self {
         let base = split_once(id, b':').0;
         let (head, last) = rsplit_once(base, b'-');
-        let (kind_triple, target_id) = if offload_arch::is_known(last) {
+        let (kind_triple, target_id) = if known(last) {
             let start = find(id, last).unwrap_or(0);
             (head, id.get(start..).unwrap_or_default())
         } else {
@@ -78,11 +126,64 @@ impl<'a> BundleEntryId<'a> {
         };
         let (kind, triple) = split_once(kind_triple, b'-');
         BundleEntryId {
+            llvm,
             raw: id,
             kind,
-            triple: Triple::parse(triple).four_components(),
+            triple: Triple::parse_in(llvm, triple).four_components(),
             target_id,
         }
+    }
+
+    /// LLVM 22's rule, with `known` saying which names are offload archs.
+    fn parse_22(llvm: LlvmVersion, id: &'a [u8], known: impl Fn(&[u8]) -> bool) -> Self {
+        let parts = split_max(id, 5);
+        let part = |i: usize| parts.get(i).copied().unwrap_or_default();
+        let last = part(5);
+        let processor = split_once(last, b':').0;
+        let target_id = if !processor.is_empty() && known(processor) {
+            last
+        } else {
+            &[][..]
+        };
+        let triple = [part(1), part(2), part(3), part(4)].join(&b'-');
+        BundleEntryId {
+            llvm,
+            raw: id,
+            kind: part(0),
+            triple: Triple::parse_in(llvm, triple).four_components(),
+            target_id,
+        }
+    }
+
+    /// offkit's own reading of an ID, typed by a person or found in a file that any release
+    /// may have written, with the offload-arch names of every release: LLVM 22's rule when it
+    /// finds a target ID (`hip-amdgcn-amd-amdhsa--gfx950`), else LLVM 19's when that finds a
+    /// non-empty one (`hip-amdgcn-amd-amdhsa-gfx906`, as people and LLVM 17 write it, where 22
+    /// sees an environment), else 22's when the ID has its form, else 19's. The result follows
+    /// the newest release's rules from there on (its standardised form, its processor table).
+    pub fn parse_any<S: AsRef<[u8]> + ?Sized>(id: &'a S) -> Self {
+        let id = id.as_ref();
+        let known = |name: &[u8]| {
+            LlvmVersion::ALL
+                .iter()
+                .any(|&v| offload_arch::is_known(v, name))
+        };
+        let newest = LlvmVersion::NEWEST;
+        let new = BundleEntryId::parse_22(newest, id, known);
+        if !new.target_id.is_empty() {
+            return new;
+        }
+        let old = BundleEntryId::parse_19(newest, id, |n: &[u8]| !n.is_empty() && known(n));
+        if !old.target_id.is_empty() || !is_well_formed(newest, id) {
+            old
+        } else {
+            new
+        }
+    }
+
+    /// The release whose rules parsed it.
+    pub fn llvm(&self) -> LlvmVersion {
+        self.llvm
     }
 
     /// The ID as given.
@@ -106,12 +207,40 @@ impl<'a> BundleEntryId<'a> {
         self.target_id
     }
 
-    /// `<kind>-<triple4>-<target ID>`: the form the bundler writes into bundles and uses
-    /// everywhere after parsing `-targets` (`hip-amdgcn-amd-amdhsa-gfx906` →
-    /// `hip-amdgcn-amd-amdhsa--gfx906`, `host-x86_64-unknown-linux-gnu` →
-    /// `host-x86_64-unknown-linux-gnu-`).
+    /// `OffloadTargetInfo::str()` of the release that parsed it: the form the bundler writes
+    /// into bundles and uses everywhere after parsing `-targets` ([`Self::standardised_as`]).
     pub fn standardised(&self) -> Vec<u8> {
-        let mut out = self.group();
+        self.standardised_as(self.llvm)
+    }
+
+    /// `OffloadTargetInfo::str()` of release `llvm` (`hip-amdgcn-amd-amdhsa-gfx906` →
+    /// `hip-amdgcn-amd-amdhsa--gfx906`, `host-x86_64-unknown-linux-gnu` →
+    /// `host-x86_64-unknown-linux-gnu-`): `<kind>-<triple>-<target ID>`, the triple as parsed
+    /// in 19, and in 22 normalized to three components and a `-` for an AMDHSA triple, four
+    /// otherwise (`hip-amdgcn-amd-amdhsa-unknown-gfx906` is `hip-amdgcn-amd-amdhsa--gfx906`,
+    /// `openmp-nvptx64-nvidia-cuda--sm_70` is `openmp-nvptx64-nvidia-cuda-unknown-sm_70`).
+    pub fn standardised_as(&self, llvm: LlvmVersion) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.raw.len() + 16);
+        out.extend_from_slice(self.kind);
+        out.push(b'-');
+        match llvm {
+            LlvmVersion::V19 => out.extend_from_slice(self.triple.as_bytes()),
+            llvm => {
+                let amdhsa = self.triple.os() == Os::AmdHsa;
+                let form = if amdhsa {
+                    CanonicalForm::ThreeIdent
+                } else {
+                    CanonicalForm::FourIdent
+                };
+                // Only a DXIL triple with an unsupported Shader Model fails (LLVM aborts).
+                let normalized = Triple::normalize_form(llvm, self.triple.as_bytes(), form)
+                    .unwrap_or_else(|_| self.triple.as_bytes().to_vec());
+                out.extend_from_slice(&normalized);
+                if amdhsa {
+                    out.push(b'-');
+                }
+            }
+        }
         out.push(b'-');
         out.extend_from_slice(self.target_id);
         out
@@ -141,7 +270,7 @@ impl<'a> BundleEntryId<'a> {
         self.kind == b"host"
     }
 
-    /// The bundler's check of one `-targets` value: `Err` carries LLVM 19's message
+    /// The bundler's check of one `-targets` value: `Err` carries LLVM's message
     /// (`invalid target '<raw>', unknown offloading kind '<kind>', unknown target triple
     /// '<triple4>'`, with only the clauses that apply).
     pub fn check(&self) -> Result<(), TargetsError> {
@@ -159,8 +288,8 @@ impl<'a> BundleEntryId<'a> {
 }
 
 /// [`BundleEntryId::parse`] then [`BundleEntryId::standardised`].
-pub fn standardise<S: AsRef<[u8]> + ?Sized>(id: &S) -> Vec<u8> {
-    BundleEntryId::parse(id).standardised()
+pub fn standardise<S: AsRef<[u8]> + ?Sized>(llvm: LlvmVersion, id: &S) -> Vec<u8> {
+    BundleEntryId::parse(llvm, id).standardised()
 }
 
 /// `isOffloadKindCompatible`: equal kinds, `hip` with `hipv4` either way, and with
@@ -183,7 +312,9 @@ pub fn is_kind_compatible(
             || (code_object == b"openmp" && hip_like(requested)))
 }
 
-/// LLVM 19's `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`).
+/// `isCodeObjectCompatible(code_object, requested)` (`OffloadBundler.cpp`, the same rule in
+/// 19 and 22; the target IDs parse with the processor table of the release that parsed the
+/// code object's ID).
 ///
 /// `requested` must be the parse of the *standardised* target (the bundler parses its targets,
 /// standardises them, and parses the standardised strings again before matching).
@@ -209,8 +340,8 @@ pub fn is_compatible(
         return false;
     }
     let (Ok(c), Ok(r)) = (
-        TargetId::parse(&code_object.triple, code_object.target_id),
-        TargetId::parse(&requested.triple, requested.target_id),
+        TargetId::parse(code_object.llvm, &code_object.triple, code_object.target_id),
+        TargetId::parse(code_object.llvm, &requested.triple, requested.target_id),
     ) else {
         return false;
     };
@@ -248,10 +379,19 @@ pub enum TargetsError {
     },
     /// `expecting exactly one host target but got <n>`.
     HostCount(usize),
+    /// LLVM 22: a target that is not `<kind>-<arch>-<vendor>-<os>-<env>[-<target ID>]`
+    /// ([`is_well_formed`]).
+    Format,
+    /// LLVM 22 crashes on this malformed target ID in its conflict check
+    /// ([`Conflict::Crash`]); offkit's face says so instead.
+    Crash {
+        /// The target ID.
+        target_id: Vec<u8>,
+    },
 }
 
 impl TargetsError {
-    /// The message LLVM 19 prints (after `<argv0>: error: `), as bytes.
+    /// The message LLVM prints (after `<argv0>: error: `), as bytes.
     pub fn message(&self) -> Vec<u8> {
         let mut m = Vec::new();
         match self {
@@ -285,6 +425,19 @@ impl TargetsError {
             TargetsError::HostCount(n) => m.extend_from_slice(
                 format!("expecting exactly one host target but got {n}").as_bytes(),
             ),
+            TargetsError::Crash { target_id } => {
+                m.extend_from_slice(b"malformed target ID '");
+                m.extend_from_slice(target_id);
+                m.extend_from_slice(
+                    b"' (LLVM 22's conflict check crashes on it: every feature needs a \
+                      trailing '+' or '-', and none may be given twice)",
+                );
+            }
+            TargetsError::Format => m.extend_from_slice(
+                b"Targets need to follow the format '<offload kind>-<target triple>', where \
+                  '<target triple>' follows the format \
+                  '<kind>-<arch>-<vendor>-<os>-<env>[-<target id>[:target features]]'.",
+            ),
         }
         m
     }
@@ -307,11 +460,13 @@ pub struct CheckedTargets {
     pub hip_only: bool,
 }
 
-/// The bundler's checks of `-targets`, in LLVM 19's order (`ClangOffloadBundler.cpp`'s `main`): per
-/// target, a raw duplicate, then an invalid kind or triple; then the target-ID conflict check
-/// per `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host
-/// count (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
+/// The bundler's checks of `-targets` in release `llvm`, in its order
+/// (`ClangOffloadBundler.cpp`'s `main`): per target, a raw duplicate, then (22) the format
+/// ([`is_well_formed`]), then an invalid kind or triple; then the target-ID conflict check per
+/// `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host count
+/// (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
 pub fn check_targets<T: AsRef<[u8]>>(
+    llvm: LlvmVersion,
     targets: &[T],
     unbundle: bool,
 ) -> Result<CheckedTargets, TargetsError> {
@@ -328,7 +483,10 @@ pub fn check_targets<T: AsRef<[u8]>>(
         if !seen.insert(target) {
             return Err(TargetsError::Duplicate);
         }
-        let info = BundleEntryId::parse(target);
+        if !is_well_formed(llvm, target) {
+            return Err(TargetsError::Format);
+        }
+        let info = BundleEntryId::parse(llvm, target);
         out.standardised.push(info.standardised());
         info.check()?;
         groups
@@ -344,12 +502,20 @@ pub fn check_targets<T: AsRef<[u8]>>(
         }
     }
     for (group, ids) in &groups {
-        if let Some((a, b)) = find_conflict(ids.iter().copied()) {
-            let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
-            return Err(TargetsError::Conflict {
-                first: join(a),
-                second: join(b),
-            });
+        let join = |id: &[u8]| [group.as_slice(), b"-", id].concat();
+        match find_conflict(llvm, ids.iter().copied()) {
+            Conflict::None => {}
+            Conflict::Pair(a, b) => {
+                return Err(TargetsError::Conflict {
+                    first: join(a),
+                    second: join(b),
+                })
+            }
+            Conflict::Crash(id) => {
+                return Err(TargetsError::Crash {
+                    target_id: id.to_vec(),
+                })
+            }
         }
     }
     if (unbundle && hosts > 1) || (!unbundle && hosts != 1 && !out.hip_only) {
@@ -359,13 +525,13 @@ pub fn check_targets<T: AsRef<[u8]>>(
 }
 
 /// `-check-input-archive` (`CheckHeterogeneousArchive`): the conflict check over the *whole* bundle entry
-/// IDs of one archive member (processor = the ID up to its first `:`). Returns the pair LLVM
-/// reports.
-pub fn check_archive_member<'a, I>(ids: I) -> Option<(&'a [u8], &'a [u8])>
+/// IDs of one archive member (processor = the ID up to its first `:`), as release `llvm`
+/// does it: the pair LLVM reports, or where it crashes.
+pub fn check_archive_member<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
 where
     I: IntoIterator<Item = &'a [u8]>,
 {
-    find_conflict(ids)
+    find_conflict(llvm, ids)
 }
 
 /// `conflicting TargetIDs [<first>, <second>] found in <member> of <archive>`, the message of
@@ -392,9 +558,10 @@ pub fn archive_conflict_message(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use LlvmVersion::{V19, V22};
 
     fn std(s: &str) -> String {
-        String::from_utf8(standardise(s.as_bytes())).unwrap()
+        String::from_utf8(standardise(V19, s.as_bytes())).unwrap()
     }
 
     #[test]
@@ -437,12 +604,12 @@ mod tests {
             std("hip-amdgcn-amd-amdhsa-gfx950:xnack+"),
             "hip-amdgcn-amd-amdhsa-gfx950-"
         );
-        let e = BundleEntryId::parse(b"host").check().unwrap_err();
+        let e = BundleEntryId::parse(V19, b"host").check().unwrap_err();
         assert_eq!(
             e.to_string(),
             "invalid target 'host', unknown target triple '---'"
         );
-        let e = BundleEntryId::parse(b"").check().unwrap_err();
+        let e = BundleEntryId::parse(V19, b"").check().unwrap_err();
         assert_eq!(
             e.to_string(),
             "invalid target '', unknown offloading kind '', unknown target triple '---'"
@@ -452,10 +619,10 @@ mod tests {
     #[test]
     fn compatibility_examples_of_bundler_md() {
         let ok = |c: &str, t: &str, flag: bool| {
-            let t = standardise(t.as_bytes());
+            let t = standardise(V19, t.as_bytes());
             is_compatible(
-                &BundleEntryId::parse(c.as_bytes()),
-                &BundleEntryId::parse(&t),
+                &BundleEntryId::parse(V19, c.as_bytes()),
+                &BundleEntryId::parse(V19, &t),
                 flag,
             )
         };
@@ -545,7 +712,8 @@ mod tests {
 
     #[test]
     fn target_checks() {
-        let ts = |v: &[&str], unbundle: bool| check_targets(v, unbundle).map_err(|e| e.to_string());
+        let ts =
+            |v: &[&str], unbundle: bool| check_targets(V19, v, unbundle).map_err(|e| e.to_string());
         assert_eq!(
             ts(
                 &[
@@ -603,7 +771,9 @@ mod tests {
             b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
             b"hip-amdgcn-amd-amdhsa--gfx906",
         ];
-        let (a, b) = check_archive_member(ids).unwrap();
+        let Conflict::Pair(a, b) = check_archive_member(V19, ids) else {
+            panic!("no conflict")
+        };
         assert_eq!(
             archive_conflict_message(a, b, b"k.o", b"lib.a"),
             b"conflicting TargetIDs [hip-amdgcn-amd-amdhsa--gfx906, \
@@ -613,6 +783,92 @@ mod tests {
             b"hip-amdgcn-amd-amdhsa--gfx906:sramecc+:xnack+",
             b"hip-amdgcn-amd-amdhsa--gfx906:xnack+",
         ];
-        assert_eq!(check_archive_member(ids), None);
+        assert_eq!(check_archive_member(V19, ids), Conflict::None);
+    }
+
+    #[test]
+    fn llvm22_parse_and_standardisation() {
+        let std22 = |s: &str| String::from_utf8(standardise(V22, s.as_bytes())).unwrap();
+        assert_eq!(
+            std22("host-x86_64-unknown-linux-gnu"),
+            "host-x86_64-unknown-linux-gnu-"
+        );
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa--gfx906:xnack+"),
+            "hip-amdgcn-amd-amdhsa--gfx906:xnack+"
+        );
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa-unknown-gfx90a:xnack-:sramecc+"),
+            "hip-amdgcn-amd-amdhsa--gfx90a:xnack-:sramecc+"
+        );
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa--gfx950:xnack+"),
+            "hip-amdgcn-amd-amdhsa--gfx950:xnack+"
+        );
+        assert_eq!(
+            std22("openmp-nvptx64-nvidia-cuda--sm_100a"),
+            "openmp-nvptx64-nvidia-cuda-unknown-sm_100a"
+        );
+        // A sixth component that is no offload arch is dropped, with its features.
+        assert_eq!(
+            std22("openmp-x86_64-pc-linux-gnu-foo:bar+"),
+            "openmp-x86_64-pc-linux-gnu-"
+        );
+        // The sixth component holds everything after the fifth `-`.
+        let id = BundleEntryId::parse(V22, b"hip-amdgcn-amd-amdhsa--gfx90a-x");
+        assert_eq!(id.target_id(), b"");
+        assert!(is_well_formed(V22, b"hip-amdgcn-amd-amdhsa-"));
+        assert!(!is_well_formed(V22, b"hip-amdgcn-amd-amdhsa"));
+        assert!(is_well_formed(V19, b"hip-amdgcn-amd-amdhsa"));
+        assert_eq!(
+            check_targets(V22, &["hip-amdgcn-amd-gfx906"], false),
+            Err(TargetsError::Format)
+        );
+        // Five components: the fifth is the environment, and there is no target ID.
+        assert_eq!(
+            std22("hip-amdgcn-amd-amdhsa-gfx906"),
+            "hip-amdgcn-amd-amdhsa--"
+        );
+        let ok = check_targets(
+            V22,
+            &[
+                "hip-amdgcn-amd-amdhsa--gfx950",
+                "hip-amdgcn-amd-amdhsa--gfx1250",
+            ],
+            false,
+        )
+        .unwrap();
+        assert!(ok.hip_only);
+        let any = |s: &'static str| BundleEntryId::parse_any(s.as_bytes());
+        assert_eq!(any("hip-amdgcn-amd-amdhsa-gfx906").target_id(), b"gfx906");
+        assert_eq!(
+            any("hip-amdgcn-amd-amdhsa--gfx950:xnack+").target_id(),
+            b"gfx950:xnack+"
+        );
+        assert_eq!(any("host-x86_64-unknown-linux-gnu-").target_id(), b"");
+        assert_eq!(
+            any("host-x86_64-unknown-linux-gnu-").triple().as_bytes(),
+            b"x86_64-unknown-linux-gnu"
+        );
+        assert_eq!(
+            any("hip-amdgcn-amd-amdhsa-gfx950").standardised(),
+            b"hip-amdgcn-amd-amdhsa--gfx950"
+        );
+        assert_eq!(any("hip-amdgcn-amd-amdhsa--gfx940").target_id(), b"gfx940");
+        assert_eq!(
+            any("openmp-x86_64-pc-linux-gnu").standardised(),
+            b"openmp-x86_64-pc-linux-gnu-"
+        );
+        assert_eq!(
+            any("openmp-x86_64").standardised(),
+            b"openmp-x86_64-unknown-unknown-unknown-"
+        );
+        assert_eq!(
+            any("openmp-nvptx64-nvidia-cuda--sm_70").standardised_as(V19),
+            b"openmp-nvptx64-nvidia-cuda--sm_70"
+        );
+        let c = BundleEntryId::parse(V22, b"hipv4-amdgcn-amd-amdhsa--gfx950");
+        let t = standardise(V22, b"hip-amdgcn-amd-amdhsa--gfx950:xnack-");
+        assert!(is_compatible(&c, &BundleEntryId::parse(V22, &t), false));
     }
 }

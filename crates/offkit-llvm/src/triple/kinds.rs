@@ -1,12 +1,18 @@
-//! The enumerations of LLVM 19's `llvm::Triple` and the functions that parse one component
-//! into them (`parseArch`, `parseSubArch`, `parseVendor`, `parseOS`, `parseEnvironment`,
-//! `parseFormat`). Matched against `llvm/lib/TargetParser/Triple.cpp` and
-//! `llvm/include/llvm/TargetParser/Triple.h` of the 19 release (Debian `19.1.7`).
+//! The enumerations of `llvm::Triple` and the functions that parse one component into them
+//! (`parseArch`, `parseSubArch`, `parseVendor`, `parseOS`, `parseEnvironment`, `parseFormat`),
+//! for LLVM 19 and 22. Matched against `llvm/lib/TargetParser/Triple.cpp` and
+//! `llvm/include/llvm/TargetParser/Triple.h` of 19.1.7 and 22.1.8: each name table has the
+//! releases that know a row as a column (22 adds `aarch64_lfi`, `riscv32be`, `riscv64be`,
+//! `dxilv1.9`, vendors `intel` and `meta`, OSes `managarm`, `wasip1`–`wasip3`, `cheriotrtos`,
+//! environments `muslabin32`, `muslabi64`, `muslf32`, `muslsf`, `muslwali`, `rootsignature`,
+//! `llvm`, `mlibc`, `mtia`; it drops `le32`, `le64` and `nacl`). The values 22 added come last
+//! in each enumeration. The ARM architecture parser is 19's for both.
 //!
 //! Every parser works on bytes: a triple read from a file may hold any byte, and LLVM compares
 //! bytes.
 
 use super::arm;
+use crate::version::{LlvmVersion, Releases};
 
 /// Declares a fieldless enum together with its LLVM spelling (`get…TypeName`) and a list of
 /// all values.
@@ -107,6 +113,8 @@ named_enum! {
         Renderscript32 => "renderscript32",
         Renderscript64 => "renderscript64",
         Ve => "ve",
+        Riscv32be => "riscv32be",
+        Riscv64be => "riscv64be",
     }
 }
 
@@ -171,6 +179,8 @@ named_enum! {
         DxilV1_6 => "dxilv1.6",
         DxilV1_7 => "dxilv1.7",
         DxilV1_8 => "dxilv1.8",
+        DxilV1_9 => "dxilv1.9",
+        Aarch64Lfi => "lfi",
     }
 }
 
@@ -191,6 +201,8 @@ named_enum! {
         Mesa => "mesa",
         Suse => "suse",
         OpenEmbedded => "oe",
+        Intel => "intel",
+        Meta => "meta",
     }
 }
 
@@ -238,6 +250,11 @@ named_enum! {
         LiteOs => "liteos",
         Serenity => "serenity",
         Vulkan => "vulkan",
+        Managarm => "managarm",
+        WasiP1 => "wasip1",
+        WasiP2 => "wasip2",
+        WasiP3 => "wasip3",
+        CheriotRtos => "cheriotrtos",
     }
 }
 
@@ -290,6 +307,15 @@ named_enum! {
         GnuT64 => "gnut64",
         GnuEabiT64 => "gnueabit64",
         GnuEabiHfT64 => "gnueabihft64",
+        MuslAbiN32 => "muslabin32",
+        MuslAbi64 => "muslabi64",
+        MuslF32 => "muslf32",
+        MuslSf => "muslsf",
+        MuslWali => "muslwali",
+        RootSignature => "rootsignature",
+        Llvm => "llvm",
+        Mlibc => "mlibc",
+        Mtia => "mtia",
     }
 }
 
@@ -322,6 +348,23 @@ fn first_match<T: Copy>(
         .map(|&(_, v)| v)
 }
 
+/// [`first_match`] over the rows of a table that release `llvm` has.
+fn first_match_in<T: Copy>(
+    llvm: LlvmVersion,
+    s: &[u8],
+    table: &[(&str, T, Releases)],
+    matches: fn(&[u8], &[u8]) -> bool,
+) -> Option<T> {
+    table
+        .iter()
+        .find(|(p, _, r)| r.contains(llvm) && matches(s, p.as_bytes()))
+        .map(|&(_, v, _)| v)
+}
+
+const ALL: Releases = Releases::ALL;
+const NEW22: Releases = Releases::SINCE_22;
+const OLD19: Releases = Releases::UNTIL_22;
+
 fn exact(s: &[u8], p: &[u8]) -> bool {
     s == p
 }
@@ -335,134 +378,138 @@ fn suffix(s: &[u8], p: &[u8]) -> bool {
 }
 
 /// `parseArch`'s exact-match table, in LLVM 19's order.
-const ARCH_NAMES: &[(&str, Arch)] = &[
-    ("i386", Arch::X86),
-    ("i486", Arch::X86),
-    ("i586", Arch::X86),
-    ("i686", Arch::X86),
-    ("i786", Arch::X86),
-    ("i886", Arch::X86),
-    ("i986", Arch::X86),
-    ("amd64", Arch::X86_64),
-    ("x86_64", Arch::X86_64),
-    ("x86_64h", Arch::X86_64),
-    ("powerpc", Arch::Ppc),
-    ("powerpcspe", Arch::Ppc),
-    ("ppc", Arch::Ppc),
-    ("ppc32", Arch::Ppc),
-    ("powerpcle", Arch::Ppcle),
-    ("ppcle", Arch::Ppcle),
-    ("ppc32le", Arch::Ppcle),
-    ("powerpc64", Arch::Ppc64),
-    ("ppu", Arch::Ppc64),
-    ("ppc64", Arch::Ppc64),
-    ("powerpc64le", Arch::Ppc64le),
-    ("ppc64le", Arch::Ppc64le),
-    ("xscale", Arch::Arm),
-    ("xscaleeb", Arch::Armeb),
-    ("aarch64", Arch::Aarch64),
-    ("aarch64_be", Arch::Aarch64Be),
-    ("aarch64_32", Arch::Aarch64_32),
-    ("arc", Arch::Arc),
-    ("arm64", Arch::Aarch64),
-    ("arm64_32", Arch::Aarch64_32),
-    ("arm64e", Arch::Aarch64),
-    ("arm64ec", Arch::Aarch64),
-    ("arm", Arch::Arm),
-    ("armeb", Arch::Armeb),
-    ("thumb", Arch::Thumb),
-    ("thumbeb", Arch::Thumbeb),
-    ("avr", Arch::Avr),
-    ("m68k", Arch::M68k),
-    ("msp430", Arch::Msp430),
-    ("mips", Arch::Mips),
-    ("mipseb", Arch::Mips),
-    ("mipsallegrex", Arch::Mips),
-    ("mipsisa32r6", Arch::Mips),
-    ("mipsr6", Arch::Mips),
-    ("mipsel", Arch::Mipsel),
-    ("mipsallegrexel", Arch::Mipsel),
-    ("mipsisa32r6el", Arch::Mipsel),
-    ("mipsr6el", Arch::Mipsel),
-    ("mips64", Arch::Mips64),
-    ("mips64eb", Arch::Mips64),
-    ("mipsn32", Arch::Mips64),
-    ("mipsisa64r6", Arch::Mips64),
-    ("mips64r6", Arch::Mips64),
-    ("mipsn32r6", Arch::Mips64),
-    ("mips64el", Arch::Mips64el),
-    ("mipsn32el", Arch::Mips64el),
-    ("mipsisa64r6el", Arch::Mips64el),
-    ("mips64r6el", Arch::Mips64el),
-    ("mipsn32r6el", Arch::Mips64el),
-    ("r600", Arch::R600),
-    ("amdgcn", Arch::Amdgcn),
-    ("riscv32", Arch::Riscv32),
-    ("riscv64", Arch::Riscv64),
-    ("hexagon", Arch::Hexagon),
-    ("s390x", Arch::Systemz),
-    ("systemz", Arch::Systemz),
-    ("sparc", Arch::Sparc),
-    ("sparcel", Arch::Sparcel),
-    ("sparcv9", Arch::Sparcv9),
-    ("sparc64", Arch::Sparcv9),
-    ("tce", Arch::Tce),
-    ("tcele", Arch::Tcele),
-    ("xcore", Arch::Xcore),
-    ("nvptx", Arch::Nvptx),
-    ("nvptx64", Arch::Nvptx64),
-    ("le32", Arch::Le32),
-    ("le64", Arch::Le64),
-    ("amdil", Arch::Amdil),
-    ("amdil64", Arch::Amdil64),
-    ("hsail", Arch::Hsail),
-    ("hsail64", Arch::Hsail64),
-    ("spir", Arch::Spir),
-    ("spir64", Arch::Spir64),
-    ("spirv", Arch::Spirv),
-    ("spirv1.5", Arch::Spirv),
-    ("spirv1.6", Arch::Spirv),
-    ("spirv32", Arch::Spirv32),
-    ("spirv32v1.0", Arch::Spirv32),
-    ("spirv32v1.1", Arch::Spirv32),
-    ("spirv32v1.2", Arch::Spirv32),
-    ("spirv32v1.3", Arch::Spirv32),
-    ("spirv32v1.4", Arch::Spirv32),
-    ("spirv32v1.5", Arch::Spirv32),
-    ("spirv32v1.6", Arch::Spirv32),
-    ("spirv64", Arch::Spirv64),
-    ("spirv64v1.0", Arch::Spirv64),
-    ("spirv64v1.1", Arch::Spirv64),
-    ("spirv64v1.2", Arch::Spirv64),
-    ("spirv64v1.3", Arch::Spirv64),
-    ("spirv64v1.4", Arch::Spirv64),
-    ("spirv64v1.5", Arch::Spirv64),
-    ("spirv64v1.6", Arch::Spirv64),
+const ARCH_NAMES: &[(&str, Arch, Releases)] = &[
+    ("i386", Arch::X86, ALL),
+    ("i486", Arch::X86, ALL),
+    ("i586", Arch::X86, ALL),
+    ("i686", Arch::X86, ALL),
+    ("i786", Arch::X86, ALL),
+    ("i886", Arch::X86, ALL),
+    ("i986", Arch::X86, ALL),
+    ("amd64", Arch::X86_64, ALL),
+    ("x86_64", Arch::X86_64, ALL),
+    ("x86_64h", Arch::X86_64, ALL),
+    ("powerpc", Arch::Ppc, ALL),
+    ("powerpcspe", Arch::Ppc, ALL),
+    ("ppc", Arch::Ppc, ALL),
+    ("ppc32", Arch::Ppc, ALL),
+    ("powerpcle", Arch::Ppcle, ALL),
+    ("ppcle", Arch::Ppcle, ALL),
+    ("ppc32le", Arch::Ppcle, ALL),
+    ("powerpc64", Arch::Ppc64, ALL),
+    ("ppu", Arch::Ppc64, ALL),
+    ("ppc64", Arch::Ppc64, ALL),
+    ("powerpc64le", Arch::Ppc64le, ALL),
+    ("ppc64le", Arch::Ppc64le, ALL),
+    ("xscale", Arch::Arm, ALL),
+    ("xscaleeb", Arch::Armeb, ALL),
+    ("aarch64", Arch::Aarch64, ALL),
+    ("aarch64_be", Arch::Aarch64Be, ALL),
+    ("aarch64_32", Arch::Aarch64_32, ALL),
+    ("aarch64_lfi", Arch::Aarch64, NEW22),
+    ("arc", Arch::Arc, ALL),
+    ("arm64", Arch::Aarch64, ALL),
+    ("arm64_32", Arch::Aarch64_32, ALL),
+    ("arm64e", Arch::Aarch64, ALL),
+    ("arm64ec", Arch::Aarch64, ALL),
+    ("arm", Arch::Arm, ALL),
+    ("armeb", Arch::Armeb, ALL),
+    ("thumb", Arch::Thumb, ALL),
+    ("thumbeb", Arch::Thumbeb, ALL),
+    ("avr", Arch::Avr, ALL),
+    ("m68k", Arch::M68k, ALL),
+    ("msp430", Arch::Msp430, ALL),
+    ("mips", Arch::Mips, ALL),
+    ("mipseb", Arch::Mips, ALL),
+    ("mipsallegrex", Arch::Mips, ALL),
+    ("mipsisa32r6", Arch::Mips, ALL),
+    ("mipsr6", Arch::Mips, ALL),
+    ("mipsel", Arch::Mipsel, ALL),
+    ("mipsallegrexel", Arch::Mipsel, ALL),
+    ("mipsisa32r6el", Arch::Mipsel, ALL),
+    ("mipsr6el", Arch::Mipsel, ALL),
+    ("mips64", Arch::Mips64, ALL),
+    ("mips64eb", Arch::Mips64, ALL),
+    ("mipsn32", Arch::Mips64, ALL),
+    ("mipsisa64r6", Arch::Mips64, ALL),
+    ("mips64r6", Arch::Mips64, ALL),
+    ("mipsn32r6", Arch::Mips64, ALL),
+    ("mips64el", Arch::Mips64el, ALL),
+    ("mipsn32el", Arch::Mips64el, ALL),
+    ("mipsisa64r6el", Arch::Mips64el, ALL),
+    ("mips64r6el", Arch::Mips64el, ALL),
+    ("mipsn32r6el", Arch::Mips64el, ALL),
+    ("r600", Arch::R600, ALL),
+    ("amdgcn", Arch::Amdgcn, ALL),
+    ("riscv32", Arch::Riscv32, ALL),
+    ("riscv64", Arch::Riscv64, ALL),
+    ("riscv32be", Arch::Riscv32be, NEW22),
+    ("riscv64be", Arch::Riscv64be, NEW22),
+    ("hexagon", Arch::Hexagon, ALL),
+    ("s390x", Arch::Systemz, ALL),
+    ("systemz", Arch::Systemz, ALL),
+    ("sparc", Arch::Sparc, ALL),
+    ("sparcel", Arch::Sparcel, ALL),
+    ("sparcv9", Arch::Sparcv9, ALL),
+    ("sparc64", Arch::Sparcv9, ALL),
+    ("tce", Arch::Tce, ALL),
+    ("tcele", Arch::Tcele, ALL),
+    ("xcore", Arch::Xcore, ALL),
+    ("nvptx", Arch::Nvptx, ALL),
+    ("nvptx64", Arch::Nvptx64, ALL),
+    ("le32", Arch::Le32, OLD19),
+    ("le64", Arch::Le64, OLD19),
+    ("amdil", Arch::Amdil, ALL),
+    ("amdil64", Arch::Amdil64, ALL),
+    ("hsail", Arch::Hsail, ALL),
+    ("hsail64", Arch::Hsail64, ALL),
+    ("spir", Arch::Spir, ALL),
+    ("spir64", Arch::Spir64, ALL),
+    ("spirv", Arch::Spirv, ALL),
+    ("spirv1.5", Arch::Spirv, ALL),
+    ("spirv1.6", Arch::Spirv, ALL),
+    ("spirv32", Arch::Spirv32, ALL),
+    ("spirv32v1.0", Arch::Spirv32, ALL),
+    ("spirv32v1.1", Arch::Spirv32, ALL),
+    ("spirv32v1.2", Arch::Spirv32, ALL),
+    ("spirv32v1.3", Arch::Spirv32, ALL),
+    ("spirv32v1.4", Arch::Spirv32, ALL),
+    ("spirv32v1.5", Arch::Spirv32, ALL),
+    ("spirv32v1.6", Arch::Spirv32, ALL),
+    ("spirv64", Arch::Spirv64, ALL),
+    ("spirv64v1.0", Arch::Spirv64, ALL),
+    ("spirv64v1.1", Arch::Spirv64, ALL),
+    ("spirv64v1.2", Arch::Spirv64, ALL),
+    ("spirv64v1.3", Arch::Spirv64, ALL),
+    ("spirv64v1.4", Arch::Spirv64, ALL),
+    ("spirv64v1.5", Arch::Spirv64, ALL),
+    ("spirv64v1.6", Arch::Spirv64, ALL),
 ];
 
 /// `parseArch`'s table after the `StartsWith("kalimba")` case, in LLVM 19's order.
-const ARCH_NAMES_AFTER_KALIMBA: &[(&str, Arch)] = &[
-    ("lanai", Arch::Lanai),
-    ("renderscript32", Arch::Renderscript32),
-    ("renderscript64", Arch::Renderscript64),
-    ("shave", Arch::Shave),
-    ("ve", Arch::Ve),
-    ("wasm32", Arch::Wasm32),
-    ("wasm64", Arch::Wasm64),
-    ("csky", Arch::Csky),
-    ("loongarch32", Arch::Loongarch32),
-    ("loongarch64", Arch::Loongarch64),
-    ("dxil", Arch::Dxil),
-    ("dxilv1.0", Arch::Dxil),
-    ("dxilv1.1", Arch::Dxil),
-    ("dxilv1.2", Arch::Dxil),
-    ("dxilv1.3", Arch::Dxil),
-    ("dxilv1.4", Arch::Dxil),
-    ("dxilv1.5", Arch::Dxil),
-    ("dxilv1.6", Arch::Dxil),
-    ("dxilv1.7", Arch::Dxil),
-    ("dxilv1.8", Arch::Dxil),
-    ("xtensa", Arch::Xtensa),
+const ARCH_NAMES_AFTER_KALIMBA: &[(&str, Arch, Releases)] = &[
+    ("lanai", Arch::Lanai, ALL),
+    ("renderscript32", Arch::Renderscript32, ALL),
+    ("renderscript64", Arch::Renderscript64, ALL),
+    ("shave", Arch::Shave, ALL),
+    ("ve", Arch::Ve, ALL),
+    ("wasm32", Arch::Wasm32, ALL),
+    ("wasm64", Arch::Wasm64, ALL),
+    ("csky", Arch::Csky, ALL),
+    ("loongarch32", Arch::Loongarch32, ALL),
+    ("loongarch64", Arch::Loongarch64, ALL),
+    ("dxil", Arch::Dxil, ALL),
+    ("dxilv1.0", Arch::Dxil, ALL),
+    ("dxilv1.1", Arch::Dxil, ALL),
+    ("dxilv1.2", Arch::Dxil, ALL),
+    ("dxilv1.3", Arch::Dxil, ALL),
+    ("dxilv1.4", Arch::Dxil, ALL),
+    ("dxilv1.5", Arch::Dxil, ALL),
+    ("dxilv1.6", Arch::Dxil, ALL),
+    ("dxilv1.7", Arch::Dxil, ALL),
+    ("dxilv1.8", Arch::Dxil, ALL),
+    ("dxilv1.9", Arch::Dxil, NEW22),
+    ("xtensa", Arch::Xtensa, ALL),
 ];
 
 /// `parseBPFArch`: `bpf` is the host's endianness (little here, as on every host offkit
@@ -475,11 +522,11 @@ fn parse_bpf_arch(name: &[u8]) -> Arch {
     }
 }
 
-/// LLVM 19's `parseArch`: the architecture of a triple's first component.
-pub fn parse_arch(name: &[u8]) -> Arch {
-    let found = first_match(name, ARCH_NAMES, exact)
+/// `parseArch` of release `llvm`: the architecture of a triple's first component.
+pub fn parse_arch(llvm: LlvmVersion, name: &[u8]) -> Arch {
+    let found = first_match_in(llvm, name, ARCH_NAMES, exact)
         .or_else(|| name.starts_with(b"kalimba").then_some(Arch::Kalimba))
-        .or_else(|| first_match(name, ARCH_NAMES_AFTER_KALIMBA, exact));
+        .or_else(|| first_match_in(llvm, name, ARCH_NAMES_AFTER_KALIMBA, exact));
     match found {
         Some(arch) => arch,
         None if name.starts_with(b"arm")
@@ -493,132 +540,148 @@ pub fn parse_arch(name: &[u8]) -> Arch {
     }
 }
 
-const VENDOR_NAMES: &[(&str, Vendor)] = &[
-    ("apple", Vendor::Apple),
-    ("pc", Vendor::Pc),
-    ("scei", Vendor::Scei),
-    ("sie", Vendor::Scei),
-    ("fsl", Vendor::Freescale),
-    ("ibm", Vendor::Ibm),
-    ("img", Vendor::ImaginationTechnologies),
-    ("mti", Vendor::MipsTechnologies),
-    ("nvidia", Vendor::Nvidia),
-    ("csr", Vendor::Csr),
-    ("amd", Vendor::Amd),
-    ("mesa", Vendor::Mesa),
-    ("suse", Vendor::Suse),
-    ("oe", Vendor::OpenEmbedded),
+const VENDOR_NAMES: &[(&str, Vendor, Releases)] = &[
+    ("apple", Vendor::Apple, ALL),
+    ("pc", Vendor::Pc, ALL),
+    ("scei", Vendor::Scei, ALL),
+    ("sie", Vendor::Scei, ALL),
+    ("fsl", Vendor::Freescale, ALL),
+    ("ibm", Vendor::Ibm, ALL),
+    ("img", Vendor::ImaginationTechnologies, ALL),
+    ("mti", Vendor::MipsTechnologies, ALL),
+    ("nvidia", Vendor::Nvidia, ALL),
+    ("csr", Vendor::Csr, ALL),
+    ("amd", Vendor::Amd, ALL),
+    ("mesa", Vendor::Mesa, ALL),
+    ("suse", Vendor::Suse, ALL),
+    ("oe", Vendor::OpenEmbedded, ALL),
+    ("intel", Vendor::Intel, NEW22),
+    ("meta", Vendor::Meta, NEW22),
 ];
 
-/// LLVM 19's `parseVendor` (exact names only).
-pub fn parse_vendor(name: &[u8]) -> Vendor {
-    first_match(name, VENDOR_NAMES, exact).unwrap_or(Vendor::Unknown)
+/// `parseVendor` of release `llvm` (exact names only).
+pub fn parse_vendor(llvm: LlvmVersion, name: &[u8]) -> Vendor {
+    first_match_in(llvm, name, VENDOR_NAMES, exact).unwrap_or(Vendor::Unknown)
 }
 
 /// `parseOS`'s prefixes, in LLVM 19's order (the first prefix that matches wins, so
 /// `linux-foo`… and `linuxfoo` are both Linux).
-const OS_PREFIXES: &[(&str, Os)] = &[
-    ("darwin", Os::Darwin),
-    ("dragonfly", Os::DragonFly),
-    ("freebsd", Os::FreeBsd),
-    ("fuchsia", Os::Fuchsia),
-    ("ios", Os::Ios),
-    ("kfreebsd", Os::KFreeBsd),
-    ("linux", Os::Linux),
-    ("lv2", Os::Lv2),
-    ("macos", Os::MacOsx),
-    ("netbsd", Os::NetBsd),
-    ("openbsd", Os::OpenBsd),
-    ("solaris", Os::Solaris),
-    ("uefi", Os::Uefi),
-    ("win32", Os::Win32),
-    ("windows", Os::Win32),
-    ("zos", Os::Zos),
-    ("haiku", Os::Haiku),
-    ("rtems", Os::Rtems),
-    ("nacl", Os::NaCl),
-    ("aix", Os::Aix),
-    ("cuda", Os::Cuda),
-    ("nvcl", Os::Nvcl),
-    ("amdhsa", Os::AmdHsa),
-    ("ps4", Os::Ps4),
-    ("ps5", Os::Ps5),
-    ("elfiamcu", Os::ElfIamcu),
-    ("tvos", Os::TvOs),
-    ("watchos", Os::WatchOs),
-    ("bridgeos", Os::BridgeOs),
-    ("driverkit", Os::DriverKit),
-    ("xros", Os::XrOs),
-    ("visionos", Os::XrOs),
-    ("mesa3d", Os::Mesa3d),
-    ("amdpal", Os::AmdPal),
-    ("hermit", Os::HermitCore),
-    ("hurd", Os::Hurd),
-    ("wasi", Os::Wasi),
-    ("emscripten", Os::Emscripten),
-    ("shadermodel", Os::ShaderModel),
-    ("liteos", Os::LiteOs),
-    ("serenity", Os::Serenity),
-    ("vulkan", Os::Vulkan),
+const OS_PREFIXES: &[(&str, Os, Releases)] = &[
+    ("darwin", Os::Darwin, ALL),
+    ("dragonfly", Os::DragonFly, ALL),
+    ("freebsd", Os::FreeBsd, ALL),
+    ("fuchsia", Os::Fuchsia, ALL),
+    ("ios", Os::Ios, ALL),
+    ("kfreebsd", Os::KFreeBsd, ALL),
+    ("linux", Os::Linux, ALL),
+    ("lv2", Os::Lv2, ALL),
+    ("macos", Os::MacOsx, ALL),
+    ("managarm", Os::Managarm, NEW22),
+    ("netbsd", Os::NetBsd, ALL),
+    ("openbsd", Os::OpenBsd, ALL),
+    ("solaris", Os::Solaris, ALL),
+    ("uefi", Os::Uefi, ALL),
+    ("win32", Os::Win32, ALL),
+    ("windows", Os::Win32, ALL),
+    ("zos", Os::Zos, ALL),
+    ("haiku", Os::Haiku, ALL),
+    ("rtems", Os::Rtems, ALL),
+    ("nacl", Os::NaCl, OLD19),
+    ("aix", Os::Aix, ALL),
+    ("cuda", Os::Cuda, ALL),
+    ("nvcl", Os::Nvcl, ALL),
+    ("amdhsa", Os::AmdHsa, ALL),
+    ("ps4", Os::Ps4, ALL),
+    ("ps5", Os::Ps5, ALL),
+    ("elfiamcu", Os::ElfIamcu, ALL),
+    ("tvos", Os::TvOs, ALL),
+    ("watchos", Os::WatchOs, ALL),
+    ("bridgeos", Os::BridgeOs, ALL),
+    ("driverkit", Os::DriverKit, ALL),
+    ("xros", Os::XrOs, ALL),
+    ("visionos", Os::XrOs, ALL),
+    ("mesa3d", Os::Mesa3d, ALL),
+    ("amdpal", Os::AmdPal, ALL),
+    ("hermit", Os::HermitCore, ALL),
+    ("hurd", Os::Hurd, ALL),
+    ("wasip1", Os::WasiP1, NEW22),
+    ("wasip2", Os::WasiP2, NEW22),
+    ("wasip3", Os::WasiP3, NEW22),
+    ("wasi", Os::Wasi, ALL),
+    ("emscripten", Os::Emscripten, ALL),
+    ("shadermodel", Os::ShaderModel, ALL),
+    ("liteos", Os::LiteOs, ALL),
+    ("serenity", Os::Serenity, ALL),
+    ("vulkan", Os::Vulkan, ALL),
+    ("cheriotrtos", Os::CheriotRtos, NEW22),
 ];
 
-/// LLVM 19's `parseOS` (by prefix: `macosx10.15`, `amdhsa5` are recognized).
-pub fn parse_os(name: &[u8]) -> Os {
-    first_match(name, OS_PREFIXES, prefix).unwrap_or(Os::Unknown)
+/// `parseOS` of release `llvm` (by prefix: `macosx10.15`, `amdhsa5` are recognized).
+pub fn parse_os(llvm: LlvmVersion, name: &[u8]) -> Os {
+    first_match_in(llvm, name, OS_PREFIXES, prefix).unwrap_or(Os::Unknown)
 }
 
 /// `parseEnvironment`'s prefixes, in LLVM 19's order (longer names first where they overlap).
-const ENVIRONMENT_PREFIXES: &[(&str, Environment)] = &[
-    ("eabihf", Environment::EabiHf),
-    ("eabi", Environment::Eabi),
-    ("gnuabin32", Environment::GnuAbiN32),
-    ("gnuabi64", Environment::GnuAbi64),
-    ("gnueabihft64", Environment::GnuEabiHfT64),
-    ("gnueabihf", Environment::GnuEabiHf),
-    ("gnueabit64", Environment::GnuEabiT64),
-    ("gnueabi", Environment::GnuEabi),
-    ("gnuf32", Environment::GnuF32),
-    ("gnuf64", Environment::GnuF64),
-    ("gnusf", Environment::GnuSf),
-    ("gnux32", Environment::GnuX32),
-    ("gnu_ilp32", Environment::GnuIlp32),
-    ("code16", Environment::Code16),
-    ("gnut64", Environment::GnuT64),
-    ("gnu", Environment::Gnu),
-    ("android", Environment::Android),
-    ("musleabihf", Environment::MuslEabiHf),
-    ("musleabi", Environment::MuslEabi),
-    ("muslx32", Environment::MuslX32),
-    ("musl", Environment::Musl),
-    ("msvc", Environment::Msvc),
-    ("itanium", Environment::Itanium),
-    ("cygnus", Environment::Cygnus),
-    ("coreclr", Environment::CoreClr),
-    ("simulator", Environment::Simulator),
-    ("macabi", Environment::MacAbi),
-    ("pixel", Environment::Pixel),
-    ("vertex", Environment::Vertex),
-    ("geometry", Environment::Geometry),
-    ("hull", Environment::Hull),
-    ("domain", Environment::Domain),
-    ("compute", Environment::Compute),
-    ("library", Environment::Library),
-    ("raygeneration", Environment::RayGeneration),
-    ("intersection", Environment::Intersection),
-    ("anyhit", Environment::AnyHit),
-    ("closesthit", Environment::ClosestHit),
-    ("miss", Environment::Miss),
-    ("callable", Environment::Callable),
-    ("mesh", Environment::Mesh),
-    ("amplification", Environment::Amplification),
-    ("opencl", Environment::OpenCl),
-    ("ohos", Environment::OpenHos),
-    ("pauthtest", Environment::PAuthTest),
+const ENVIRONMENT_PREFIXES: &[(&str, Environment, Releases)] = &[
+    ("eabihf", Environment::EabiHf, ALL),
+    ("eabi", Environment::Eabi, ALL),
+    ("gnuabin32", Environment::GnuAbiN32, ALL),
+    ("gnuabi64", Environment::GnuAbi64, ALL),
+    ("gnueabihft64", Environment::GnuEabiHfT64, ALL),
+    ("gnueabihf", Environment::GnuEabiHf, ALL),
+    ("gnueabit64", Environment::GnuEabiT64, ALL),
+    ("gnueabi", Environment::GnuEabi, ALL),
+    ("gnuf32", Environment::GnuF32, ALL),
+    ("gnuf64", Environment::GnuF64, ALL),
+    ("gnusf", Environment::GnuSf, ALL),
+    ("gnux32", Environment::GnuX32, ALL),
+    ("gnu_ilp32", Environment::GnuIlp32, ALL),
+    ("code16", Environment::Code16, ALL),
+    ("gnut64", Environment::GnuT64, ALL),
+    ("gnu", Environment::Gnu, ALL),
+    ("android", Environment::Android, ALL),
+    ("muslabin32", Environment::MuslAbiN32, NEW22),
+    ("muslabi64", Environment::MuslAbi64, NEW22),
+    ("musleabihf", Environment::MuslEabiHf, ALL),
+    ("musleabi", Environment::MuslEabi, ALL),
+    ("muslf32", Environment::MuslF32, NEW22),
+    ("muslsf", Environment::MuslSf, NEW22),
+    ("muslx32", Environment::MuslX32, ALL),
+    ("muslwali", Environment::MuslWali, NEW22),
+    ("musl", Environment::Musl, ALL),
+    ("msvc", Environment::Msvc, ALL),
+    ("itanium", Environment::Itanium, ALL),
+    ("cygnus", Environment::Cygnus, ALL),
+    ("coreclr", Environment::CoreClr, ALL),
+    ("simulator", Environment::Simulator, ALL),
+    ("macabi", Environment::MacAbi, ALL),
+    ("pixel", Environment::Pixel, ALL),
+    ("vertex", Environment::Vertex, ALL),
+    ("geometry", Environment::Geometry, ALL),
+    ("hull", Environment::Hull, ALL),
+    ("domain", Environment::Domain, ALL),
+    ("compute", Environment::Compute, ALL),
+    ("library", Environment::Library, ALL),
+    ("raygeneration", Environment::RayGeneration, ALL),
+    ("intersection", Environment::Intersection, ALL),
+    ("anyhit", Environment::AnyHit, ALL),
+    ("closesthit", Environment::ClosestHit, ALL),
+    ("miss", Environment::Miss, ALL),
+    ("callable", Environment::Callable, ALL),
+    ("mesh", Environment::Mesh, ALL),
+    ("amplification", Environment::Amplification, ALL),
+    ("rootsignature", Environment::RootSignature, NEW22),
+    ("opencl", Environment::OpenCl, ALL),
+    ("ohos", Environment::OpenHos, ALL),
+    ("pauthtest", Environment::PAuthTest, ALL),
+    ("llvm", Environment::Llvm, NEW22),
+    ("mlibc", Environment::Mlibc, NEW22),
+    ("mtia", Environment::Mtia, NEW22),
 ];
 
-/// LLVM 19's `parseEnvironment` (by prefix).
-pub fn parse_environment(name: &[u8]) -> Environment {
-    first_match(name, ENVIRONMENT_PREFIXES, prefix).unwrap_or(Environment::Unknown)
+/// `parseEnvironment` of release `llvm` (by prefix).
+pub fn parse_environment(llvm: LlvmVersion, name: &[u8]) -> Environment {
+    first_match_in(llvm, name, ENVIRONMENT_PREFIXES, prefix).unwrap_or(Environment::Unknown)
 }
 
 /// `parseFormat`'s suffixes; `xcoff` must come before `coff`.
@@ -658,6 +721,7 @@ const DXIL_SUBARCH_SUFFIXES: &[(&str, SubArch)] = &[
     ("v1.6", SubArch::DxilV1_6),
     ("v1.7", SubArch::DxilV1_7),
     ("v1.8", SubArch::DxilV1_8),
+    ("v1.9", SubArch::DxilV1_9),
 ];
 
 const KALIMBA_SUBARCH_SUFFIXES: &[(&str, SubArch)] = &[
@@ -666,9 +730,10 @@ const KALIMBA_SUBARCH_SUFFIXES: &[(&str, SubArch)] = &[
     ("kalimba5", SubArch::KalimbaV5),
 ];
 
-/// LLVM 19's `parseSubArch`. Like LLVM it runs the ARM architecture parser on any name
-/// (so even an unknown architecture may get an ARM sub-architecture: `a` ends like `armv7-a`).
-pub fn parse_sub_arch(name: &[u8]) -> SubArch {
+/// `parseSubArch` of release `llvm` (22 adds `aarch64_lfi` and `dxilv1.9`). Like LLVM it runs
+/// the ARM architecture parser on any name (so even an unknown architecture may get an ARM
+/// sub-architecture: `a` ends like `armv7-a`); the ARM parser is LLVM 19's for both releases.
+pub fn parse_sub_arch(llvm: LlvmVersion, name: &[u8]) -> SubArch {
     if name.starts_with(b"mips") && (name.ends_with(b"r6el") || name.ends_with(b"r6")) {
         return SubArch::MipsR6;
     }
@@ -676,13 +741,21 @@ pub fn parse_sub_arch(name: &[u8]) -> SubArch {
         b"powerpcspe" => return SubArch::PpcSpe,
         b"arm64e" => return SubArch::Arm64e,
         b"arm64ec" => return SubArch::Arm64ec,
+        b"aarch64_lfi" if llvm >= LlvmVersion::V22 => return SubArch::Aarch64Lfi,
         _ => {}
     }
     if name.starts_with(b"spirv") {
         return first_match(name, SPIRV_SUBARCH_SUFFIXES, suffix).unwrap_or(SubArch::None);
     }
     if name.starts_with(b"dxil") {
-        return first_match(name, DXIL_SUBARCH_SUFFIXES, suffix).unwrap_or(SubArch::None);
+        let known = match llvm {
+            LlvmVersion::V19 => DXIL_SUBARCH_SUFFIXES.len() - 1,
+            _ => DXIL_SUBARCH_SUFFIXES.len(),
+        };
+        let table = DXIL_SUBARCH_SUFFIXES
+            .get(..known)
+            .unwrap_or(DXIL_SUBARCH_SUFFIXES);
+        return first_match(name, table, suffix).unwrap_or(SubArch::None);
     }
     let arm_name = arm::canonical_arch_name(name);
     if arm_name.is_empty() {
@@ -734,6 +807,7 @@ pub fn is_os_darwin(os: Os) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use LlvmVersion::{V19, V22};
 
     #[test]
     fn arch_names_round_trip_through_the_parser() {
@@ -743,37 +817,66 @@ mod tests {
             if a == Arch::Unknown {
                 continue;
             }
-            assert_eq!(parse_arch(a.name().as_bytes()), a, "{}", a.name());
+            for v in LlvmVersion::ALL {
+                let known = ARCH_NAMES
+                    .iter()
+                    .chain(ARCH_NAMES_AFTER_KALIMBA)
+                    .any(|&(n, x, r)| n == a.name() && x == a && !r.contains(v));
+                if !known {
+                    assert_eq!(parse_arch(v, a.name().as_bytes()), a, "{v}: {}", a.name());
+                }
+            }
         }
     }
 
     #[test]
     fn component_parsers() {
-        assert_eq!(parse_arch(b"amd64"), Arch::X86_64);
-        assert_eq!(parse_arch(b"armv7a"), Arch::Arm);
-        assert_eq!(parse_arch(b"thumbv6m"), Arch::Thumb);
-        assert_eq!(parse_arch(b"armv6m"), Arch::Thumb);
-        assert_eq!(parse_arch(b"thumbv3"), Arch::Unknown);
-        assert_eq!(parse_arch(b"bpf"), Arch::Bpfel);
-        assert_eq!(parse_arch(b"kalimba4"), Arch::Kalimba);
-        assert_eq!(parse_arch(b"gfx906"), Arch::Unknown);
-        assert_eq!(parse_vendor(b"sie"), Vendor::Scei);
-        assert_eq!(parse_vendor(b"xyz"), Vendor::Unknown);
-        assert_eq!(parse_os(b"amdhsa5"), Os::AmdHsa);
-        assert_eq!(parse_os(b"macos14"), Os::MacOsx);
-        assert_eq!(parse_environment(b"gnueabihf"), Environment::GnuEabiHf);
-        assert_eq!(parse_environment(b"gnu-elf"), Environment::Gnu);
+        assert_eq!(parse_arch(V19, b"amd64"), Arch::X86_64);
+        assert_eq!(parse_arch(V19, b"armv7a"), Arch::Arm);
+        assert_eq!(parse_arch(V19, b"thumbv6m"), Arch::Thumb);
+        assert_eq!(parse_arch(V19, b"armv6m"), Arch::Thumb);
+        assert_eq!(parse_arch(V19, b"thumbv3"), Arch::Unknown);
+        assert_eq!(parse_arch(V19, b"bpf"), Arch::Bpfel);
+        assert_eq!(parse_arch(V19, b"kalimba4"), Arch::Kalimba);
+        assert_eq!(parse_arch(V19, b"gfx906"), Arch::Unknown);
+        assert_eq!(parse_vendor(V19, b"sie"), Vendor::Scei);
+        assert_eq!(parse_vendor(V19, b"xyz"), Vendor::Unknown);
+        assert_eq!(parse_os(V19, b"amdhsa5"), Os::AmdHsa);
+        assert_eq!(parse_os(V19, b"macos14"), Os::MacOsx);
+        assert_eq!(parse_environment(V19, b"gnueabihf"), Environment::GnuEabiHf);
+        assert_eq!(parse_environment(V19, b"gnu-elf"), Environment::Gnu);
         assert_eq!(parse_format(b"gnu-elf"), ObjectFormat::Elf);
         assert_eq!(parse_format(b"xcoff"), ObjectFormat::Xcoff);
-        assert_eq!(parse_sub_arch(b"armv7s"), SubArch::ArmV7s);
-        assert_eq!(parse_sub_arch(b"armv7"), SubArch::ArmV7);
-        assert_eq!(parse_sub_arch(b"mipsisa64r6el"), SubArch::MipsR6);
-        assert_eq!(parse_sub_arch(b"spirv64v1.3"), SubArch::SpirvV13);
-        assert_eq!(parse_sub_arch(b"x86_64"), SubArch::None);
+        assert_eq!(parse_sub_arch(V19, b"armv7s"), SubArch::ArmV7s);
+        assert_eq!(parse_sub_arch(V19, b"armv7"), SubArch::ArmV7);
+        assert_eq!(parse_sub_arch(V19, b"mipsisa64r6el"), SubArch::MipsR6);
+        assert_eq!(parse_sub_arch(V19, b"spirv64v1.3"), SubArch::SpirvV13);
+        assert_eq!(parse_sub_arch(V19, b"x86_64"), SubArch::None);
         // LLVM's suffix match makes a bare `a` an ARMv7-A.
-        assert_eq!(parse_sub_arch(b"a"), SubArch::ArmV7);
+        assert_eq!(parse_sub_arch(V19, b"a"), SubArch::ArmV7);
         assert_eq!(default_format(Arch::X86_64, Os::Win32), ObjectFormat::Coff);
         assert_eq!(default_format(Arch::Ppc64, Os::Aix), ObjectFormat::Xcoff);
         assert_eq!(default_format(Arch::Amdgcn, Os::AmdHsa), ObjectFormat::Elf);
+    }
+
+    #[test]
+    fn names_by_release() {
+        assert_eq!(parse_arch(V19, b"le32"), Arch::Le32);
+        assert_eq!(parse_arch(V22, b"le32"), Arch::Unknown);
+        assert_eq!(parse_arch(V19, b"riscv64be"), Arch::Unknown);
+        assert_eq!(parse_arch(V22, b"riscv64be"), Arch::Riscv64be);
+        assert_eq!(parse_arch(V22, b"aarch64_lfi"), Arch::Aarch64);
+        assert_eq!(parse_sub_arch(V22, b"aarch64_lfi"), SubArch::Aarch64Lfi);
+        assert_eq!(parse_sub_arch(V19, b"dxilv1.9"), SubArch::None);
+        assert_eq!(parse_sub_arch(V22, b"dxilv1.9"), SubArch::DxilV1_9);
+        assert_eq!(parse_vendor(V19, b"intel"), Vendor::Unknown);
+        assert_eq!(parse_vendor(V22, b"intel"), Vendor::Intel);
+        assert_eq!(parse_os(V19, b"nacl"), Os::NaCl);
+        assert_eq!(parse_os(V22, b"nacl"), Os::Unknown);
+        assert_eq!(parse_os(V19, b"wasip2"), Os::Wasi);
+        assert_eq!(parse_os(V22, b"wasip2"), Os::WasiP2);
+        assert_eq!(parse_environment(V19, b"muslabi64"), Environment::Musl);
+        assert_eq!(parse_environment(V22, b"muslabi64"), Environment::MuslAbi64);
+        assert_eq!(parse_environment(V22, b"llvm"), Environment::Llvm);
     }
 }

@@ -1,7 +1,12 @@
-//! LLVM 19's `Triple::normalize`, step for step (the component permutation below is subtle
-//! enough that it is kept in LLVM's shape rather than re-derived).
+//! `Triple::normalize` of LLVM 19 and 22, step for step (the component permutation below is
+//! subtle enough that it is kept in LLVM's shape rather than re-derived). 22 adds the
+//! canonical forms ([`CanonicalForm`]: pad or cut to 3, 4 or 5 components) and takes an OS
+//! component starting with `msys` as Cygwin.
 
 use std::borrow::Cow;
+
+use super::CanonicalForm;
+use crate::version::LlvmVersion;
 
 use super::kinds::{
     parse_arch, parse_environment, parse_format, parse_os, parse_vendor, Arch, Environment,
@@ -76,33 +81,42 @@ fn try_parse_version(mut input: &[u8]) -> Option<Version> {
     Some(v)
 }
 
-/// `getDXILArchNameFromShaderModel`: the DXIL version a Shader Model OS component implies.
-fn dxil_arch_from_shader_model(shader_model: &[u8]) -> crate::Result<&'static str> {
-    const NAMES: [&str; 9] = [
+/// `getDXILArchNameFromShaderModel`: the DXIL version a Shader Model OS component implies
+/// (19 knows 1.0–1.8, 22 also 1.9, the latest of each being `shadermodel6.x`'s).
+fn dxil_arch_from_shader_model(
+    llvm: LlvmVersion,
+    shader_model: &[u8],
+) -> crate::Result<&'static str> {
+    const ALL_NAMES: [&str; 10] = [
         "dxilv1.0", "dxilv1.1", "dxilv1.2", "dxilv1.3", "dxilv1.4", "dxilv1.5", "dxilv1.6",
-        "dxilv1.7", "dxilv1.8",
+        "dxilv1.7", "dxilv1.8", "dxilv1.9",
     ];
+    let known = match llvm {
+        LlvmVersion::V19 => 9,
+        _ => 10,
+    };
+    let names = ALL_NAMES.get(..known).unwrap_or(&ALL_NAMES);
     let version = try_parse_version(shader_model.get(b"shadermodel".len()..).unwrap_or(&[]))
         .unwrap_or_default();
     if !version.is_empty() {
         if let (6, Some(minor)) = (version.major, version.minor) {
             return usize::try_from(minor)
                 .ok()
-                .and_then(|m| NAMES.get(m).copied())
+                .and_then(|m| names.get(m).copied())
                 .ok_or_else(|| crate::Error::Invalid {
                     what: "triple",
                     offset: 0,
                     reason: format!(
-                        "unsupported Shader Model version `{}` (LLVM 19 aborts with \
+                        "unsupported Shader Model version `{}` (LLVM {llvm} aborts with \
                          `Unsupported Shader Model version`)",
                         String::from_utf8_lossy(shader_model)
                     ),
                 });
         }
     } else if shader_model == b"shadermodel6.x" {
-        return Ok(NAMES[8]);
+        return Ok(names.last().copied().unwrap_or("dxilv1.0"));
     }
-    Ok(NAMES[0])
+    Ok("dxilv1.0")
 }
 
 /// One candidate move of `normalize`'s permutation loop: does `comp` parse as the component
@@ -116,27 +130,31 @@ struct Parsed {
     object_format: ObjectFormat,
     is_mingw32: bool,
     is_cygwin: bool,
+    /// LLVM 22 also takes `msys…` as Cygwin.
+    msys_is_cygwin: bool,
+    /// The release whose name tables apply.
+    llvm: LlvmVersion,
 }
 
 impl Parsed {
     fn try_position(&mut self, pos: usize, comp: &[u8]) -> bool {
         match pos {
             0 => {
-                self.arch = parse_arch(comp);
+                self.arch = parse_arch(self.llvm, comp);
                 self.arch != Arch::Unknown
             }
             1 => {
-                self.vendor = parse_vendor(comp);
+                self.vendor = parse_vendor(self.llvm, comp);
                 self.vendor != Vendor::Unknown
             }
             2 => {
-                self.os = parse_os(comp);
-                self.is_cygwin = comp.starts_with(b"cygwin");
+                self.os = parse_os(self.llvm, comp);
+                self.is_cygwin = is_cygwin(comp, self.msys_is_cygwin);
                 self.is_mingw32 = comp.starts_with(b"mingw");
                 self.os != Os::Unknown || self.is_cygwin || self.is_mingw32
             }
             _ => {
-                self.environment = parse_environment(comp);
+                self.environment = parse_environment(self.llvm, comp);
                 if self.environment != Environment::Unknown {
                     return true;
                 }
@@ -202,27 +220,42 @@ fn set(comps: &mut Vec<Component<'_>>, i: usize, value: &'static str) {
     comps[i] = Cow::Borrowed(value.as_bytes());
 }
 
-pub(super) fn normalize(s: &[u8]) -> crate::Result<Vec<u8>> {
+/// `IsCygwin` of an OS component.
+fn is_cygwin(os: &[u8], msys: bool) -> bool {
+    os.starts_with(b"cygwin") || (msys && os.starts_with(b"msys"))
+}
+
+pub(super) fn normalize(
+    llvm: LlvmVersion,
+    s: &[u8],
+    form: CanonicalForm,
+) -> crate::Result<Vec<u8>> {
+    // `msys` is Cygwin from LLVM 20 on.
+    let msys_is_cygwin = llvm >= LlvmVersion::V22;
     let mut comps: Vec<Component<'_>> = s.split(|&b| b == b'-').map(Cow::Borrowed).collect();
     let comp = |comps: &[Component<'_>], i: usize| comps.get(i).map(|c| c.to_vec());
 
     // A component that parses in its own position stays there.
     let mut p = Parsed {
-        arch: comps.first().map_or(Arch::Unknown, |c| parse_arch(c)),
-        vendor: comps.get(1).map_or(Vendor::Unknown, |c| parse_vendor(c)),
+        arch: comps.first().map_or(Arch::Unknown, |c| parse_arch(llvm, c)),
+        vendor: comps
+            .get(1)
+            .map_or(Vendor::Unknown, |c| parse_vendor(llvm, c)),
         os: Os::Unknown,
         environment: comps
             .get(3)
-            .map_or(Environment::Unknown, |c| parse_environment(c)),
+            .map_or(Environment::Unknown, |c| parse_environment(llvm, c)),
         object_format: comps
             .get(4)
             .map_or(ObjectFormat::Unknown, |c| parse_format(c)),
         is_mingw32: false,
         is_cygwin: false,
+        msys_is_cygwin,
+        llvm,
     };
     if let Some(c) = comps.get(2) {
-        p.os = parse_os(c);
-        p.is_cygwin = c.starts_with(b"cygwin");
+        p.os = parse_os(llvm, c);
+        p.is_cygwin = is_cygwin(c, msys_is_cygwin);
         p.is_mingw32 = c.starts_with(b"mingw");
     }
     let mut found = [
@@ -323,8 +356,13 @@ pub(super) fn normalize(s: &[u8]) -> crate::Result<Vec<u8>> {
         comps.truncate(4);
         if p.os == Os::ShaderModel {
             let sm = comp(&comps, 2).unwrap_or_default();
-            set(&mut comps, 0, dxil_arch_from_shader_model(&sm)?);
+            set(&mut comps, 0, dxil_arch_from_shader_model(llvm, &sm)?);
         }
+    }
+
+    // LLVM 22's canonical forms (19 has only `Any`).
+    if let Some(n) = form.components() {
+        comps.resize(n, Cow::Borrowed(b"unknown"));
     }
 
     Ok(comps.join(&b'-'))
@@ -333,9 +371,37 @@ pub(super) fn normalize(s: &[u8]) -> crate::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::normalize;
+    use crate::triple::CanonicalForm;
+    use crate::version::LlvmVersion::{V19, V22};
 
     fn n(s: &str) -> String {
-        String::from_utf8(normalize(s.as_bytes()).unwrap()).unwrap()
+        String::from_utf8(normalize(V19, s.as_bytes(), CanonicalForm::Any).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn llvm22_forms_and_msys() {
+        let n22 = |s: &str, f| String::from_utf8(normalize(V22, s.as_bytes(), f).unwrap()).unwrap();
+        assert_eq!(
+            n22("amdgcn-amd-amdhsa-", CanonicalForm::ThreeIdent),
+            "amdgcn-amd-amdhsa"
+        );
+        assert_eq!(
+            n22("amdgcn-amd-amdhsa", CanonicalForm::FourIdent),
+            "amdgcn-amd-amdhsa-unknown"
+        );
+        assert_eq!(
+            n22("x86_64---", CanonicalForm::FourIdent),
+            "x86_64-unknown-unknown-unknown"
+        );
+        assert_eq!(
+            n22("x86_64-linux", CanonicalForm::FiveIdent),
+            "x86_64-unknown-linux-unknown-unknown"
+        );
+        assert_eq!(
+            n22("x86_64-pc-msys", CanonicalForm::Any),
+            "x86_64-pc-windows-cygnus"
+        );
+        assert_eq!(n("x86_64-pc-msys"), "x86_64-pc-msys");
     }
 
     #[test]
@@ -377,6 +443,26 @@ mod tests {
             n("dxil-pc-shadermodel5.0-compute"),
             "dxilv1.0-pc-shadermodel5.0-compute"
         );
-        assert!(normalize(b"dxil-unknown-shadermodel6.9-compute").is_err());
+        assert!(normalize(
+            V19,
+            b"dxil-unknown-shadermodel6.9-compute",
+            CanonicalForm::Any
+        )
+        .is_err());
+        assert_eq!(
+            normalize(
+                V22,
+                b"dxil-unknown-shadermodel6.9-compute",
+                CanonicalForm::Any
+            )
+            .unwrap(),
+            b"dxilv1.9-unknown-shadermodel6.9-compute"
+        );
+        assert!(normalize(
+            V22,
+            b"dxil-unknown-shadermodel6.10-compute",
+            CanonicalForm::Any
+        )
+        .is_err());
     }
 }

@@ -1,5 +1,6 @@
-//! Bundling, as LLVM 19's `OffloadBundler::BundleFiles` does: binary and
-//! text bundles, objects through `llvm-objcopy`, compressed with `CompressedOffloadBundle`.
+//! Bundling, as LLVM's `OffloadBundler::BundleFiles` does: binary and text bundles, objects
+//! through `llvm-objcopy`, compressed with `CompressedOffloadBundle` (the header version of the
+//! release, or of `COMPRESSED_BUNDLE_FORMAT_VERSION` in LLVM 22).
 
 use std::path::Path;
 use std::time::Instant;
@@ -11,23 +12,39 @@ use offkit_format::bundle::compressed;
 use super::objcopy::{self, TempFile};
 use super::{error, file_error, handler, read_input, Ctx, Handler, Run};
 
-/// `-compress` as LLVM 19 does it: zstd, long-distance matching, the configured level, header
-/// version 2 (sizes above 4 GiB silently truncated to 32 bits).
+/// `-compress` as LLVM does it: zstd, long-distance matching, the configured level, the
+/// configured header version (LLVM 19 silently cuts version-2 sizes above 4 GiB to 32 bits;
+/// LLVM 22 refuses them).
 fn compress_options(ctx: &Ctx<'_>) -> compressed::Options {
     compressed::Options {
-        version: 2,
-        method: compressed::Method::Zstd,
+        version: ctx.cfg.ccob_version,
         level: ctx.cfg.compression_level,
-        threads: 0,
-        wrap_sizes: true,
+        ..compressed::Options::written_by(ctx.cfg.release.llvm)
     }
+}
+
+/// LLVM 22's refusals of a version-2 header's sizes (before it writes anything).
+fn check_v2_sizes(ctx: &Ctx<'_>, plain: &[u8]) -> Run {
+    if ctx.cfg.ccob_version == 2
+        && !compress_options(ctx).wrap_sizes
+        && u32::try_from(plain.len()).is_err()
+    {
+        return Err(error("Uncompressed size exceeds version 2 limit"));
+    }
+    Ok(())
 }
 
 /// Compresses a whole bundle, printing LLVM's verbose report if asked.
 fn compress(ctx: &Ctx<'_>, plain: &[u8]) -> Run<Vec<u8>> {
+    check_v2_sizes(ctx, plain)?;
     let start = Instant::now();
-    let c =
-        compressed::compress(plain, &compress_options(ctx)).map_err(|e| error(e.to_string()))?;
+    let c = compressed::compress(plain, &compress_options(ctx)).map_err(|e| {
+        if ctx.cfg.ccob_version == 2 && !compress_options(ctx).wrap_sizes {
+            error("Total file size exceeds version 2 limit")
+        } else {
+            error(e.to_string())
+        }
+    })?;
     let elapsed = start.elapsed();
     if ctx.cfg.verbose {
         objcopy::record_timer("Compression time", elapsed);
@@ -35,10 +52,11 @@ fn compress(ctx: &Ctx<'_>, plain: &[u8]) -> Run<Vec<u8>> {
         let size = plain.len() as u64;
         let rate = size as f64 / c.stream_size.max(1) as f64;
         eprint!(
-            "Compressed bundle format version: 2\nTotal file size (including headers): {} bytes\n\
+            "Compressed bundle format version: {}\nTotal file size (including headers): {} bytes\n\
              Compression method used: zstd\nCompression level: {}\nBinary size before compression: {} bytes\n\
              Binary size after compression: {} bytes\nCompression rate: {rate:.2}\nCompression ratio: {:.2}%\n\
-             Compression speed: {:.2} MB/s\nTruncated MD5 hash: {:#018x}\n",
+             Compression speed: {:.2} MB/s\nTruncated MD5 hash: {:#016x}\n",
+            ctx.cfg.ccob_version,
             compressed::with_commas(c.bytes.len() as u64),
             ctx.cfg.compression_level,
             compressed::with_commas(size),
@@ -77,7 +95,7 @@ pub fn bundle(ctx: &Ctx<'_>) -> Run {
         Handler::Binary => {
             if cfg.bundle_align == 0 {
                 return Err(error(
-                    "-bundle-align=0: the alignment must be at least 1 (LLVM 19 divides by zero)",
+                    "-bundle-align=0: the alignment must be at least 1 (LLVM divides by zero)",
                 ));
             }
             Format::Binary {
@@ -116,7 +134,7 @@ fn bundle_object(ctx: &Ctx<'_>, out_path: &str) -> Run {
     drop(Output::create(p).map_err(|e| file_error(p, e))?);
     let Some(host) = cfg.host_index else {
         return Err(error(
-            "cannot bundle an object file without a host target (LLVM 19 crashes here)",
+            "cannot bundle an object file without a host target (LLVM crashes here)",
         ));
     };
     let marker = TempFile::create(ctx, Some(&[0]))?;

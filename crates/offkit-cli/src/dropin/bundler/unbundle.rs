@@ -1,4 +1,4 @@
-//! `-list` and `-unbundle` of a single (non-archive) input, as LLVM 19 does them
+//! `-list` and `-unbundle` of a single (non-archive) input, as LLVM does them
 //! (`OffloadBundler::UnbundleFiles` and `ListBundleIDsInFile`).
 
 use std::borrow::Cow;
@@ -10,7 +10,7 @@ use offkit_bundle::fatobj;
 use offkit_bundle::io::{Input, Output};
 use offkit_format::bundle::{binary, compressed, text};
 use offkit_llvm::adt::stringmap::StringMap;
-use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};
+use offkit_llvm::target_id::bundle::{is_compatible, is_well_formed, BundleEntryId};
 use offkit_tools::fs::Outputs;
 
 use super::{error, file_error, handler, objcopy, read_input, Ctx, Handler, Run};
@@ -21,24 +21,25 @@ pub struct Decompressed {
     pub input: Input,
 }
 
-/// Decompresses `input` as LLVM 19 does; `prefix` is the message prefix (`Failed to decompress
-/// input: ` or `… code object: `).
+/// Decompresses `input` as the release does; `prefix` is the message prefix (`Failed to
+/// decompress input: ` or `… code object: `).
 pub fn decompress(ctx: &Ctx<'_>, input: Input, prefix: &str) -> Run<Decompressed> {
-    if !compressed::is_compressed(input.bytes()) {
-        if ctx.cfg.verbose && input.len() >= compressed::MIN_SIZE as u64 {
+    let llvm = ctx.cfg.release.llvm;
+    let start = Instant::now();
+    let d = compressed::decompress_llvm(llvm, input.bytes())
+        .map_err(|m| error(format!("{prefix}{m}")))?;
+    let elapsed = start.elapsed();
+    let Some(h) = d.header else {
+        if ctx.cfg.verbose && input.len() >= ctx.cfg.release.ccob_min_size {
             eprintln!("Uncompressed bundle.");
         }
         return Ok(Decompressed { input });
-    }
-    let start = Instant::now();
-    let d =
-        compressed::decompress_llvm19(input.bytes()).map_err(|m| error(format!("{prefix}{m}")))?;
-    let elapsed = start.elapsed();
+    };
     let bytes = match d.data {
         Cow::Owned(v) => v,
         Cow::Borrowed(b) => b.to_vec(),
     };
-    if let (true, Some(h)) = (ctx.cfg.verbose, d.header) {
+    if ctx.cfg.verbose {
         verbose_decompress(&h, input.len(), &bytes, elapsed);
     }
     Ok(Decompressed {
@@ -47,7 +48,7 @@ pub fn decompress(ctx: &Ctx<'_>, input: Input, prefix: &str) -> Run<Decompressed
 }
 
 fn verbose_decompress(
-    h: &compressed::Llvm19Header,
+    h: &compressed::LlvmHeader,
     file_size: u64,
     data: &[u8],
     elapsed: std::time::Duration,
@@ -56,7 +57,7 @@ fn verbose_decompress(
     let recalculated = compressed::truncated_md5(data);
     objcopy::record_timer("Decompression time", elapsed);
     objcopy::record_timer("Hash recalculation time", hash_start.elapsed());
-    let size = u64::from(h.uncompressed_size);
+    let size = h.uncompressed_size;
     let stream = file_size - h.header_size as u64;
     let rate = size as f64 / stream as f64;
     let secs = elapsed.as_secs_f64().max(1e-9);
@@ -64,13 +65,13 @@ fn verbose_decompress(
     if let Some(t) = h.total_size {
         s.push_str(&format!(
             "Total file size (from header): {} bytes\n",
-            compressed::with_commas(t.into())
+            compressed::with_commas(t)
         ));
     }
     s.push_str(&format!(
         "Decompression method: {}\nSize before decompression: {} bytes\nSize after decompression: {} bytes\n\
          Compression rate: {rate:.2}\nCompression ratio: {:.2}%\nDecompression speed: {:.2} MB/s\n\
-         Stored hash: {:#018x}\nRecalculated hash: {recalculated:#018x}\nHashes match: {}\n",
+         Stored hash: {:#016x}\nRecalculated hash: {recalculated:#016x}\nHashes match: {}\n",
         h.method.name(),
         compressed::with_commas(stream),
         compressed::with_commas(size),
@@ -91,8 +92,8 @@ pub enum Bundle<'d> {
     Section(fatobj::BundleSection),
 }
 
-/// The bundles of a binary or object input in LLVM 19's order (StringMap order, section order);
-/// an error where LLVM 19 crashes.
+/// The bundles of a binary or object input in LLVM's order (StringMap order, section order; the
+/// same in LLVM 19 and 22); an error where LLVM crashes.
 pub fn binary_or_object_bundles<'d>(
     h: Handler,
     data: &'d [u8],
@@ -105,7 +106,7 @@ pub fn binary_or_object_bundles<'d>(
                 .map(|e| (Cow::Borrowed(e.id), Bundle::Binary(e)))
                 .collect()),
             binary::Llvm19::Crash { offset, reason } => Err(error(format!(
-                "malformed bundle header at offset {offset:#x}: {reason} (LLVM 19 crashes here)"
+                "malformed bundle header at offset {offset:#x}: {reason} (LLVM crashes here)"
             ))),
         },
         Handler::Object => {
@@ -131,7 +132,7 @@ pub fn list(ctx: &Ctx<'_>) -> Run {
         Handler::Text(c) => {
             let ids = text::Llvm19Reader::list(data, c).map_err(|_| {
                 error(format!(
-                    "'{path}': a bundle has no end marker and LLVM 19 would list it forever"
+                    "'{path}': a bundle has no end marker and LLVM would list it forever"
                 ))
             })?;
             for id in ids {
@@ -173,7 +174,7 @@ fn missing_message(mut names: Vec<&str>) -> String {
 
 /// Writes one payload to `path`: a range of the input (copied by the kernel when the input is
 /// a file), or bytes. The output joins `outs`, renamed into place with the others only when
-/// all are written (LLVM 19 leaves the outputs written before a failure; offkit leaves none).
+/// all are written (LLVM leaves the outputs written before a failure; offkit leaves none).
 fn write_payload(outs: &mut Outputs, input: &Input, payload: Payload<'_>, path: &str) -> Run {
     let p = Path::new(path);
     let mut out = Output::create(p).map_err(|e| file_error(p, e))?;
@@ -211,12 +212,18 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     for (t, o) in ctx.cfg.targets.iter().zip(&ctx.cfg.outputs) {
         work.insert(t.clone(), o.clone());
     }
-    // Finds the first work-list entry compatible with code object `id`, in StringMap order.
-    let find = |work: &StringMap<String, String>, id: &[u8]| -> Option<String> {
-        let c = BundleEntryId::parse(id);
-        work.keys()
-            .find(|t| is_compatible(&c, &BundleEntryId::parse(t), ctx.cfg.hip_openmp))
-            .map(|t| String::from_utf8_lossy(t).into_owned())
+    // Finds the first work-list entry compatible with code object `id`, in StringMap order
+    // (LLVM 22 first refuses an ID of the wrong shape).
+    let llvm = ctx.cfg.release.llvm;
+    let find = |work: &StringMap<String, String>, id: &[u8]| -> Run<Option<String>> {
+        let c = BundleEntryId::parse(llvm, id);
+        if ctx.cfg.release.checks_read_ids && !is_well_formed(llvm, id) {
+            return Err(error("invalid bundle id read from the bundle"));
+        }
+        Ok(work
+            .keys()
+            .find(|t| is_compatible(&c, &BundleEntryId::parse(llvm, t), ctx.cfg.hip_openmp))
+            .map(|t| String::from_utf8_lossy(t).into_owned()))
     };
     match h {
         Handler::Text(c) => {
@@ -225,13 +232,13 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
                 let Some(id) = r.read_bundle_start() else {
                     break;
                 };
-                let Some(target) = find(&work, id) else {
+                let Some(target) = find(&work, id)? else {
                     continue;
                 };
                 let out = work.get(target.as_bytes()).cloned().unwrap_or_default();
                 let payload = r.read_bundle().map_err(|_| {
                     error(format!(
-                        "'{path}': the bundle '{}' has no end marker (LLVM 19 reads past the end of the input)",
+                        "'{path}': the bundle '{}' has no end marker (LLVM reads past the end of the input)",
                         String::from_utf8_lossy(id)
                     ))
                 })?;
@@ -245,7 +252,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
                 if work.is_empty() {
                     break;
                 }
-                let Some(target) = find(&work, &id) else {
+                let Some(target) = find(&work, &id)? else {
                     continue;
                 };
                 let out = work.get(target.as_bytes()).cloned().unwrap_or_default();
@@ -253,7 +260,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
                     Bundle::Binary(e) => {
                         if e.payload(data).is_none() {
                             return Err(error(format!(
-                                "'{path}': the bundle '{}' ({} bytes at offset {:#x}) lies outside the input (LLVM 19 reads out of bounds)",
+                                "'{path}': the bundle '{}' ({} bytes at offset {:#x}) lies outside the input (LLVM reads out of bounds)",
                                 e.id_str(),
                                 e.size,
                                 e.offset
@@ -286,7 +293,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
     if remaining.len() == ctx.cfg.targets.len() {
         // No bundle matched at all: the input is taken to be the host's.
         for (t, o) in &remaining {
-            if BundleEntryId::parse(t.as_bytes()).is_host() {
+            if BundleEntryId::parse(llvm, t.as_bytes()).is_host() {
                 write_payload(&mut outs, input, Payload::Range(0, input.len()), o)?;
             } else {
                 write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;
@@ -301,7 +308,7 @@ pub fn unbundle(ctx: &Ctx<'_>) -> Run {
 }
 
 /// The payload of an object's bundle section: its contents, or for a one-byte `\0` host marker
-/// the object without its bundle sections (through llvm-objcopy, as LLVM 19 does).
+/// the object without its bundle sections (through llvm-objcopy, as LLVM does).
 pub fn section_payload(
     ctx: &Ctx<'_>,
     data: &[u8],

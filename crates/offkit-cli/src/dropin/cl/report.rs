@@ -30,14 +30,24 @@ impl Reporter {
         }
     }
 
-    /// `raw_ostream::changeColor(…, /*Bold=*/true)` then `resetColor()` around the label.
-    fn emit(&self, label: &str, ansi: &str, msg: &str) {
-        let text = if self.color {
-            format!("{}: \x1b[0;1;{ansi}m{label}: \x1b[0m{msg}\n", self.argv0)
+    /// `raw_ostream::changeColor(…, /*Bold=*/true)` then `resetColor()` around the label;
+    /// `WithColor` prints `<prefix>: ` first unless the prefix is empty.
+    fn emit_with(&self, prefix: &str, label: &str, ansi: &str, msg: &str) {
+        let prefix = if prefix.is_empty() {
+            String::new()
         } else {
-            format!("{}: {label}: {msg}\n", self.argv0)
+            format!("{prefix}: ")
+        };
+        let text = if self.color {
+            format!("{prefix}\x1b[0;1;{ansi}m{label}: \x1b[0m{msg}\n")
+        } else {
+            format!("{prefix}{label}: {msg}\n")
         };
         self.raw(&text);
+    }
+
+    fn emit(&self, label: &str, ansi: &str, msg: &str) {
+        self.emit_with(&self.argv0, label, ansi, msg);
     }
 
     /// Reports an error (standard output is flushed first, as LLVM's tools do).
@@ -49,6 +59,11 @@ impl Reporter {
     /// Reports a warning.
     pub fn warning(&self, msg: &str) {
         self.emit("warning", "35", msg);
+    }
+
+    /// Reports a warning without the program's name (`WithColor::warning(errs(), "")`).
+    pub fn warning_unprefixed(&self, msg: &str) {
+        self.emit_with("", "warning", "35", msg);
     }
 
     /// Writes `text` to standard error as it is.

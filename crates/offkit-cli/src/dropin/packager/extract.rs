@@ -10,12 +10,14 @@
 use std::path::{Path, PathBuf};
 
 use offkit_format::binary::{self, Binary, Entry};
-use offkit_format::kind::OffloadKind;
+use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_format::scan::{holder, offload_binaries, Binaries, Holder, Resolver};
+use offkit_llvm::LlvmVersion;
 use offkit_tools::mmap::MappedFile;
 
 use super::files::{commit, stage_file, stem, Outputs};
 use super::package::ImageArgs;
+use super::Release;
 use crate::dropin::cl::Reporter;
 use crate::dropin::error::{Error, Result};
 
@@ -32,7 +34,13 @@ struct Found<'d> {
 }
 
 /// Runs extraction mode; an error prints as LLVM's message after `error: `.
-pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -> Result {
+pub fn run(
+    input: &str,
+    images: &[String],
+    archive: bool,
+    release: &Release,
+    reporter: &Reporter,
+) -> Result {
     let (data, name) = if input == "-" {
         let d = MappedFile::stdin().map_err(|e| Error::file(input, e))?;
         (d, "<stdin>".to_string())
@@ -46,11 +54,14 @@ pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -
             .map(Path::to_path_buf)
             .unwrap_or_default()
     });
-    let found = collect(&data, &name, dir)?;
+    let found = collect(&data, &name, dir, release.llvm)?;
     let mut outs = Outputs::default();
     for filter in images {
         let args = ImageArgs::parse(filter);
-        let matched: Vec<&Found<'_>> = found.iter().filter(|f| matches(&args, &f.entry)).collect();
+        let matched: Vec<&Found<'_>> = found
+            .iter()
+            .filter(|f| matches(&args, &f.entry, release))
+            .collect();
         let Some(last) = matched.last() else {
             continue;
         };
@@ -72,7 +83,7 @@ pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -
                     stem(input),
                     e.triple(),
                     e.arch(),
-                    e.image_kind.extension()
+                    image_kind_name(e.image_kind)
                 );
                 stage_file(&mut outs, &out, &e.image)?;
             }
@@ -81,12 +92,22 @@ pub fn run(input: &str, images: &[String], archive: bool, reporter: &Reporter) -
     commit(outs)
 }
 
-/// Whether `entry` passes the filter: `file` is ignored, `kind` compares offload kinds, every
-/// other key must equal the entry's string (a missing one reads as empty).
-fn matches(args: &ImageArgs, entry: &Entry<'_>) -> bool {
+/// `getImageKindName`: the extension of an extracted image's name (LLVM 19 and 22 have none
+/// for SPIR-V).
+fn image_kind_name(kind: ImageKind) -> &'static str {
+    match kind {
+        ImageKind::Spirv => "",
+        k => k.extension(),
+    }
+}
+
+/// Whether `entry` passes the filter: `file` is ignored, `kind` compares offload kinds (the
+/// release's `getOffloadKind`), every other key must equal the entry's string (a missing one
+/// reads as empty).
+fn matches(args: &ImageArgs, entry: &Entry<'_>, release: &Release) -> bool {
     args.pairs.iter().all(|(k, v)| match k.as_str() {
         "file" => true,
-        "kind" => entry.offload_kind == OffloadKind::from_name_llvm19(v),
+        "kind" => entry.offload_kind == release.offload_kind(v),
         _ => entry.string(k).unwrap_or_default() == v.as_bytes(),
     })
 }
@@ -148,11 +169,6 @@ impl AsRef<[u8]> for Mapped {
     }
 }
 
-/// [`binaries`], for the scanner.
-fn read_llvm19(d: &[u8], base: u64) -> Result<Vec<Binary<'_>>, Msg> {
-    binaries(d, base)
-}
-
 /// A thin archive's members: files next to the archive, opened as LLVM opens inputs.
 struct ThinMembers {
     dir: PathBuf,
@@ -177,11 +193,16 @@ impl Resolver for ThinMembers {
 /// scanner's flat list, [`offkit_format::scan::offload_binaries`]), each section read with
 /// LLVM 19's checks and messages; each named after its buffer (the innermost archive member,
 /// or the input).
-fn collect<'d>(data: &'d [u8], name: &str, dir: Option<PathBuf>) -> Result<Vec<Found<'d>>> {
+fn collect<'d>(
+    data: &'d [u8],
+    name: &str,
+    dir: Option<PathBuf>,
+    llvm: LlvmVersion,
+) -> Result<Vec<Found<'d>>> {
     let mut thin = ThinMembers {
         dir: dir.unwrap_or_default(),
     };
-    let mut read = read_llvm19;
+    let mut read = for_any_section(move |d, base| binaries(d, base, llvm));
     let mut opts = Binaries {
         read: &mut read,
         resolver: Some(&mut thin),
@@ -208,16 +229,40 @@ fn bitcode_archive_symbols(data: &[u8]) -> Result<Vec<&[u8]>, offkit_format::Err
     offkit_llvm::bitcode::archive_symbols(data, 0).map_err(offkit_format::Error::from)
 }
 
-/// Reads the offload binaries of one section (or raw file) as LLVM 19 does: version 1 only,
-/// each at the end of the previous one, with LLVM's checks and messages; where LLVM would read
-/// out of bounds, offkit's own message.
-fn binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>, Msg> {
+/// `f`, typed as the scanner takes a reader: for a section of any lifetime.
+fn for_any_section<F>(f: F) -> F
+where
+    F: for<'a> FnMut(&'a [u8], u64) -> std::result::Result<Vec<Binary<'a>>, Msg>,
+{
+    f
+}
+
+/// Reads the offload binaries of one section (or raw file) as LLVM 19 and 22 do: version 1
+/// only, each at the end of the previous one, with LLVM's checks and messages; where LLVM
+/// would read out of bounds, offkit's own message.
+///
+/// An offload kind keeps its number as release `llvm` sees it: a number the release does not
+/// write for the kind offkit reads (LLVM 19's HIP, 3, for LLVM 22, whose HIP is 4, and back)
+/// is no kind LLVM's `getOffloadKind` gives, so `--image=kind=…` does not select it.
+fn binaries(data: &[u8], base: u64, llvm: LlvmVersion) -> Result<Vec<Binary<'_>>, Msg> {
     let mut pos = 0usize;
     let mut out = Vec::new();
     while pos < data.len() {
         let rest = data.get(pos..).unwrap_or_default();
         llvm19_checks(rest)?;
-        let b = binary::parse_one(rest, base + pos as u64).map_err(|e| Msg(e.to_string()))?;
+        let mut b = binary::parse_one(rest, base + pos as u64).map_err(|e| Msg(e.to_string()))?;
+        // The checks above found the entry inside the binary.
+        let raw = u64_at(rest, 16)
+            .and_then(|at| usize::try_from(at).ok())
+            .and_then(|at| rest.get(at + 2..at + 4))
+            .map(|k| u16::from_le_bytes([k[0], k[1]]));
+        for e in &mut b.entries {
+            if let Some(raw) = raw {
+                if e.offload_kind.to_raw(llvm) != Some(raw) {
+                    e.offload_kind = OffloadKind::Other(raw);
+                }
+            }
+        }
         pos += b.size as usize;
         out.push(b);
     }

@@ -17,6 +17,7 @@ use offkit_llvm::adt::densemap::StringKeyMap;
 use offkit_tools::mmap::{self, MappedFile, Special};
 
 use super::files::{extension, Output};
+use super::Release;
 use crate::dropin::error::{Error, Result};
 
 /// The key/value arguments of one `--image`, as LLVM's `getImageArguments` builds its
@@ -101,21 +102,26 @@ fn open_image(name: &str) -> io::Result<(Source, [u8; 4], usize)> {
 }
 
 /// Runs packaging mode; an error prints as LLVM's message after `error: `.
-pub fn run(output: &str, images: &[String]) -> Result {
+pub fn run(output: &str, images: &[String], release: &Release) -> Result {
     let mut plan = Vec::new();
     for arg in images {
         let args = ImageArgs::parse(arg);
-        let (Some(_), Some(files)) = (args.get("triple"), args.get("file")) else {
-            return Err(Error::msg(
-                "'file' and 'triple' are required image arguments",
-            ));
+        let files = match (args.get("triple"), args.get("file")) {
+            (_, Some(files)) if !release.requires_triple => files,
+            (Some(_), Some(files)) => files,
+            _ if release.requires_triple => {
+                return Err(Error::msg(
+                    "'file' and 'triple' are required image arguments",
+                ))
+            }
+            _ => return Err(Error::msg("'file' is a required image arguments")),
         };
         let ordered = args.in_map_order();
         let mut offload_kind = OffloadKind::None;
         let mut strings: Vec<(&[u8], &[u8])> = Vec::new();
         for (k, v) in &ordered {
             match *k {
-                "kind" => offload_kind = OffloadKind::from_name_llvm19(v),
+                "kind" => offload_kind = release.offload_kind(v),
                 "file" => {}
                 _ => strings.push((k.as_bytes(), v.as_bytes())),
             }
@@ -139,7 +145,7 @@ pub fn run(output: &str, images: &[String]) -> Result {
                 flags: 0,
                 strings: strings.clone(),
             };
-            let layout = layout_v1(&spec, len, offkit_llvm::LlvmVersion::V19)?;
+            let layout = layout_v1(&spec, len, release.llvm)?;
             plan.push(Planned {
                 layout,
                 source,

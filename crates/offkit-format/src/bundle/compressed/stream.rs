@@ -30,9 +30,9 @@ const ZSTD_WINDOW_LOG_MAX: u32 = 27;
 fn decoder<'d>(blob: &Blob<'d>) -> Result<Box<dyn Read + 'd>> {
     match blob.header.method {
         Method::Zstd => {
+            // Every frame in turn (skippable ones yield nothing), as `ZSTD_decompress` does.
             let mut d = zstd::stream::read::Decoder::with_buffer(blob.data)
-                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?
-                .single_frame();
+                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
             d.window_log_max(ZSTD_WINDOW_LOG_MAX)
                 .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
             Ok(Box::new(d))
@@ -126,8 +126,8 @@ pub fn header_prefix<E: From<Error>>(
 
 /// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most [`CHUNK`]
 /// at a time. Fails (and stops calling `sink`) the moment the stream yields more bytes than the
-/// header's uncompressed size; fails if it yields fewer, if a zstd frame leaves bytes after it,
-/// or if the hash does not match. An error from `sink` stops the stream and is returned as
+/// header's uncompressed size; fails if it yields fewer, if bytes after the zstd frames start
+/// no frame ([`super::check_claim`]), or if the hash does not match. An error from `sink` stops the stream and is returned as
 /// `Err(Err(e))`; the blob's own errors as `Err(Ok(e))`.
 pub fn inflate_into<E>(
     blob: &Blob<'_>,
@@ -135,20 +135,6 @@ pub fn inflate_into<E>(
 ) -> std::result::Result<(), SinkOr<E>> {
     super::check_claim(blob)?;
     let h = &blob.header;
-    if h.method == Method::Zstd {
-        let frame = zstd::zstd_safe::find_frame_compressed_size(blob.data).map_err(|c| {
-            SinkOr::Format(decompress_error(
-                h,
-                zstd::zstd_safe::get_error_name(c).into(),
-            ))
-        })?;
-        if frame != blob.data.len() {
-            return Err(SinkOr::Format(decompress_error(
-                h,
-                format!("{} bytes follow the zstd frame", blob.data.len() - frame),
-            )));
-        }
-    }
     let mut r = decoder(blob)?;
     let expected = h.uncompressed_size;
     let mut produced = 0u64;
@@ -242,14 +228,15 @@ impl<E> From<Error> for SinkOr<E> {
 }
 
 /// Where a compressed bundle's stream ends in `data` (which starts at the stream): for zstd the
-/// frame's end (from its block headers, without decompressing); for zlib where the stream ends
-/// once inflated (discarding the output as it goes). For version-1 bundles, which have no total
+/// end of its last frame, regular or skippable, before the data ends or a byte starts no frame
+/// (from the frames' headers, without decompressing); for zlib where the stream ends once
+/// inflated (discarding the output as it goes). For version-1 bundles, which have no total
 /// size.
 pub fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
     match h.method {
-        Method::Zstd => zstd::zstd_safe::find_frame_compressed_size(data)
-            .map(|n| n as u64)
-            .map_err(|c| decompress_error(h, zstd::zstd_safe::get_error_name(c).into())),
+        Method::Zstd => super::zstd_frames(data, false)
+            .map(|f| f.last().map_or(0, |f| (f.offset + f.len) as u64))
+            .map_err(|reason| decompress_error(h, reason)),
         Method::Zlib => {
             let mut d = flate2::Decompress::new(true);
             let mut scratch = vec![0u8; 64 << 10];

@@ -7,6 +7,7 @@ use zstd_safe::zstd_sys::ZSTD_EndDirective::{ZSTD_e_continue, ZSTD_e_end};
 
 use super::{header_size, truncated_md5_of, Method, MAGIC};
 use crate::error::{Error, Result};
+use offkit_llvm::LlvmVersion;
 
 /// How to compress a bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,23 @@ impl Default for Options {
 }
 
 impl Options {
+    /// What release `llvm`'s `clang-offload-bundler -compress` writes by default: zstd at level
+    /// 3 (with long-distance matching), one thread, header version 2 for LLVM 19 (sizes that do
+    /// not fit its 32-bit fields wrap) and 3 for LLVM 22 (`COMPRESSED_BUNDLE_FORMAT_VERSION=2`
+    /// asks it for 2, whose sizes must then fit).
+    pub fn written_by(llvm: LlvmVersion) -> Self {
+        match llvm {
+            LlvmVersion::V19 => Options {
+                wrap_sizes: true,
+                ..Options::default()
+            },
+            _ => Options {
+                version: 3,
+                ..Options::default()
+            },
+        }
+    }
+
     /// Whether [`compress_pieces`] streams its pieces to the compressor rather than joining them
     /// first: zstd with worker threads, whose bytes differ from LLVM's anyway (LLVM's bytes need
     /// the one-shot call on the whole bundle).

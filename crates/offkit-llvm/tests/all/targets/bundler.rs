@@ -1,6 +1,7 @@
 //! The bundler's rules (`target_id::bundle`, and `triple` through it) against
 //! `clang-offload-bundler` 19.
 
+use offkit_llvm::LlvmVersion::V19;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -137,8 +138,9 @@ fn partition_targets(targets: &[String]) -> Vec<Vec<String>> {
         let fits = |run: &Vec<String>| {
             let mut all = run.clone();
             all.push(t.clone());
-            let std: BTreeSet<Vec<u8>> = all.iter().map(|s| standardise(s.as_bytes())).collect();
-            std.len() == all.len() && check_targets(&all, true).is_ok()
+            let std: BTreeSet<Vec<u8>> =
+                all.iter().map(|s| standardise(V19, s.as_bytes())).collect();
+            std.len() == all.len() && check_targets(V19, &all, true).is_ok()
         };
         match runs.iter_mut().find(|r| fits(r)) {
             Some(r) => r.push(t.clone()),
@@ -233,12 +235,15 @@ pub(super) fn archive_matrix(
         );
         for (target, output) in run.iter().zip(outputs) {
             let got = entries_in_archive(&dir.join(output));
-            let std = standardise(target.as_bytes());
-            let requested = BundleEntryId::parse(&std);
+            let std = standardise(V19, target.as_bytes());
+            let requested = BundleEntryId::parse(V19, &std);
             for (i, entry) in entries.iter().enumerate() {
                 let llvm = got.contains(&i);
-                let ours =
-                    is_compatible(&BundleEntryId::parse(entry.as_bytes()), &requested, *flag);
+                let ours = is_compatible(
+                    &BundleEntryId::parse(V19, entry.as_bytes()),
+                    &requested,
+                    *flag,
+                );
                 m.compared += 1;
                 m.positives += usize::from(llvm);
                 if ours != llvm {
@@ -323,7 +328,7 @@ fn bundler_compatibility_matrix() {
     // Targets need a known architecture; invalid ones are the subject of another test.
     let targets: Vec<String> = targets
         .into_iter()
-        .filter(|t| BundleEntryId::parse(t.as_bytes()).check().is_ok())
+        .filter(|t| BundleEntryId::parse(V19, t.as_bytes()).check().is_ok())
         .collect();
 
     entry_archive(dir.path(), &entries);
@@ -363,7 +368,7 @@ fn bundler_unbundles_one_entry_for_one_target() {
     let entries = generate_ids(&mut rng, ENTRY_KINDS, 60, &[]);
     let targets: Vec<String> = generate_ids(&mut rng, TARGET_KINDS, 200, &[])
         .into_iter()
-        .filter(|t| check_targets(&[t], true).is_ok())
+        .filter(|t| check_targets(V19, &[t], true).is_ok())
         .collect();
     let mut jobs = Vec::new();
     let mut plan = Vec::new();
@@ -371,7 +376,7 @@ fn bundler_unbundles_one_entry_for_one_target() {
         // Bias towards pairs that share a triple and kind, where the target ID decides.
         let entry = rng.pick(&entries).clone();
         let target = if n % 2 == 0 {
-            let e = BundleEntryId::parse(entry.as_bytes());
+            let e = BundleEntryId::parse(V19, entry.as_bytes());
             let tid = rng.pick(TARGET_IDS);
             let kind = if e.is_kind_valid() {
                 lossy(e.kind())
@@ -379,7 +384,7 @@ fn bundler_unbundles_one_entry_for_one_target() {
                 "hip".into()
             };
             let t = format!("{kind}-{}-{tid}", lossy(e.triple().as_bytes()));
-            if check_targets(&[&t], true).is_ok() {
+            if check_targets(V19, &[&t], true).is_ok() {
                 t
             } else {
                 rng.pick(&targets).clone()
@@ -411,10 +416,10 @@ fn bundler_unbundles_one_entry_for_one_target() {
     let results = run_all(&jobs);
     let mut mismatches = Vec::new();
     for (n, ((entry, target, flag, payload), out)) in plan.iter().zip(&results).enumerate() {
-        let std = standardise(target.as_bytes());
+        let std = standardise(V19, target.as_bytes());
         let ours = is_compatible(
-            &BundleEntryId::parse(entry.as_bytes()),
-            &BundleEntryId::parse(&std),
+            &BundleEntryId::parse(V19, entry.as_bytes()),
+            &BundleEntryId::parse(V19, &std),
             *flag,
         );
         let expected_err = format!(

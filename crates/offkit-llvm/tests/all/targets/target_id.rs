@@ -7,6 +7,7 @@
 use offkit_llvm::target_id::amdgpu::{AMDGCN_GPUS, R600_GPUS};
 use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
+use offkit_llvm::LlvmVersion::V19;
 use offkit_testutil::llvm_tool;
 use offkit_testutil::targets::{run_all, Job};
 
@@ -108,7 +109,7 @@ fn target_id_parse_matches_clang_hip_driver() {
     let mut valid = 0;
     for (id, out) in ids.iter().zip(run_all(&jobs)) {
         let llvm = canonical_by_clang(id, &out);
-        let ours = TargetId::parse(&triple, id.as_str())
+        let ours = TargetId::parse(V19, &triple, id.as_str())
             .map(|t| String::from_utf8(t.canonical()).unwrap());
         valid += usize::from(llvm.is_ok());
         if llvm.as_ref().ok() != ours.as_ref().ok() {

@@ -3,6 +3,7 @@
 
 use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_llvm::triple::Triple;
+use offkit_llvm::LlvmVersion::V19;
 use offkit_testutil::llvm_tool;
 use offkit_testutil::targets::{run_all, Job, Rng};
 
@@ -23,12 +24,9 @@ fn normalized_by_opt(out: &offkit_testutil::Output) -> Result<String, String> {
     Err(stderr)
 }
 
-/// `Triple::normalize` against LLVM 19's, over generated triples (components of every kind in
-/// every position, unknown and empty ones, Windows/MinGW/Cygwin, Android, SUSE, DXIL).
-#[test]
-fn triple_normalization_matches_opt() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("e.ll"), "").unwrap();
+/// Generated triples (components of every kind in every position, unknown and empty ones,
+/// Windows/MinGW/Cygwin, Android, SUSE, DXIL), `extra` first; `seed` picks the generated ones.
+pub(super) fn normalize_cases(extra: &[&str], seed: u64, n: usize) -> Vec<String> {
     let archs = [
         "x86_64",
         "i686",
@@ -96,44 +94,46 @@ fn triple_normalization_matches_opt() {
         "",
     ];
     let formats = ["elf", "coff", "macho", "wasm", "xcoff", "gnu-elf"];
-    let mut triples: Vec<String> = [
-        "-",
-        "--",
-        "i386",
-        "i386-linux",
-        "linux-i386",
-        "pc-i386-linux",
-        "a-b-c-i386",
-        "a-pc-c-i386",
-        "x86_64-gnu-linux",
-        "x86_64-linux-gnu",
-        "i486-pc-mingw32",
-        "i386-pc-cygwin",
-        "x86_64-pc-win32",
-        "x86_64-pc-win32-elf",
-        "x86_64-pc-windows-gnu-elf",
-        "x86_64-pc-windows-msvc-coff-extra",
-        "armv7-linux-androideabi",
-        "armv7-linux-androideabi21",
-        "armv7-suse-linux-gnueabi",
-        "arm-none-eabi",
-        "aarch64-none-elf",
-        "dxil-shadermodel6.3-library",
-        "dxil-pc-shadermodel6.x-compute",
-        "dxil-pc-shadermodel5.0-compute",
-        "dxil-unknown-shadermodel6.9-compute",
-        "dxil-unknown-shadermodel6.2147483649-pixel",
-        "amdgcn-amd-amdhsa",
-        "amdgcn--amdhsa",
-        "nvptx64-nvidia-cuda",
-        "amdhsa-amdgcn",
-        "cuda-nvptx64",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    let mut rng = Rng::new(1919);
-    while triples.len() < 330 {
+    let mut triples: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+    triples.extend(
+        [
+            "-",
+            "--",
+            "i386",
+            "i386-linux",
+            "linux-i386",
+            "pc-i386-linux",
+            "a-b-c-i386",
+            "a-pc-c-i386",
+            "x86_64-gnu-linux",
+            "x86_64-linux-gnu",
+            "i486-pc-mingw32",
+            "i386-pc-cygwin",
+            "x86_64-pc-win32",
+            "x86_64-pc-win32-elf",
+            "x86_64-pc-windows-gnu-elf",
+            "x86_64-pc-windows-msvc-coff-extra",
+            "armv7-linux-androideabi",
+            "armv7-linux-androideabi21",
+            "armv7-suse-linux-gnueabi",
+            "arm-none-eabi",
+            "aarch64-none-elf",
+            "dxil-shadermodel6.3-library",
+            "dxil-pc-shadermodel6.x-compute",
+            "dxil-pc-shadermodel5.0-compute",
+            "dxil-unknown-shadermodel6.9-compute",
+            "dxil-unknown-shadermodel6.2147483649-pixel",
+            "amdgcn-amd-amdhsa",
+            "amdgcn--amdhsa",
+            "nvptx64-nvidia-cuda",
+            "amdhsa-amdgcn",
+            "cuda-nvptx64",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    let mut rng = Rng::new(seed);
+    while triples.len() < n {
         let mut comps: Vec<&str> = Vec::new();
         for _ in 0..1 + rng.below(5) {
             comps.push(match rng.below(5) {
@@ -155,6 +155,15 @@ fn triple_normalization_matches_opt() {
             triples.push(t);
         }
     }
+    triples
+}
+
+/// `Triple::normalize` against LLVM 19's, over [`normalize_cases`].
+#[test]
+fn triple_normalization_matches_opt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("e.ll"), "").unwrap();
+    let triples = normalize_cases(&[], 1919, 330);
     let jobs: Vec<Job> = triples
         .iter()
         .map(|t| {
@@ -343,7 +352,7 @@ fn bundler_triple_parsing_and_compatibility() {
     let mut mismatches = Vec::new();
     for (a, out) in archs.iter().zip(run_all(&jobs)) {
         let target = format!("openmp-{a}-unknown-linux-gnu-sm_70");
-        let ours = match BundleEntryId::parse(target.as_bytes()).check() {
+        let ours = match BundleEntryId::parse(V19, target.as_bytes()).check() {
             Ok(()) => (Some(0), String::new()),
             Err(e) => (Some(1), format!("{}: error: {e}\n", bundler().display())),
         };
@@ -387,7 +396,7 @@ fn bundler_triple_parsing_and_compatibility() {
         .collect();
     let targets: Vec<String> = entries
         .iter()
-        .filter(|t| BundleEntryId::parse(t.as_bytes()).check().is_ok())
+        .filter(|t| BundleEntryId::parse(V19, t.as_bytes()).check().is_ok())
         .cloned()
         .collect();
     entry_archive(dir.path(), &entries);
