@@ -29,7 +29,6 @@ use crate::entry::{self, Role};
 use offkit_llvm::limits;
 use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
-use offkit_llvm::LlvmVersion;
 
 pub use mach::{processor as amdgpu_processor, MACHS};
 
@@ -230,13 +229,11 @@ impl CodeObject {
                 return;
             }
         }
-        // A processor some release allows the feature for (`gfx940` is 19's only).
+        // The newest release that knows the processor says (`gfx940` is 19's only).
         let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
         let supports = |feature: &str| {
-            LlvmVersion::ALL.iter().any(|&v| {
-                offkit_llvm::target_id::allowed_features(v, &amdgcn, self.processor.as_bytes())
-                    .contains(&feature)
-            })
+            offkit_llvm::target_id::allowed_features_any(&amdgcn, self.processor.as_bytes())
+                .contains(&feature)
         };
         let f = self.e_flags;
         match version {

@@ -170,6 +170,16 @@ pub fn allowed_features(
     }
 }
 
+/// offkit's own reading: [`allowed_features`] of the newest release that knows `processor`
+/// (`gfx940`, which LLVM 22 dropped, has 19's `sramecc` and `xnack`).
+pub fn allowed_features_any(triple: &Triple, processor: &[u8]) -> &'static [&'static str] {
+    LlvmVersion::ALL
+        .iter()
+        .rev()
+        .find(|&&v| canonical_processor(v, triple, processor).is_some())
+        .map_or(&[], |&v| allowed_features(v, triple, processor))
+}
+
 impl<'a> TargetId<'a> {
     /// `parseTargetID(triple, tid)` of release `llvm` (`tid` is a `&str` or bytes). The rule
     /// is the same in every release; the processor tables differ.

@@ -11,8 +11,8 @@
 //!   ROCr's GPU agent uses by default. `xnack` is not a topology property: the KFD sets it per
 //!   process, by default from the `amdgpu` module's `noretry` parameter (0: retry on, `xnack+`;
 //!   1: `xnack-`; -1 lets the kernel choose, so offkit leaves the feature out, "any"), and ROCr
-//!   overrides it with `HSA_XNACK`. Features are given only for processors whose LLVM 19 table
-//!   row allows them (`offkit_llvm::target_id::allowed_features`).
+//!   overrides it with `HSA_XNACK`. Features are given only for processors whose LLVM table
+//!   row allows them (`offkit_llvm::target_id::allowed_features_any`).
 //! - **NVIDIA GPUs** come from the driver library, `libcuda.so.1`, `dlopen`ed at run time
 //!   (`cuInit`, `cuDeviceGetCount`, `cuDeviceGet`, `cuDeviceGetAttribute` for the compute
 //!   capability: `sm_MAJORMINOR`); no library or no device is no NVIDIA device.
@@ -22,7 +22,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use offkit_llvm::target_id::allowed_features;
+use offkit_llvm::target_id::allowed_features_any;
 use offkit_llvm::triple::Triple;
 
 use crate::cpu;
@@ -229,11 +229,7 @@ pub fn amd_gpus(root: &Path, hsa_xnack: Option<bool>) -> Result<Vec<Device>, Err
         }
         let processor = gfx_processor(props.gfx_target_version);
         let mut features = Vec::new();
-        for &f in allowed_features(
-            offkit_llvm::LlvmVersion::NEWEST,
-            &amdgcn,
-            processor.as_bytes(),
-        ) {
+        for &f in allowed_features_any(&amdgcn, processor.as_bytes()) {
             match f {
                 "sramecc" => features.push((f, props.capability & CAP_SRAM_EDC != 0)),
                 "xnack" => features.extend(xnack.map(|on| (f, on))),
