@@ -4,7 +4,7 @@
 //! (`Wrapper::bitcode_as_llvm_writes`).
 //!
 //! The first byte chooses: bits 0-1 the kind (OpenMP, CUDA, HIP, OpenMP), bit 2 images as given,
-//! bits 3-5 the host triple of [`TRIPLES`], bit 6 LLVM 19 rather than 22; the rest is the image
+//! bits 3-5 the host triple of `TRIPLES`, bit 6 LLVM 19 rather than 22; the rest is the image
 //! (and, for OpenMP, its first half a second image), and also the bitcode that is reordered.
 
 use std::io;

@@ -265,7 +265,7 @@ impl Bundle {
     /// target's standardised ID (`hip-amdgcn-amd-amdhsa-gfx90a` finds
     /// `hip-amdgcn-amd-amdhsa--gfx90a`); else the one entry that LLVM's compatibility rule
     /// accepts for it (a `gfx90a` entry for a `gfx90a:xnack+` target). IDs are read as offkit
-    /// reads them ([`BundleEntryId::parse_any`]: any release's form and processors). Several
+    /// reads them ([`offkit_llvm::target_id::bundle::BundleEntryId::parse_any`]: any release's form and processors). Several
     /// compatible entries and no exact one is an error naming them.
     pub fn find_target(&self, target: &[u8]) -> Result<Option<&Entry>> {
         use offkit_llvm::target_id::bundle::{is_compatible, BundleEntryId};

@@ -11,7 +11,7 @@
 //!
 //! The release differs in its option table ([`opts`]), in host objects (22 hands them on as
 //! `.o`, 19 as `.cubin`), in `ptxas -g` (22: `-O0 -g` and a warning, 19: `-O0`), and in
-//! requiring `--arch` (22; 19 runs `ptxas -arch ` and nvlink without one): [`Release`].
+//! requiring `--arch` (22; 19 runs `ptxas -arch ` and nvlink without one): `Release`.
 
 pub mod opts;
 

@@ -5,21 +5,21 @@
 //! set-up (`scripts/test.sh`) installs them, so a missing tool is a set-up error and the tests
 //! fail loudly rather than skip.
 
-mod error;
 pub mod bitcode;
 pub mod bundler;
+mod error;
 pub mod fatbin;
 pub mod fixtures;
 pub mod hip;
 pub mod hostile;
 pub mod link;
+pub mod llvm;
 pub mod llvm22;
 pub mod llvm22_arch;
 pub mod llvm22_bundler;
 pub mod llvm22_link;
 pub mod llvm22_packager;
 pub mod llvm22_wrap;
-pub mod llvm;
 pub mod offload;
 pub mod packager;
 pub mod run;

@@ -1,6 +1,6 @@
 //! The packager's conformance cases against either release: a [`Pair`] is two working
 //! directories with the same inputs, one for LLVM's tool and one for offkit's face, that run a
-//! command each and are compared ([`assert_same`]). [`crate::packager::Twin`] is LLVM 19's on
+//! command each and are compared ([`Pair::assert_same`]). [`crate::packager::Twin`] is LLVM 19's on
 //! this machine; [`Twin22`] is LLVM 22's `llvm-offload-binary` (or `clang-offload-packager`,
 //! its old name) in the Debian 13 root, beside offkit's LLVM 22 shims.
 

@@ -11,7 +11,7 @@ use offkit_tools::Env;
 
 /// Write the man pages into a directory.
 ///
-/// DIR gets offkit.1 and offkit-<command>.1 for every command (created if missing; pages of
+/// DIR gets offkit.1 and offkit-COMMAND.1 for every command (created if missing; pages of
 /// those names are replaced). Point MANPATH at DIR's parent when DIR is a `man1` directory.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  offkit man ~/.local/share/man/man1 && man offkit-inspect")]

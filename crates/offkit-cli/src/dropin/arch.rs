@@ -4,7 +4,7 @@
 //!
 //! The devices are offkit's own detection (`offkit arch`, `omptarget::arch`): AMD GPUs from the
 //! KFD topology in sysfs, NVIDIA GPUs from the CUDA driver. What each release does around it
-//! is its own flow ([`detect`]); the libraries LLVM's tools `dlopen` are tried for real, so a
+//! is its own flow (`detect`); the libraries LLVM's tools `dlopen` are tried for real, so a
 //! machine without them gets LLVM's very messages:
 //!
 //! | | LLVM 19 | LLVM 22 |
