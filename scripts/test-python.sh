@@ -42,7 +42,10 @@ esac
 # runtime libraries go in that layout, and finds them once they are there.
 cargo install -q --locked --debug --path crates/offkit-cli --root "$tmp/root" --target-dir "$root/target"
 "$tmp/root/bin/offkit" --version
-"$tmp/root/bin/offkit" inspect "$root/crates/offkit-cli/tests/cli/cuda.fatbin" > /dev/null
+printf 'int main(void) {\n#pragma omp target\n  ;\n  return 0;\n}\n' > "$tmp/p.c"
+"${OFFKIT_LLVM_ROOT:-/usr/lib/llvm-19}/bin/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu \
+  -c "$tmp/p.c" -o "$tmp/p.o"
+"$tmp/root/bin/offkit" inspect "$tmp/p.o" | grep -q 'openmp .* x86_64-pc-linux-gnu'
 if "$tmp/root/bin/offkit" rt --libdir 2> "$tmp/rt.err"; then
   echo "test-python: offkit rt --libdir found libraries cargo install does not install" >&2; exit 1
 fi

@@ -165,6 +165,8 @@ def test_prune(inputs, tmp_path):
     }
     with pytest.raises(ValueError):
         offkit.prune(copy)
+    with pytest.raises(ValueError, match="at least one device"):
+        offkit.prune(copy, keep=[])
 
 
 def test_compress_and_decompress(inputs, tmp_path):

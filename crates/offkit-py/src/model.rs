@@ -96,7 +96,7 @@ pub struct Image {
     pub compression: Option<Compression>,
     /// The index of its bundle in the sequence of bundles of its section or file.
     pub bundle: Option<usize>,
-    /// Where its bytes are, as a URI `offkit extract` (and [`extract`]) take back:
+    /// Where its bytes are, as a URI `offkit extract` and `offkit.extract` take back:
     /// `file://PATH#offset=N&size=M` (plus `&inflated-offset=…&inflated-size=…`).
     pub address: Option<String>,
     /// The key/value strings of an offload binary entry.

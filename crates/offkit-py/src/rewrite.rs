@@ -111,7 +111,12 @@ pub fn prune(
     dry_run: bool,
     level: i32,
 ) -> PyResult<Rewrite> {
-    let devices = |ids: Vec<String>| ids.iter().map(|d| parse_device(d)).collect::<PyResult<_>>();
+    let devices = |ids: Vec<String>| {
+        if ids.is_empty() {
+            return Err(PyValueError::new_err("name at least one device"));
+        }
+        ids.iter().map(|d| parse_device(d)).collect::<PyResult<_>>()
+    };
     let filter = match (keep, drop) {
         (Some(k), None) => Filter::Keep(devices(k)?),
         (None, Some(d)) => Filter::Drop(devices(d)?),
