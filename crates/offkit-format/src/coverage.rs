@@ -214,18 +214,55 @@ pub fn check_file<'i>(
     }
 }
 
-/// The indices of the devices that no file is applicable to: no file (of those found in
-/// directories) holds code of their kind.
-pub fn nowhere(devices: &[Device], files: &[FileCoverage<'_>]) -> Vec<usize> {
-    (0..devices.len())
-        .filter(|&n| {
-            !files.iter().any(|f| {
-                f.verdicts
-                    .get(n)
-                    .is_some_and(|v| v.status != Status::NotApplicable)
-            })
+/// One input of [`check`]: a file's device-code images, or `None` when it could not be read.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'i> {
+    /// The file's images that are [device code](is_device_code); `None`: unreadable.
+    pub images: Option<&'i [ImageInfo]>,
+    /// Whether a directory search found the file.
+    pub from_dir: bool,
+}
+
+/// The coverage of a set of devices by a set of files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report<'i> {
+    /// For each input, in order: what it offers (no verdicts for an unreadable file), or `None`
+    /// when it is skipped (found in a directory search, without device code).
+    pub files: Vec<Option<FileCoverage<'i>>>,
+    /// The indices of the devices no file is applicable to (of those found in directories, none
+    /// holds code of their kind).
+    pub nowhere: Vec<usize>,
+    /// Whether every input could be read, no device is missing from any, and every device has
+    /// a file applicable to it: what `offkit check`'s exit status 0 says.
+    pub covered: bool,
+}
+
+/// How `devices` fare in every input ([`check_file`] for each, and the verdict on the whole).
+pub fn check<'i>(inputs: &[Input<'i>], devices: &[Device]) -> Report<'i> {
+    let files: Vec<Option<FileCoverage<'i>>> = inputs
+        .iter()
+        .map(|input| match input.images {
+            None => Some(check_file(&[], &[], input.from_dir)),
+            Some(images) if images.is_empty() && input.from_dir => None,
+            Some(images) => Some(check_file(images, devices, input.from_dir)),
         })
-        .collect()
+        .collect();
+    let applicable = |n: usize| {
+        files.iter().flatten().any(|f| {
+            f.verdicts
+                .get(n)
+                .is_some_and(|v| v.status != Status::NotApplicable)
+        })
+    };
+    let nowhere: Vec<usize> = (0..devices.len()).filter(|&n| !applicable(n)).collect();
+    let covered = inputs.iter().all(|i| i.images.is_some())
+        && files.iter().flatten().all(FileCoverage::covered)
+        && nowhere.is_empty();
+    Report {
+        files,
+        nowhere,
+        covered,
+    }
 }
 
 fn verdict<'i>(
@@ -368,4 +405,90 @@ fn feature_hint(device: &Device, images: &[ImageInfo]) -> Option<String> {
             missing.join("-:")
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::binary::{self, ImageSpec};
+    use crate::kind::OffloadKind;
+    use crate::scan;
+
+    fn x86_images() -> Vec<ImageInfo> {
+        let spec = ImageSpec {
+            image_kind: ImageKind::Object,
+            offload_kind: OffloadKind::OpenMp,
+            flags: 0,
+            strings: vec![(b"triple", b"x86_64-pc-linux-gnu"), (b"arch", b"")],
+        };
+        let bytes = binary::write_v1(&spec, b"\x7fELF", offkit_llvm::LlvmVersion::V19).unwrap();
+        scan::scan(&bytes, "k.bin", &mut scan::Options::default())
+            .unwrap()
+            .images
+    }
+
+    #[test]
+    fn whole_report() {
+        let x86 = x86_images();
+        let devices = [
+            Device::parse("x86_64").unwrap(),
+            Device::parse("gfx90a").unwrap(),
+        ];
+        // In a directory: a file without code is skipped, one without AMD GPU code is not
+        // applicable to gfx90a, which no file is applicable to.
+        let dir = [
+            Input {
+                images: Some(&x86),
+                from_dir: true,
+            },
+            Input {
+                images: Some(&[]),
+                from_dir: true,
+            },
+        ];
+        let r = check(&dir, &devices);
+        let statuses: Vec<_> = r.files[0]
+            .as_ref()
+            .unwrap()
+            .verdicts
+            .iter()
+            .map(|v| v.status)
+            .collect();
+        assert_eq!(statuses, [Status::Covered, Status::NotApplicable]);
+        assert_eq!(r.files[1], None);
+        assert_eq!((r.nowhere, r.covered), (vec![1], false));
+        // Named on its own, the file misses gfx90a.
+        let r = check(
+            &[Input {
+                images: Some(&x86),
+                from_dir: false,
+            }],
+            &devices,
+        );
+        assert_eq!(
+            r.files[0].as_ref().unwrap().verdicts[1].status,
+            Status::Missing
+        );
+        assert!(!r.covered);
+        assert!(
+            check(
+                &[Input {
+                    images: Some(&x86),
+                    from_dir: false
+                }],
+                &devices[..1]
+            )
+            .covered
+        );
+        // An unreadable file has no verdicts and is never covered.
+        let r = check(
+            &[Input {
+                images: None,
+                from_dir: false,
+            }],
+            &devices[..1],
+        );
+        assert!(r.files[0].as_ref().unwrap().verdicts.is_empty());
+        assert!(!r.covered);
+    }
 }

@@ -151,68 +151,76 @@ pub fn check(py: Python<'_>, paths: Vec<PathBuf>, devices: Vec<String>) -> PyRes
 
 /// The coverage of `devices` by `files` (each with whether a directory search found it).
 fn coverage_of(files: &[(PathBuf, bool)], devices: &[Device]) -> Coverage {
-    let mut scanned = Vec::new();
+    let scanned: Vec<_> = files
+        .iter()
+        .map(|(path, from_dir)| {
+            let mut images = Vec::new();
+            let walked = crate::scan::walk(path, Inflate::Headers, &mut |info, _, _| {
+                if is_device_code(info) {
+                    images.push(info.clone());
+                }
+            });
+            (path, *from_dir, images, walked.err())
+        })
+        .collect();
+    let inputs: Vec<_> = scanned
+        .iter()
+        .map(|(_, from_dir, images, error)| coverage::Input {
+            images: error.is_none().then_some(&images[..]),
+            from_dir: *from_dir,
+        })
+        .collect();
+    let report = coverage::check(&inputs, devices);
+    let mut out = Vec::new();
     let mut skipped = Vec::new();
-    for (path, from_dir) in files {
-        let mut images = Vec::new();
-        let walked = crate::scan::walk(path, Inflate::Headers, &mut |info, _, _| {
-            if is_device_code(info) {
-                images.push(info.clone());
-            }
-        });
-        let error = walked.err();
-        match error {
-            None if images.is_empty() && *from_dir => skipped.push(path.display().to_string()),
-            error => scanned.push((path, *from_dir, images, error)),
+    for ((path, .., error), c) in scanned.iter().zip(&report.files) {
+        match c {
+            None => skipped.push(path.display().to_string()),
+            Some(c) => out.push(file_coverage(path, c, devices, error.as_ref())),
         }
     }
-    let coverages: Vec<_> = scanned
-        .iter()
-        .map(|(_, from_dir, images, error)| {
-            let devices = if error.is_some() { &[][..] } else { devices };
-            coverage::check_file(images, devices, *from_dir)
-        })
-        .collect();
-    let nowhere: Vec<String> = coverage::nowhere(devices, &coverages)
-        .into_iter()
-        .filter_map(|n| devices.get(n).map(Device::to_string))
-        .collect();
-    let covered = scanned.iter().all(|(.., e)| e.is_none())
-        && coverages.iter().all(|c| c.covered())
-        && nowhere.is_empty();
-    let files = scanned
-        .iter()
-        .zip(&coverages)
-        .map(|((path, _, _, error), c)| FileCoverage {
-            path: path.display().to_string(),
-            available: c.available.clone(),
-            devices: c
-                .verdicts
-                .iter()
-                .zip(devices)
-                .map(|(v, d)| DeviceCoverage {
-                    device: d.to_string(),
-                    status: v.status.name().to_string(),
-                    covered: v.status == Status::Covered,
-                    image: v.image.as_ref().map(|(i, _)| Image::of(i, path)),
-                    fit: v
-                        .image
-                        .as_ref()
-                        .map(|(_, f)| coverage::fit_name(f).to_string()),
-                    reason: v.reason.clone(),
-                    flag: v.flag.clone(),
-                    bundles_without: v.bundles_without.clone(),
-                })
-                .collect(),
-            error: error.as_ref().map(|f| f.reason.clone()),
-            error_offset: error.as_ref().and_then(|f| f.offset),
-        })
-        .collect();
     Coverage {
         devices: devices.iter().map(Device::to_string).collect(),
-        files,
-        nowhere,
+        files: out,
+        nowhere: report
+            .nowhere
+            .iter()
+            .filter_map(|&n| devices.get(n).map(Device::to_string))
+            .collect(),
         skipped,
-        covered,
+        covered: report.covered,
+    }
+}
+
+/// The Python value of what the file at `path` offers `devices`.
+fn file_coverage(
+    path: &Path,
+    c: &coverage::FileCoverage<'_>,
+    devices: &[Device],
+    error: Option<&Failure>,
+) -> FileCoverage {
+    FileCoverage {
+        path: path.display().to_string(),
+        available: c.available.clone(),
+        devices: c
+            .verdicts
+            .iter()
+            .zip(devices)
+            .map(|(v, d)| DeviceCoverage {
+                device: d.to_string(),
+                status: v.status.name().to_string(),
+                covered: v.status == Status::Covered,
+                image: v.image.as_ref().map(|(i, _)| Image::of(i, path)),
+                fit: v
+                    .image
+                    .as_ref()
+                    .map(|(_, f)| coverage::fit_name(f).to_string()),
+                reason: v.reason.clone(),
+                flag: v.flag.clone(),
+                bundles_without: v.bundles_without.clone(),
+            })
+            .collect(),
+        error: error.map(|f| f.reason.clone()),
+        error_offset: error.and_then(|f| f.offset),
     }
 }

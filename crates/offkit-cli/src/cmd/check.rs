@@ -155,7 +155,6 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     }
     // (path, from a directory, device images, why it could not be read)
     let mut scanned = Vec::new();
-    let mut skipped = Vec::new();
     for (path, from_dir) in &inputs {
         let name = path.display().to_string();
         let mut images = Vec::new();
@@ -167,38 +166,30 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             }
             Ok(())
         });
-        match walked {
-            Err(e) => {
-                print_error(&e);
-                scanned.push((name, *from_dir, Vec::new(), Some(input_error(&e))));
-            }
-            Ok(()) if images.is_empty() && *from_dir => skipped.push(name),
-            Ok(()) => scanned.push((name, *from_dir, images, None)),
-        }
+        let error = walked.err().map(|e| {
+            print_error(&e);
+            input_error(&e)
+        });
+        scanned.push((name, *from_dir, images, error));
     }
-    // An unreadable file has no verdicts, only its error.
-    let coverages: Vec<_> = scanned
-        .iter()
-        .map(|(_, from_dir, images, error)| {
-            let devices = if error.is_some() {
-                &[][..]
-            } else {
-                &args.device[..]
-            };
-            coverage::check_file(images, devices, *from_dir)
-        })
-        .collect();
-    let nowhere: Vec<String> = coverage::nowhere(&args.device, &coverages)
-        .into_iter()
-        .filter_map(|n| args.device.get(n).map(Device::to_string))
-        .collect();
-    let covered = scanned.iter().all(|(.., e)| e.is_none())
-        && coverages.iter().all(|c| c.covered())
-        && nowhere.is_empty();
-    let files = scanned
-        .iter()
-        .zip(coverages)
-        .map(|((path, .., error), c)| FileJson {
+    let report = coverage::check(
+        &scanned
+            .iter()
+            .map(|(_, from_dir, images, error)| coverage::Input {
+                images: error.is_none().then_some(&images[..]),
+                from_dir: *from_dir,
+            })
+            .collect::<Vec<_>>(),
+        &args.device,
+    );
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for ((path, .., error), c) in scanned.iter().zip(report.files) {
+        let Some(c) = c else {
+            skipped.push(path.clone());
+            continue;
+        };
+        files.push(FileJson {
             path: path.clone(),
             devices: c
                 .verdicts
@@ -208,8 +199,14 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                 .collect(),
             available: c.available,
             error: error.clone(),
-        })
+        });
+    }
+    let nowhere: Vec<String> = report
+        .nowhere
+        .into_iter()
+        .filter_map(|n| args.device.get(n).map(Device::to_string))
         .collect();
+    let covered = report.covered;
     let doc = Document {
         schema_version: 1,
         devices: args.device.iter().map(Device::to_string).collect(),
