@@ -8,6 +8,7 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import offkit
 
@@ -69,3 +70,32 @@ def test_typed_package():
     assert (pkg / "_offkit.pyi").is_file()
     assert offkit.inspect.__doc__ and "device images" in offkit.inspect.__doc__
     assert issubclass(offkit.Error, Exception)
+
+
+def test_clang22_program_runs_on_the_wheels_22_runtime(inputs):
+    """A clang-22 OpenMP program (Debian 13 has no offload runtime for it), built and run in the
+    Debian 13 root of scripts/setup-trixie.sh, linked against the wheel's libomptarget.so.22.1."""
+    root = pathlib.Path(os.environ.get("OFFKIT_TRIXIE_ROOT", "/opt/offkit/trixie"))
+    assert (root / "usr/bin/clang-22").exists(), f"no Debian 13 root at {root} (scripts/setup-trixie.sh)"
+    work = pathlib.Path(tempfile.mkdtemp(dir=root / "tmp", prefix="offkit-wheel-"))
+    try:
+        inner = "/" + str(work.relative_to(root))
+        shutil.copy(inputs.dir / "p.c", work)
+        (work / "lib").mkdir()
+        shutil.copy(offkit.runtime_dir() / "libomptarget.so.22.1", work / "lib")
+        (work / "lib" / "libomptarget.so").symlink_to("libomptarget.so.22.1")
+
+        def in_root(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                ["chroot", str(root), "/usr/bin/env", "-i", "PATH=/usr/bin:/bin",
+                 "OMP_TARGET_OFFLOAD=mandatory", "/bin/sh", "-c", 'cd "$0" && exec "$@"', inner,
+                 *args],
+                capture_output=True, text=True, check=True)
+
+        in_root("clang-22", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", "p.c",
+                f"-L{inner}/lib", f"-Wl,-rpath,{inner}/lib", "-o", "prog")
+        assert in_root("./prog").stdout == "sum 999000\n"
+        assert f"libomptarget.so.22.1 => {inner}/lib/libomptarget.so.22.1" in in_root(
+            "ldd", "./prog").stdout
+    finally:
+        shutil.rmtree(work)
