@@ -30,6 +30,7 @@ pub mod error;
 pub mod fatobj;
 pub mod io;
 pub mod read;
+pub mod thin;
 pub mod types;
 pub mod write;
 

@@ -14,6 +14,7 @@ pub mod man;
 pub mod prune;
 pub mod replace;
 pub mod rewrite;
+pub mod rt;
 pub mod shims;
 pub mod unbundle;
 pub mod wrap;
@@ -40,6 +41,7 @@ pub enum Cmd {
     Link(link::Args),
     Shims(shims::Args),
     Arch(arch::Args),
+    Rt(rt::Args),
     Completions(completions::Args),
     Man(man::Args),
 }
@@ -62,6 +64,7 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Link(a) => link::run(a, env),
         Cmd::Shims(a) => shims::run(a, env),
         Cmd::Arch(a) => arch::run(a, env),
+        Cmd::Rt(a) => rt::run(a, env),
         Cmd::Completions(a) => completions::run(a, env),
         Cmd::Man(a) => man::run(a, env),
     }

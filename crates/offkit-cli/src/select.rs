@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use offkit_format::device::Device;
-use offkit_format::scan::{ImageInfo, Source};
+use offkit_format::scan::ImageInfo;
 use offkit_llvm::target_id::bundle::is_kind_compatible;
 
 /// Parses `--device` (clap value parser; clap prints the message after the value).
@@ -43,22 +43,7 @@ pub struct Selection {
     pub device: Option<Device>,
 }
 
-/// Whether `i` is a real image: not the one `\0` byte that stands for the host object in a
-/// bundled object.
-pub fn is_image(i: &ImageInfo) -> bool {
-    !matches!(
-        i.source,
-        Source::BundleSection {
-            host_placeholder: true,
-            ..
-        }
-    )
-}
-
-/// Whether `i` is code for a device: an image that is not a bundle's host entry.
-pub fn is_device_code(i: &ImageInfo) -> bool {
-    is_image(i) && i.offload_kind != "host"
-}
+pub use offkit_format::coverage::{is_device_code, is_image};
 
 impl Selection {
     /// Whether any option narrows the choice.
@@ -168,7 +153,7 @@ impl Seen {
 mod tests {
     use super::*;
     use offkit_format::kind::ImageKind;
-    use offkit_format::scan::Location;
+    use offkit_format::scan::{Location, Source};
 
     fn image(kind: &str, triple: &str, id: &str) -> ImageInfo {
         ImageInfo {

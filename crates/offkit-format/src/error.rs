@@ -154,6 +154,23 @@ impl Error {
             name: limit.name(),
         }
     }
+
+    /// The absolute offset the error is about, for the errors that have one (for an error
+    /// inside a nested container, the inner error's).
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            Error::Within { source, .. } => source.offset(),
+            Error::Truncated { offset, .. }
+            | Error::BadMagic { offset, .. }
+            | Error::UnsupportedVersion { offset, .. }
+            | Error::Invalid { offset, .. }
+            | Error::Unsupported { offset, .. }
+            | Error::LimitExceeded { offset, .. }
+            | Error::Decompress { offset, .. }
+            | Error::Object { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
 }
 
 /// The reading errors of the LLVM models (the bounded reader, bitcode, triples, target IDs) are

@@ -5,7 +5,8 @@
 //! offload bundles (`__CLANG_OFFLOAD_BUNDLE__` and the compressed `CCOB` form, [`bundle`]),
 //! CUDA fat binaries ([`fatbin`]), AMDGPU code objects ([`code_object`]), offload entry tables
 //! ([`entry`]), the one walk over objects, archives and sections that finds them all
-//! ([`scan`], [`container`]), and which image a device would load ([`device`]).
+//! ([`scan`], [`container`]), which image a device would load ([`device`]) and which devices a
+//! file's images cover ([`coverage`]).
 //!
 //! What models LLVM itself — `Triple`, target IDs and the single tools' rules over them, the
 //! `DenseMap`/`StringMap` orders, bitcode — is `offkit-llvm`'s; this crate builds on it (the
@@ -40,6 +41,7 @@ pub mod binary;
 pub mod bundle;
 pub mod code_object;
 pub mod container;
+pub mod coverage;
 pub mod device;
 pub mod entry;
 pub mod error;

@@ -15,6 +15,33 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// An input could not be opened or mapped.
+    #[error("failed to read `{}`", path.display())]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input to be rewritten in place is mapped for writing by a process.
+    #[error(
+        "`{}` is mapped for writing by process {pid}: rewriting it in place would lose that \
+         process's writes (stop it, or write elsewhere with -o)",
+        path.display()
+    )]
+    MappedForWriting {
+        /// The file.
+        path: PathBuf,
+        /// The process.
+        pid: u32,
+    },
+    /// An input to be written somewhere is not a regular file.
+    #[error("`{}` is not a regular file", path.display())]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+    },
     /// An output could not be written.
     #[error("cannot write `{}`", path.display())]
     Write {

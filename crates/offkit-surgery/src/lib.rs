@@ -16,6 +16,9 @@
 //! cores are made ahead of the one being written, and the input is read with `pread`, not
 //! through the map.
 //!
+//! [`rewrite_file`] is the whole job on one file (open, plan, write beside it, rename; the
+//! in-place check that no process maps it for writing), as `offkit prune` and the others run it.
+//!
 //! Sections never move: every bundle is rewritten at its own offset, so every pointer to it
 //! (`__hip_fatbin_wrapper`, the dynamic relocations) stays right, and the bytes it frees are
 //! zeroed. A bundle that grows (decompression, a larger replacement) must fit its space up to
@@ -35,6 +38,7 @@ mod holes;
 mod par;
 mod perms;
 mod plan;
+mod rewrite;
 mod table;
 mod write;
 
@@ -45,5 +49,6 @@ pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use perms::Perms;
 pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region};
+pub use rewrite::{rewrite_file, Dest, Done};
 pub use table::{ImageTables, Patch};
 pub use write::{rewrite_bytes, settle, validate, write, Written};

@@ -31,6 +31,7 @@ pub mod invoke;
 pub mod jobserver;
 pub mod lookup;
 pub mod mmap;
+pub mod walk;
 
 pub use env::Env;
 pub use error::{os_message, Error};

@@ -4,11 +4,12 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 
-use offkit_format::device::{Device, Fit};
-use offkit_format::scan::{EntryTables, Event, ImageInfo, Location, Source, Step};
+use offkit_format::coverage::{self, Status};
+use offkit_format::device::Device;
+use offkit_format::scan::{EntryTables, Event};
 use offkit_tools::Env;
 
 use super::inspect::{input_error, walk_file, InputError};
@@ -51,61 +52,18 @@ pub struct Args {
     json: bool,
 }
 
-/// The first bytes of the files `check` looks at inside directories.
-const MAGICS: &[&[u8]] = &[
-    b"\x7fELF",
-    b"!<arch>\n",
-    b"!<thin>\n",
-    b"__CLANG_OFFLOAD_BUNDLE__",
-    b"CCOB",
-    b"\x10\xff\x10\xad",
-    b"BC\xc0\xde",
-];
-
 /// Whether the file at `p` starts like a container `check` reads (opened through the one input
 /// opener: a FIFO or device found in a directory is passed over, never waited on).
 fn looks_like_container(p: &Path) -> bool {
-    offkit_tools::MappedFile::open(p).is_ok_and(|m| MAGICS.iter().any(|x| m.starts_with(x)))
+    offkit_tools::MappedFile::open(p).is_ok_and(|m| coverage::looks_like_container(&m))
 }
 
-/// The files under `dir` that look like containers, sorted, recursively (symbolic links to
-/// directories are not followed). A symbolic link to a file is kept only when that file is not
-/// found itself (`libk.so.1 -> libk.so.1.1` is checked once, as `libk.so.1.1`).
+/// The files under `dir` that look like containers, sorted, recursively
+/// ([`offkit_tools::walk::files_under`]).
 fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    collect(dir, &mut found)?;
-    let real: std::collections::BTreeSet<PathBuf> = found
-        .iter()
-        .filter(|(_, link)| !link)
-        .filter_map(|(p, _)| std::fs::canonicalize(p).ok())
-        .collect();
-    let mut linked = std::collections::BTreeSet::new();
-    Ok(found
-        .into_iter()
-        .filter(|(p, link)| {
-            !link || std::fs::canonicalize(p).is_ok_and(|c| !real.contains(&c) && linked.insert(c))
-        })
-        .map(|(p, _)| p)
-        .collect())
-}
-
-/// Every file under `dir` that looks like a container, with whether it is a symbolic link.
-fn collect(dir: &Path, out: &mut Vec<(PathBuf, bool)>) -> Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("failed to read the directory `{}`", dir.display()))?
-        .filter_map(|e| e.ok())
-        .collect();
-    entries.sort_by_key(|e| e.file_name());
-    for e in entries {
-        let p = e.path();
-        let Ok(t) = e.file_type() else { continue };
-        if t.is_dir() {
-            collect(&p, out)?;
-        } else if (t.is_file() || t.is_symlink()) && p.is_file() && looks_like_container(&p) {
-            out.push((p, t.is_symlink()));
-        }
-    }
-    Ok(())
+    offkit_tools::walk::files_under(dir, &looks_like_container).map_err(|(d, e)| {
+        anyhow::Error::new(e).context(format!("failed to read the directory `{}`", d.display()))
+    })
 }
 
 /// What one device gets from one file.
@@ -157,177 +115,32 @@ struct Document<'a> {
     covered: bool,
 }
 
-fn fit_name(f: &Fit) -> &'static str {
-    match f {
-        Fit::Exact => "exact",
-        Fit::Any { .. } => "any",
-        Fit::Generic { .. } => "generic",
-        Fit::Cubin { .. } => "cubin",
-        Fit::Ptx { .. } => "ptx",
-        Fit::Triple => "triple",
-    }
-}
-
-/// The image `device` would load from `images`: the best fit, the first in file order among
-/// equals.
-fn best<'i>(
-    device: &Device,
-    images: impl IntoIterator<Item = &'i ImageInfo>,
-) -> Option<(&'i ImageInfo, Fit)> {
-    let mut found: Option<(&ImageInfo, Fit)> = None;
-    for i in images {
-        if let Some(f) = device.fit(&i.triple, &i.target_id, i.image_kind) {
-            if found.as_ref().is_none_or(|(_, g)| f.rank() > g.rank()) {
-                found = Some((i, f));
-            }
-        }
-    }
-    found
-}
-
-/// The unit a runtime registers on its own, which must each hold code for a device: a bundle
-/// of a sequence (a HIP library has one per translation unit, each registered by its own
-/// `__hipRegisterFatBinary`), a CUDA fat binary; anything else (offload binaries, which the
-/// linker wrapper merged into one registration) belongs to the file as a whole (`""`).
-fn module(i: &ImageInfo) -> String {
-    let steps = &i.location.steps;
-    if let Source::CudaFatbinEntry(e) = &i.source {
-        let section = steps.iter().rposition(|s| matches!(s, Step::Section(_)));
-        let prefix = Location {
-            steps: steps
-                .get(..=section.unwrap_or(0))
-                .unwrap_or_default()
-                .to_vec(),
-        };
-        return format!("{prefix} fat binary {}", e.fatbin_index);
-    }
-    match steps.iter().rposition(|s| matches!(s, Step::Bundle(_))) {
-        Some(at) => Location {
-            steps: steps.get(..=at).unwrap_or_default().to_vec(),
-        }
-        .to_string(),
-        None => String::new(),
-    }
-}
-
-/// `images` grouped by [`module`], in file order.
-fn modules(images: &[ImageInfo]) -> Vec<(String, Vec<&ImageInfo>)> {
-    let mut out: Vec<(String, Vec<&ImageInfo>)> = Vec::new();
-    for i in images {
-        let key = module(i);
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, v)) => v.push(i),
-            None => out.push((key, vec![i])),
-        }
-    }
-    out
-}
-
-/// How a device fares in the modules of a file that have code of its kind.
-#[derive(Debug, Default)]
-struct Coverage<'i> {
-    /// The image it would load from the first module that has one, and how it fits.
-    found: Option<(&'i ImageInfo, Fit)>,
-    /// How many modules have code of its kind.
-    units: usize,
-    /// Those where it finds no image.
-    without: Vec<String>,
-}
-
-/// How `device` fares in every module of `images` that has code of its kind; `None` when no
-/// module has code of its kind.
-fn coverage<'i>(device: &Device, modules: &[(String, Vec<&'i ImageInfo>)]) -> Option<Coverage<'i>> {
-    let relevant: Vec<_> = modules
-        .iter()
-        .filter(|(_, imgs)| imgs.iter().any(|i| device.same_kind(&i.triple)))
-        .collect();
-    if relevant.is_empty() {
-        return None;
-    }
-    let mut first = None;
-    let mut without = Vec::new();
-    for (key, imgs) in &relevant {
-        match best(device, imgs.iter().copied()) {
-            Some(b) => {
-                first.get_or_insert(b);
-            }
-            None => without.push(key.clone()),
-        }
-    }
-    Some(Coverage {
-        found: first,
-        units: relevant.len(),
-        without,
-    })
-}
-
-/// What the images are for, grouped by kind and triple in file order:
-/// `hipv4 amdgcn-amd-amdhsa gfx1030 gfx90a:xnack+` (PTX marked `(ptx)`).
-fn available(images: &[ImageInfo]) -> Vec<String> {
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
-    for i in images {
-        let key = if i.triple.is_empty() {
-            i.offload_kind.clone()
-        } else {
-            format!("{} {}", i.offload_kind, i.triple)
-        };
-        let mut id = i.target_id.clone();
-        if i.image_kind == offkit_format::kind::ImageKind::Ptx {
-            id.push_str(" (ptx)");
-        }
-        let at = match groups.iter().position(|(k, _)| *k == key) {
-            Some(at) => at,
-            None => {
-                groups.push((key, Vec::new()));
-                groups.len() - 1
-            }
-        };
-        let ids = &mut groups[at].1;
-        if !id.is_empty() && !ids.contains(&id) {
-            ids.push(id);
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(k, ids)| {
-            if ids.is_empty() {
-                k
-            } else {
-                format!("{k} {}", ids.join(" "))
-            }
-        })
-        .collect()
-}
-
-/// The hint for an AMD device written without a feature that the file's images set.
-fn feature_hint(device: &Device, images: &[ImageInfo]) -> Option<String> {
-    let Device::Amdgpu {
-        processor,
-        features,
-    } = device
-    else {
-        return None;
+/// The JSON form of a verdict.
+fn verdict_json<'a>(d: &Device, v: coverage::Verdict<'a>) -> Verdict<'a> {
+    let (image, fit) = match v.image {
+        Some((i, f)) => (
+            Some(ImageJson {
+                location: i.location.to_string(),
+                offload_kind: &i.offload_kind,
+                image_kind: i.image_kind.to_string(),
+                triple: &i.triple,
+                target_id: &i.target_id,
+                size: i.size,
+            }),
+            Some(coverage::fit_name(&f)),
+        ),
+        None => (None, None),
     };
-    let mut missing: Vec<&str> = Vec::new();
-    for i in images {
-        let mut parts = i.target_id.split(':');
-        if parts.next() != Some(processor) {
-            continue;
-        }
-        for f in parts {
-            let name = f.trim_end_matches(['+', '-']);
-            if !features.iter().any(|(n, _)| n == name) && !missing.contains(&name) {
-                missing.push(name);
-            }
-        }
+    Verdict {
+        device: d.to_string(),
+        status: v.status.name(),
+        covered: v.status == Status::Covered,
+        image,
+        fit,
+        reason: v.reason,
+        flag: v.flag,
+        bundles_without: v.bundles_without,
     }
-    (!missing.is_empty()).then(|| {
-        format!(
-            "its {processor} code sets {}: name the device's setting, e.g. `{processor}:{}-`",
-            missing.join(" and "),
-            missing.join("-:")
-        )
-    })
 }
 
 /// Runs `offkit check`.
@@ -342,7 +155,6 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     }
     // (path, from a directory, device images, why it could not be read)
     let mut scanned = Vec::new();
-    let mut skipped = Vec::new();
     for (path, from_dir) in &inputs {
         let name = path.display().to_string();
         let mut images = Vec::new();
@@ -354,125 +166,47 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             }
             Ok(())
         });
-        match walked {
-            Err(e) => {
-                print_error(&e);
-                scanned.push((name, *from_dir, Vec::new(), Some(input_error(&e))));
-            }
-            Ok(()) if images.is_empty() && *from_dir => skipped.push(name),
-            Ok(()) => scanned.push((name, *from_dir, images, None)),
-        }
+        let error = walked.err().map(|e| {
+            print_error(&e);
+            input_error(&e)
+        });
+        scanned.push((name, *from_dir, images, error));
     }
-    let mut covered = scanned.iter().all(|(.., e)| e.is_none());
-    let mut applicable = vec![false; args.device.len()];
-    let mut files = Vec::with_capacity(scanned.len());
-    for (path, from_dir, images, error) in &scanned {
-        let mut devices = Vec::new();
-        // An unreadable file has no verdicts, only its error.
-        let devices_to_check = if error.is_some() {
-            &[][..]
-        } else {
-            &args.device[..]
+    let report = coverage::check(
+        &scanned
+            .iter()
+            .map(|(_, from_dir, images, error)| coverage::Input {
+                images: error.is_none().then_some(&images[..]),
+                from_dir: *from_dir,
+            })
+            .collect::<Vec<_>>(),
+        &args.device,
+    );
+    let mut files = Vec::new();
+    let mut skipped = Vec::new();
+    for ((path, .., error), c) in scanned.iter().zip(report.files) {
+        let Some(c) = c else {
+            skipped.push(path.clone());
+            continue;
         };
-        let modules = modules(images);
-        for (n, d) in devices_to_check.iter().enumerate() {
-            let Coverage {
-                found,
-                units,
-                without,
-            } = coverage(d, &modules).unwrap_or_default();
-            let partly = found.is_some();
-            let v = if let (Some((i, f)), true) = (found, without.is_empty()) {
-                applicable[n] = true;
-                let mut reason = f.to_string();
-                if units > 1 {
-                    reason.push_str(&format!("; an image in each of the {units} bundles"));
-                }
-                Verdict {
-                    device: d.to_string(),
-                    status: "covered",
-                    covered: true,
-                    image: Some(ImageJson {
-                        location: i.location.to_string(),
-                        offload_kind: &i.offload_kind,
-                        image_kind: i.image_kind.to_string(),
-                        triple: &i.triple,
-                        target_id: &i.target_id,
-                        size: i.size,
-                    }),
-                    fit: Some(fit_name(&f)),
-                    reason: Some(reason),
-                    flag: None,
-                    bundles_without: Vec::new(),
-                }
-            } else if partly {
-                // Some modules have code for the device and some do not: a HIP library whose
-                // translation units were built for different targets fails at its first kernel
-                // from a module without it.
-                applicable[n] = true;
-                covered = false;
-                let shown: Vec<&str> = without.iter().take(3).map(String::as_str).collect();
-                Verdict {
-                    device: d.to_string(),
-                    status: "missing",
-                    covered: false,
-                    image: None,
-                    fit: None,
-                    reason: Some(format!(
-                        "{} of the {units} bundles have no image for it: {}{}",
-                        without.len(),
-                        shown.join(", "),
-                        if without.len() > shown.len() {
-                            ", …"
-                        } else {
-                            ""
-                        }
-                    )),
-                    flag: Some(d.flag()),
-                    bundles_without: without,
-                }
-            } else if *from_dir && !images.iter().any(|i| d.same_kind(&i.triple)) {
-                Verdict {
-                    device: d.to_string(),
-                    status: "n/a",
-                    covered: false,
-                    image: None,
-                    fit: None,
-                    reason: Some(format!("no {} code in this file", d.kind_name())),
-                    flag: None,
-                    bundles_without: Vec::new(),
-                }
-            } else {
-                applicable[n] = true;
-                covered = false;
-                Verdict {
-                    device: d.to_string(),
-                    status: "missing",
-                    covered: false,
-                    image: None,
-                    fit: None,
-                    reason: feature_hint(d, images),
-                    flag: Some(d.flag()),
-                    bundles_without: Vec::new(),
-                }
-            };
-            devices.push(v);
-        }
         files.push(FileJson {
             path: path.clone(),
-            available: available(images),
-            devices,
+            devices: c
+                .verdicts
+                .into_iter()
+                .zip(&args.device)
+                .map(|(v, d)| verdict_json(d, v))
+                .collect(),
+            available: c.available,
             error: error.clone(),
         });
     }
-    let nowhere: Vec<String> = args
-        .device
-        .iter()
-        .zip(&applicable)
-        .filter(|(_, a)| !**a)
-        .map(|(d, _)| d.to_string())
+    let nowhere: Vec<String> = report
+        .nowhere
+        .into_iter()
+        .filter_map(|n| args.device.get(n).map(Device::to_string))
         .collect();
-    covered &= nowhere.is_empty();
+    let covered = report.covered;
     let doc = Document {
         schema_version: 1,
         devices: args.device.iter().map(Device::to_string).collect(),

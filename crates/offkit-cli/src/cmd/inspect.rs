@@ -2,7 +2,6 @@
 //! and bundles, and their offload entry tables.
 
 mod code;
-pub mod input;
 mod json;
 mod text;
 
@@ -16,8 +15,8 @@ use offkit_tools::{Env, MappedFile};
 
 use crate::output::{inputs_failed, print_error};
 use crate::select::{Seen, Selection};
-use input::ThinResolver;
 pub use json::InputError;
+use offkit_bundle::thin::ThinResolver;
 
 /// Show every device image in objects, archives, executables, shared libraries and bundles.
 ///
@@ -142,20 +141,9 @@ pub fn scan_file(
 
 /// The absolute offset of the innermost format error in `err`'s chain, if it has one.
 pub fn error_offset(err: &anyhow::Error) -> Option<u64> {
-    use offkit_format::Error as E;
     err.chain()
-        .filter_map(|c| c.downcast_ref::<E>())
-        .filter_map(|e| match e {
-            E::Truncated { offset, .. }
-            | E::BadMagic { offset, .. }
-            | E::UnsupportedVersion { offset, .. }
-            | E::Invalid { offset, .. }
-            | E::Unsupported { offset, .. }
-            | E::LimitExceeded { offset, .. }
-            | E::Decompress { offset, .. }
-            | E::Object { offset, .. } => Some(*offset),
-            _ => None,
-        })
+        .filter_map(|c| c.downcast_ref::<offkit_format::Error>())
+        .filter_map(offkit_format::Error::offset)
         .last()
 }
 

@@ -6,9 +6,9 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
-use offkit_surgery::{Edit, Perms, Plan, Written};
-use offkit_tools::mmap::{self, Special};
+use anyhow::{bail, Result};
+pub use offkit_surgery::{Dest, Done};
+use offkit_surgery::{Edit, Plan};
 
 use crate::output::{inputs_failed, plural, print_error};
 
@@ -36,7 +36,7 @@ pub struct Targets {
 impl Targets {
     /// Where the results go; in place when no flag says and `default_in_place`.
     pub fn dest(&self, default_in_place: bool) -> Result<Dest> {
-        Dest::from_flags(
+        dest_from_flags(
             self.output.clone(),
             self.in_place,
             self.dry_run,
@@ -93,130 +93,35 @@ impl Progress {
     }
 }
 
-/// Where each rewritten input goes.
-#[derive(Debug, Clone)]
-pub enum Dest {
-    /// Over itself (mode and ownership kept).
-    InPlace,
-    /// To this file (one input only).
-    To(PathBuf),
-    /// Nowhere: only say what would change.
-    DryRun,
-}
-
-impl Dest {
-    /// The destination from `-o`, `--in-place` and `--dry-run`; in place when none is given and
-    /// `default_in_place`.
-    fn from_flags(
-        output: Option<PathBuf>,
-        in_place: bool,
-        dry_run: bool,
-        inputs: usize,
-        default_in_place: bool,
-    ) -> Result<Dest> {
-        Ok(match (output, in_place, dry_run) {
-            (_, _, true) => Dest::DryRun,
-            (Some(_), true, _) => bail!("-o and --in-place cannot be used together"),
-            (Some(o), false, _) if inputs == 1 => Dest::To(o),
-            (Some(_), false, _) => bail!("-o takes one input ({inputs} given); use --in-place"),
-            (None, true, _) => Dest::InPlace,
-            (None, false, _) if default_in_place => Dest::InPlace,
-            (None, false, _) => bail!("say where the result goes: -o OUT, --in-place or --dry-run"),
-        })
-    }
-}
-
-/// One input rewritten: its plans (one for a file, one per member holding bundles for an
-/// archive) and what was written (`None` for a dry run or when nothing changes).
-pub struct Done {
-    pub plans: Vec<Plan>,
-    pub written: Option<Written>,
-    pub archive: bool,
-}
-
-/// Plans `edit` on `path` and writes the result to `dest`, showing `progress`.
-pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit, progress: &mut Progress) -> Result<Done> {
-    if matches!(dest, Dest::InPlace) {
-        let mapped = offkit_tools::fs::mapped_for_writing(path)
-            .with_context(|| format!("failed to read `{}`", path.display()))?;
-        if let Some(pid) = mapped {
-            bail!(
-                "`{}` is mapped for writing by process {pid}: rewriting it in place would lose \
-                 that process's writes (stop it, or write elsewhere with -o)",
-                path.display()
-            );
-        }
-    }
-    let opened = mmap::open(path, Special::Refuse)
-        .with_context(|| format!("failed to read `{}`", path.display()))?;
-    let name = path.display().to_string();
-    let meta = match &opened.file {
-        Some(f) => Some(
-            f.metadata()
-                .with_context(|| format!("failed to read `{}`", path.display()))?,
-        ),
-        None => None,
-    };
-    // In place: the file's own mode and owner; elsewhere: the input's mode less the umask.
-    let perms = |in_place| meta.as_ref().map(|m| Perms::of(m, in_place));
-    if offkit_bundle::archive::is_archive(&opened.data) {
-        let ap = offkit_surgery::plan_archive(&opened.data, &name, edit, 0)?;
-        let plans: Vec<Plan> = ap.plans().cloned().collect();
-        let changes = plans.iter().any(Plan::changes_anything);
-        let target = match dest {
-            Dest::DryRun => None,
-            Dest::InPlace if !changes => None,
-            Dest::InPlace => Some((path.to_path_buf(), true)),
-            Dest::To(o) => Some((o.clone(), false)),
-        };
-        let written = match target {
-            Some((out, in_place)) => {
-                let perms = perms(in_place).unwrap_or(Perms::KeepDest);
-                let size = offkit_surgery::write_archive(&ap, &opened.data, &out, perms)?;
-                Some(Written { size, holes: 0 })
-            }
-            None => None,
-        };
-        return Ok(Done {
-            plans,
-            written,
-            archive: true,
-        });
-    }
-    let mut plan = match &opened.file {
-        Some(f) => offkit_surgery::plan_file(&opened.data, f, &name, edit, 0)?,
-        None => offkit_surgery::plan(&opened.data, &name, edit, 0)?,
-    };
-    let target = match dest {
-        Dest::DryRun => None,
-        Dest::InPlace if !plan.changes_anything() => None,
-        Dest::InPlace => Some((path.to_path_buf(), true)),
-        Dest::To(o) => Some((o.clone(), false)),
-    };
-    let mut bar = |done, total| progress.update(&name, done, total);
-    let written = match (target, &opened.file) {
-        (Some((out, in_place)), Some(file)) => Some(offkit_surgery::write(
-            &mut plan,
-            &opened.data,
-            file,
-            &out,
-            perms(in_place).unwrap_or(Perms::KeepDest),
-            &mut bar,
-        )?),
-        (Some(_), None) => bail!("`{}` is not a regular file", path.display()),
-        (None, Some(file)) => {
-            // A dry run still makes the pending bundles, for their sizes.
-            offkit_surgery::settle(&mut plan, file, &mut bar)?;
-            None
-        }
-        (None, None) => None,
-    };
-    progress.clear();
-    Ok(Done {
-        plans: vec![plan],
-        written,
-        archive: false,
+/// The destination from `-o`, `--in-place` and `--dry-run`; in place when none is given and
+/// `default_in_place`.
+fn dest_from_flags(
+    output: Option<PathBuf>,
+    in_place: bool,
+    dry_run: bool,
+    inputs: usize,
+    default_in_place: bool,
+) -> Result<Dest> {
+    Ok(match (output, in_place, dry_run) {
+        (_, _, true) => Dest::DryRun,
+        (Some(_), true, _) => bail!("-o and --in-place cannot be used together"),
+        (Some(o), false, _) if inputs == 1 => Dest::To(o),
+        (Some(_), false, _) => bail!("-o takes one input ({inputs} given); use --in-place"),
+        (None, true, _) => Dest::InPlace,
+        (None, false, _) if default_in_place => Dest::InPlace,
+        (None, false, _) => bail!("say where the result goes: -o OUT, --in-place or --dry-run"),
     })
+}
+
+/// Plans `edit` on `path` and writes the result to `dest`, showing `progress`
+/// ([`offkit_surgery::rewrite_file`]).
+pub fn rewrite(path: &Path, dest: &Dest, edit: &Edit, progress: &mut Progress) -> Result<Done> {
+    let name = path.display().to_string();
+    let done = offkit_surgery::rewrite_file(path, dest, edit, &mut |done, total| {
+        progress.update(&name, done, total)
+    });
+    progress.clear();
+    Ok(done?)
 }
 
 /// Runs `one` over every input, printing each input's lines; an input that fails is reported

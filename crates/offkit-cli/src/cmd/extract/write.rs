@@ -14,7 +14,8 @@ use offkit_format::scan::{EntryTables, Event, ImageInfo, Inflate};
 use offkit_tools::fs::Output;
 use offkit_tools::MappedFile;
 
-use super::super::inspect::{input::bytes_file, walk_file_with};
+use super::super::inspect::walk_file_with;
+use offkit_bundle::thin::bytes_file;
 
 /// Where an image's bytes are to be had.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -279,7 +279,7 @@ fn container(c: &Container) -> ContainerJson {
 /// The URI of an image's address: its bytes are in the input `path`, or in a thin member's file.
 fn address(i: &ImageInfo, path: &str) -> Option<String> {
     let a = i.address?;
-    let file = super::input::bytes_file(&i.location, std::path::Path::new(path));
+    let file = offkit_bundle::thin::bytes_file(&i.location, std::path::Path::new(path));
     let file = file.display().to_string();
     Some(a.uri(&file))
 }

@@ -1,5 +1,6 @@
-//! Opening inputs for `inspect` and `extract`: memory-mapped files, and the resolver that reads
-//! thin archive members from their own files (the format library does no I/O).
+//! Thin archive members on files: the resolver through which the scanner
+//! ([`offkit_format::scan`], which does no I/O) reads them, memory-mapped, from their own files,
+//! and where their bytes are.
 
 use std::path::{Path, PathBuf};
 
