@@ -22,6 +22,7 @@
 //! | kernel launch INFO | `N blocks and M threads` | `[N,1,1] blocks and [M,1,1] threads` |
 //! | `begin nowait` INFO region | `begin_nowait_mapper` | `being_nowait_mapper` |
 //! | pointers in error reports | `0x%016lx` | `0x%lx` (`raw_ostream`) |
+//! | last unregistration | tables dumped, `device_finalize` for all, images closed (reverse) | per device: images closed, `device_finalize`; then the tables |
 //!
 //! The mapping rules clang-22 needs and clang-19 never exercises (`ATTACH` entries, see
 //! [`crate::attach`]) are not in the table: a clang-19 program has no such entries, so both
@@ -76,6 +77,21 @@ pub(crate) struct Abi {
     pub report_ptr_padded: bool,
     /// What ends the report of a private argument that could not be allocated.
     pub private_arg_end: &'static str,
+    /// How the last unregistration takes the devices down.
+    pub deinit: Deinit,
+}
+
+/// The order of the runtime's deinitialisation at the last `__tgt_unregister_lib`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Deinit {
+    /// LLVM 19: the mapping tables are dumped (`LIBOMPTARGET_INFO` bit 4, devices in reverse
+    /// order), every device gets OMPT's `device_finalize`, then all images close in reverse
+    /// load order (device destructors run after `device_finalize`).
+    TablesFinalizeImages,
+    /// LLVM 22 (`deinitRuntime`: `GenericDeviceTy::deinit` per device, then `~DeviceTy`): device
+    /// by device, its images close in load order and then `device_finalize` is reported; the
+    /// tables are dumped after every device (in reverse order).
+    PerDeviceThenTables,
 }
 
 /// LLVM 19.1's runtime, as Debian 12 ships it.
@@ -94,6 +110,7 @@ pub(crate) static V19: Abi = Abi {
     begin_nowait_region: "Entering OpenMP data region with begin_nowait_mapper",
     report_ptr_padded: true,
     private_arg_end: "",
+    deinit: Deinit::TablesFinalizeImages,
 };
 
 /// LLVM 22.1's runtime (built from LLVM's sources; Debian 13 ships none).
@@ -112,6 +129,7 @@ pub(crate) static V22: Abi = Abi {
     begin_nowait_region: "Entering OpenMP data region with being_nowait_mapper",
     report_ptr_padded: false,
     private_arg_end: ".",
+    deinit: Deinit::PerDeviceThenTables,
 };
 
 /// The release this runtime stands in for: LLVM 22's when it was loaded as

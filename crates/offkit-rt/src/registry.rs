@@ -296,23 +296,45 @@ pub(crate) unsafe fn unregister(desc: *const BinDesc) {
     if reg.refcount > 0 {
         return;
     }
-    // Runtime deinit: 19 dumps each device's table as the devices go (INFO bit 4), then the
-    // images close.
+    let loaded = std::mem::take(&mut reg.loaded);
+    reg.requires = None;
+    match abi::abi().deinit {
+        abi::Deinit::TablesFinalizeImages => {
+            // 19 dumps each device's table as the devices go (INFO bit 4), finalises the
+            // devices for OMPT, then closes the images.
+            dump_tables();
+            drop(reg);
+            for dev in devices() {
+                crate::ompt::device_finalize(dev.id);
+            }
+            for l in loaded.into_iter().rev() {
+                device::unload(l);
+            }
+        }
+        abi::Deinit::PerDeviceThenTables => {
+            drop(reg);
+            let mut rest = loaded;
+            for dev in devices() {
+                let (mine, others): (Vec<Loaded>, Vec<Loaded>) =
+                    rest.into_iter().partition(|l| l.device == dev.id);
+                rest = others;
+                for l in mine {
+                    device::unload(l);
+                }
+                crate::ompt::device_finalize(dev.id);
+            }
+            dump_tables();
+        }
+    }
+}
+
+/// The tables at the runtime's end, devices in reverse order (`LIBOMPTARGET_INFO` bit 4).
+fn dump_tables() {
     if policy::info_level() & info::DUMP_TABLE != 0 {
         let loc = Ident::libomptarget();
         for dev in devices().iter().rev() {
             dev.dump_table(&loc, false);
         }
-    }
-    let loaded = std::mem::take(&mut reg.loaded);
-    reg.requires = None;
-    drop(reg);
-    // 19 finalises the devices for OMPT before their images close.
-    for dev in devices() {
-        crate::ompt::device_finalize(dev.id);
-    }
-    for l in loaded.into_iter().rev() {
-        device::unload(l);
     }
 }
 
