@@ -85,6 +85,7 @@ pub enum Error {
         reason: String,
     },
     /// An object file (ELF, COFF, Mach-O, archive) that the `object` crate cannot read.
+    #[cfg(feature = "scan")]
     #[error("malformed {what} at offset {offset:#x}")]
     Object {
         /// The container being read.

@@ -36,17 +36,27 @@
 //! assert_eq!(bin.entries[0].triple(), "x86_64-pc-linux-gnu");
 //! ```
 #![deny(missing_docs)]
+// The crate docs link the modules of the default features.
+#![cfg_attr(not(feature = "scan"), allow(rustdoc::broken_intra_doc_links))]
 
+// The default features `compress` and `scan` (Cargo.toml) bring the modules that need zlib,
+// zstd, MD5 or the `object` crate; the runtime builds without them.
 pub mod binary;
+#[cfg(feature = "compress")]
 pub mod bundle;
+#[cfg(feature = "scan")]
 pub mod code_object;
+#[cfg(feature = "scan")]
 pub mod container;
 pub mod coverage;
 pub mod device;
+#[cfg(feature = "scan")]
 pub mod entry;
 pub mod error;
+#[cfg(feature = "compress")]
 pub mod fatbin;
 pub mod kind;
+#[cfg(feature = "scan")]
 pub mod scan;
 
 pub use error::{Error, Result};

@@ -22,23 +22,29 @@
 //! | kernel launch INFO | `N blocks and M threads` | `[N,1,1] blocks and [M,1,1] threads` |
 //! | `begin nowait` INFO region | `begin_nowait_mapper` | `being_nowait_mapper` |
 //! | pointers in error reports | `0x%016lx` | `0x%lx` (`raw_ostream`) |
+//! | last unregistration | tables dumped, `device_finalize` for all, images closed (reverse) | per device: images closed, `device_finalize`; then the tables |
 //!
 //! The mapping rules clang-22 needs and clang-19 never exercises (`ATTACH` entries, see
-//! [`crate::attach`]) are not in the table: a clang-19 program has no such entries, so both
-//! runtimes follow LLVM 22 there. The entry points only LLVM 22 exports live in
-//! [`v22`]; `exports.map` keeps them out of the 19 library.
+//! `attach.rs`) are not in the table: a clang-19 program has no such entries, so both runtimes
+//! follow LLVM 22 there. The entry points only LLVM 22 exports are `ffi/v22.rs`; `exports.map`
+//! keeps them out of the 19 library.
+//!
+//! The C structures both releases share, and the flag words of their entries, are [`types`] and
+//! [`map_type`].
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::OnceLock;
 
-use offkit_llvm::LlvmVersion;
+pub(crate) mod map_type;
+mod types;
 
-pub(crate) mod v22;
+pub(crate) use types::{
+    BinDesc, DeviceImage, Dim3, EntryV22, Ident, ImageInfo, KernelArgs, NonContig, OffloadEntry,
+    ENTRY_INDIRECT, ENTRY_INDIRECT_VTABLE, ENTRY_REQUIRES, OFK_OPENMP_22,
+};
 
 /// How one release's runtime behaves where the releases differ.
 #[derive(Debug)]
 pub(crate) struct Abi {
-    /// The release.
-    pub llvm: LlvmVersion,
     /// The SONAME of its runtime.
     pub soname: &'static str,
     /// Whether descriptors carry LLVM 22's 56-byte entries (older 32-byte tables are detected by
@@ -76,11 +82,25 @@ pub(crate) struct Abi {
     pub report_ptr_padded: bool,
     /// What ends the report of a private argument that could not be allocated.
     pub private_arg_end: &'static str,
+    /// How the last unregistration takes the devices down.
+    pub deinit: Deinit,
+}
+
+/// The order of the runtime's deinitialisation at the last `__tgt_unregister_lib`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Deinit {
+    /// LLVM 19: the mapping tables are dumped (`LIBOMPTARGET_INFO` bit 4, devices in reverse
+    /// order), every device gets OMPT's `device_finalize`, then all images close in reverse
+    /// load order (device destructors run after `device_finalize`).
+    TablesFinalizeImages,
+    /// LLVM 22 (`deinitRuntime`: `GenericDeviceTy::deinit` per device, then `~DeviceTy`): device
+    /// by device, its images close in load order and then `device_finalize` is reported; the
+    /// tables are dumped after every device (in reverse order).
+    PerDeviceThenTables,
 }
 
 /// LLVM 19.1's runtime, as Debian 12 ships it.
 pub(crate) static V19: Abi = Abi {
-    llvm: LlvmVersion::V19,
     soname: "libomptarget.so.19.1",
     entries_v22: false,
     missing_symbol_fails: true,
@@ -94,11 +114,11 @@ pub(crate) static V19: Abi = Abi {
     begin_nowait_region: "Entering OpenMP data region with begin_nowait_mapper",
     report_ptr_padded: true,
     private_arg_end: "",
+    deinit: Deinit::TablesFinalizeImages,
 };
 
 /// LLVM 22.1's runtime (built from LLVM's sources; Debian 13 ships none).
 pub(crate) static V22: Abi = Abi {
-    llvm: LlvmVersion::V22,
     soname: "libomptarget.so.22.1",
     entries_v22: true,
     missing_symbol_fails: false,
@@ -112,6 +132,7 @@ pub(crate) static V22: Abi = Abi {
     begin_nowait_region: "Entering OpenMP data region with being_nowait_mapper",
     report_ptr_padded: false,
     private_arg_end: ".",
+    deinit: Deinit::PerDeviceThenTables,
 };
 
 /// The release this runtime stands in for: LLVM 22's when it was loaded as
@@ -123,12 +144,6 @@ pub(crate) fn abi() -> &'static Abi {
         Some(s) if s == V22.soname => &V22,
         _ => &V19,
     })
-}
-
-/// The LLVM release this runtime stands in for (LLVM 22 when loaded as `libomptarget.so.22.1`,
-/// otherwise LLVM 19).
-pub fn llvm_version() -> LlvmVersion {
-    abi().llvm
 }
 
 /// A host entry of a registered descriptor, whichever layout it came in.
@@ -152,25 +167,6 @@ impl Entry {
         self.name as *const c_char
     }
 }
-
-/// LLVM 22's `llvm::offloading::EntryTy` (56 bytes; `Reserved` is 0 so the older 32-byte layout,
-/// which starts with a non-null address, can be told apart).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-struct EntryV22 {
-    reserved: u64,
-    version: u16,
-    kind: u16,
-    flags: u32,
-    addr: *mut c_void,
-    name: *const c_char,
-    size: u64,
-    data: u64,
-    aux_addr: *mut c_void,
-}
-
-/// `object::OffloadKind::OFK_OpenMP` in LLVM 22's numbering (bit flags).
-const OFK_OPENMP_22: u16 = 1;
 
 /// The host entries `[begin, end)` of a descriptor as this release reads them: LLVM 19 reads
 /// 32-byte entries; LLVM 22 reads its own 56-byte ones (keeping the OpenMP ones) or, when the
@@ -201,9 +197,9 @@ pub(crate) unsafe fn entries(abi: &Abi, begin: usize, end: usize) -> Vec<Entry> 
             })
             .collect();
     }
-    let n = (end - begin) / std::mem::size_of::<crate::ffi::OffloadEntry>();
+    let n = (end - begin) / std::mem::size_of::<OffloadEntry>();
     // SAFETY: the caller's table in the 32-byte layout clang-19 emits.
-    let raw = unsafe { std::slice::from_raw_parts(begin as *const crate::ffi::OffloadEntry, n) };
+    let raw = unsafe { std::slice::from_raw_parts(begin as *const OffloadEntry, n) };
     raw.iter()
         .map(|e| Entry {
             addr: e.addr as usize,
@@ -294,11 +290,10 @@ fn own_soname() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi::OffloadEntry;
 
     #[test]
     fn code_outside_a_runtime_library_is_llvm_19s() {
-        assert_eq!(abi().llvm, LlvmVersion::V19);
+        assert!(std::ptr::eq(abi(), &V19));
         assert!(own_soname().is_none());
     }
 

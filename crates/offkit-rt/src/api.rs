@@ -3,10 +3,12 @@
 //! memory, so copies between any two devices are `memcpy`.
 use std::ffi::c_void;
 
-use crate::mapping::copy;
+use crate::abi;
+use crate::log;
+use crate::mapping::{copy, INF};
 use crate::ompt::DataOp;
-use crate::plugin::AllocKind;
-use crate::policy::{self, device_or_fatal};
+use crate::plugin::{memory, AllocKind};
+use crate::policy::device_or_fatal;
 use crate::{devdata, registry};
 
 /// `OFFLOAD_SUCCESS` / `OFFLOAD_FAIL`.
@@ -25,7 +27,7 @@ pub(crate) fn alloc(size: usize, dev: i32, kind: Option<AllocKind>) -> *mut c_vo
         return std::ptr::null_mut();
     }
     let p = if i64::from(dev) == initial() {
-        crate::memory::host_alloc(size)
+        memory::host_alloc(size)
     } else {
         device_or_fatal(i64::from(dev));
         match kind {
@@ -43,7 +45,7 @@ pub(crate) fn free(p: *mut c_void, dev: i32, kind: Option<AllocKind>) {
     }
     if i64::from(dev) == initial() {
         // The user passes memory from omp_target_alloc on the initial device (malloc).
-        crate::memory::host_free(p as usize);
+        memory::host_free(p as usize);
         return;
     }
     device_or_fatal(i64::from(dev));
@@ -70,7 +72,7 @@ pub(crate) fn is_present(p: *const c_void, dev: i32) -> i32 {
 
 pub(crate) fn mapped_ptr(p: *const c_void, dev: i32) -> *mut c_void {
     if p.is_null() {
-        policy::report(format_args!("Call to omp_get_mapped_ptr with nullptr."));
+        log::report(format_args!("Call to omp_get_mapped_ptr with nullptr."));
         return std::ptr::null_mut();
     }
     let n = initial();
@@ -105,7 +107,7 @@ pub(crate) fn memcpy(
         if len == 0 {
             return OK;
         }
-        policy::report(format_args!(
+        log::report(format_args!(
             "Call to omp_target_memcpy with invalid arguments"
         ));
         return FAIL;
@@ -139,7 +141,7 @@ pub(crate) fn memcpy(
 /// Between two devices: the host plugin cannot exchange data between its devices, so 19
 /// retrieves into a `malloc`ed buffer and submits from it.
 fn device_to_device(d: usize, s: usize, len: usize, dst_dev: i32, src_dev: i32) -> i32 {
-    let Some(buf) = crate::memory::host_alloc(len) else {
+    let Some(buf) = memory::host_alloc(len) else {
         return FAIL;
     };
     for (dev, to_device, dst, src, hst) in
@@ -150,7 +152,7 @@ fn device_to_device(d: usize, s: usize, len: usize, dst_dev: i32, src_dev: i32) 
             .name_at(hst, len as i64);
         copy(dev, to_device, dst, src, len as i64, name);
     }
-    crate::memory::host_free(buf);
+    memory::host_free(buf);
     OK
 }
 
@@ -181,7 +183,7 @@ pub(crate) fn memcpy_rect(
         || dst_dims.is_null()
         || src_dims.is_null()
     {
-        policy::report(format_args!(
+        log::report(format_args!(
             "Call to omp_target_memcpy_rect with invalid arguments"
         ));
         return FAIL;
@@ -285,13 +287,13 @@ pub(crate) fn associate(
     dev: i32,
 ) -> i32 {
     if host.is_null() || tgt.is_null() || size == 0 {
-        policy::report(format_args!(
+        log::report(format_args!(
             "Call to omp_target_associate_ptr with invalid arguments"
         ));
         return FAIL;
     }
     if i64::from(dev) == initial() {
-        policy::report(format_args!(
+        log::report(format_args!(
             "omp_target_associate_ptr: no association possible on the host"
         ));
         return FAIL;
@@ -305,7 +307,7 @@ pub(crate) fn associate(
         if e.end == h.wrapping_add(size) && e.tgt_begin == tp {
             return OK;
         }
-        policy::report(format_args!(
+        log::report(format_args!(
             "Not allowed to re-associate a different device ptr+offset with the same host ptr"
         ));
         return FAIL;
@@ -316,14 +318,14 @@ pub(crate) fn associate(
 
 pub(crate) fn disassociate(host: *const c_void, dev: i32) -> i32 {
     if host.is_null() {
-        policy::report(format_args!(
+        log::report(format_args!(
             "Call to {} with invalid host_ptr",
-            crate::abi::abi().disassociate_name
+            abi::abi().disassociate_name
         ));
         return FAIL;
     }
     if i64::from(dev) == initial() {
-        policy::report(format_args!(
+        log::report(format_args!(
             "omp_target_disassociate_ptr: no association possible on the host"
         ));
         return FAIL;
@@ -333,20 +335,20 @@ pub(crate) fn disassociate(host: *const c_void, dev: i32) -> i32 {
     let mut t = d.table();
     let h = host as usize;
     let Some(e) = t.map.get(&h) else {
-        policy::report(format_args!("Association not found"));
+        log::report(format_args!("Association not found"));
         return FAIL;
     };
     if e.hold_ref != 0 {
-        policy::report(format_args!(
+        log::report(format_args!(
             "Trying to disassociate a pointer with a non-zero hold reference count"
         ));
         return FAIL;
     }
-    if e.dyn_ref == crate::mapping::INF {
+    if e.dyn_ref == INF {
         t.map.remove(&h);
         return OK;
     }
-    policy::report(format_args!(
+    log::report(format_args!(
         "Trying to disassociate a pointer which was not mapped via omp_target_associate_ptr"
     ));
     FAIL

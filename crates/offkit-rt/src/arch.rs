@@ -212,7 +212,10 @@ pub fn amd_gpus(root: &Path, hsa_xnack: Option<bool>) -> Result<Vec<Device>, Err
             });
         };
         if nodes.len() == MAX_NODES {
-            return Err(Error::TooManyNodes { path: dir });
+            return Err(Error::TooManyNodes {
+                path: dir,
+                limit: MAX_NODES,
+            });
         }
         nodes.push((n, e.path()));
     }

@@ -14,8 +14,8 @@
 //! ignore `ATTACH` entries; they count nothing and allocate nothing.
 use std::sync::OnceLock;
 
+use crate::abi::map_type::ALWAYS;
 use crate::env::Env;
-use crate::mapping::flags::ALWAYS;
 use crate::mapping::{copy, Shadow, Table};
 
 /// An `ATTACH` entry set aside until the construct's other entries are mapped.
@@ -137,7 +137,7 @@ fn attach(t: &mut Table, e: &Pending, tgt_ptee_begin: usize, tgt_ptr: usize, key
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mapping::flags::ATTACH;
+    use crate::abi::map_type::ATTACH;
     use crate::mapping::MapReq;
 
     fn map(t: &mut Table, begin: usize, size: i64) -> crate::mapping::Tpr {

@@ -5,11 +5,11 @@
 //! does not, as in 19.
 use crate::ompt::{self, DataOp, DataOpArgs};
 use crate::plugin::{self, AllocKind};
-use crate::registry;
 
-/// `omp_get_initial_device()`: the host's device number in callbacks.
+/// `omp_get_initial_device()`: the host's device number in callbacks (these operations run on
+/// devices that exist, so the plugins' device count is the runtime's).
 fn initial() -> i32 {
-    registry::num_devices() as i32
+    plugin::device_count() as i32
 }
 
 /// `allocData(size, hst)`: default-kind device memory (the memory manager's).

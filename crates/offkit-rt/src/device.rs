@@ -8,20 +8,10 @@ use std::ffi::{c_char, c_void, CStr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError, RwLock};
 
-use crate::abi::{abi, Entry};
-use crate::ffi::Ident;
-use crate::mapping::{copy, Table};
+use crate::abi::{abi, Entry, Ident, ENTRY_INDIRECT, ENTRY_INDIRECT_VTABLE, ENTRY_REQUIRES};
+use crate::log::{self, c_str, info, SourceInfo, P};
+use crate::mapping::{copy, Table, INF};
 use crate::plugin::{self, Image, Plugin};
-use crate::policy::{self, c_str, info, SourceInfo, P};
-
-/// The number of devices of the host plugin (a compile-time constant in LLVM 19).
-pub(crate) const HOST_DEVICES: usize = 4;
-
-/// Entry flags (LLVM's `OMP_DECLARE_TARGET_*` and `OMP_REGISTER_REQUIRES`).
-pub(crate) const ENTRY_INDIRECT: u32 = 0x8;
-pub(crate) const ENTRY_REQUIRES: u32 = 0x10;
-/// LLVM 22's `OMP_DECLARE_TARGET_INDIRECT_VTABLE`: the entry is not looked up in the image.
-pub(crate) const ENTRY_INDIRECT_VTABLE: u32 = 0x20;
 
 /// A kernel of a loaded image.
 #[derive(Debug, Clone, Copy)]
@@ -88,7 +78,7 @@ impl Device {
         let plugin = self.plugin();
         let loaded = plugin
             .load_image(self.id, elf)
-            .map_err(|e| policy::report(format_args!("{e}")))?;
+            .map_err(|e| log::report(format_args!("{e}")))?;
         crate::ompt::device_load(self.id, elf);
         let mut kernels = Vec::new();
         let mut globals = Vec::new();
@@ -107,7 +97,7 @@ impl Device {
                 0 if e.flags & ENTRY_INDIRECT_VTABLE != 0 => e.addr,
                 0 => {
                     let what = if e.size == 0 { "kernel" } else { "symbol" };
-                    policy::report(format_args!(
+                    log::report(format_args!(
                         "Failed to load {what} {}",
                         c_str(e.name_ptr())
                     ));
@@ -137,7 +127,9 @@ impl Device {
                 globals.push((e.addr, e.size, sym, indirect, e.name));
             }
         }
-        crate::usm::write_reference_pointers(self, &globals);
+        if self.table().usm {
+            crate::usm::write_reference_pointers(plugin, self.id, &globals);
+        }
         {
             let mut t = self.table();
             for (host, size, sym, indirect, name) in globals {
@@ -165,11 +157,11 @@ impl Device {
     /// `grid` is (teams, threads) as the construct asked (0: unspecified); the host plugin
     /// reports them and libomp, called by the kernel itself, makes the teams and threads.
     pub(crate) fn launch(&self, k: Kernel, args: &[usize], grid: (u32, u32)) {
-        if policy::info_level() & info::PLUGIN_KERNEL != 0 {
+        if log::info_level() & info::PLUGIN_KERNEL != 0 {
             let (name, blocks, threads) =
                 (c_str(k.name as *const c_char), grid.0.max(1), grid.1.max(1));
             if abi().launch_info_3d {
-                policy::plugin_info(
+                log::plugin_info(
                     self.id,
                     format_args!(
                         "Launching kernel {name} with [{blocks},1,1] blocks and [{threads},1,1] \
@@ -177,7 +169,7 @@ impl Device {
                     ),
                 );
             } else {
-                policy::plugin_info(
+                log::plugin_info(
                     self.id,
                     format_args!(
                         "Launching kernel {name} with {blocks} blocks and {threads} threads in \
@@ -206,7 +198,7 @@ impl Device {
                 let _ = o.write_all(s.as_bytes());
                 let _ = o.flush();
             } else {
-                policy::emit(&s);
+                log::emit(&s);
             }
         };
         let t = self.table();
@@ -226,7 +218,7 @@ impl Device {
             "Host Ptr", "Target Ptr", "Size (B)", "DynRefCount", "HoldRefCount", "Declaration"
         ));
         let cnt = |c: u64| {
-            if c == crate::mapping::INF {
+            if c == INF {
                 "INF".to_owned()
             } else {
                 c.to_string()

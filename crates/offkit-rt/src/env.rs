@@ -24,7 +24,7 @@ impl Env {
             std::env::var("LIBOMPTARGET_TREAT_ATTACH_AUTO_AS_ALWAYS").is_ok_and(|s| bool_envar(&s));
         let mm_threshold = std::env::var("LIBOMPTARGET_MEMORY_MANAGER_THRESHOLD")
             .ok()
-            .and_then(|s| crate::memory::parse_u32(&s));
+            .and_then(|s| parse_u32(&s));
         Env {
             info,
             attach_always,
@@ -57,9 +57,29 @@ pub(crate) fn stoi(s: &str) -> i32 {
     v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
 }
 
+/// `UInt32Envar`'s parse (`std::istringstream >> uint32_t`): `None` when it fails.
+fn parse_u32(s: &str) -> Option<u32> {
+    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let (neg, digits) = match (t.strip_prefix('-'), t.strip_prefix('+')) {
+        (Some(rest), _) => (true, rest),
+        (None, Some(rest)) => (false, rest),
+        (None, None) => (false, t),
+    };
+    let end = digits
+        .bytes()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(digits.len());
+    let magnitude: u32 = digits.get(..end).filter(|d| !d.is_empty())?.parse().ok()?;
+    Some(if neg {
+        magnitude.wrapping_neg()
+    } else {
+        magnitude
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{bool_envar, stoi};
+    use super::{bool_envar, parse_u32, stoi};
 
     #[test]
     fn bool_envars_read_like_llvms() {
@@ -75,5 +95,21 @@ mod tests {
         assert_eq!(stoi("16abc"), 16);
         assert_eq!(stoi("abc"), 0);
         assert_eq!(stoi("+4"), 4);
+    }
+
+    #[test]
+    fn the_threshold_reads_like_an_istringstream() {
+        assert_eq!(parse_u32("100"), Some(100));
+        assert_eq!(parse_u32(" 50"), Some(50));
+        assert_eq!(parse_u32("+20"), Some(20));
+        assert_eq!(parse_u32("12abc"), Some(12));
+        assert_eq!(parse_u32("0x10"), Some(0));
+        assert_eq!(parse_u32("00"), Some(0));
+        assert_eq!(parse_u32("-1"), Some(u32::MAX));
+        assert_eq!(parse_u32("4294967295"), Some(u32::MAX));
+        assert_eq!(parse_u32("4294967296"), None);
+        assert_eq!(parse_u32("abc"), None);
+        assert_eq!(parse_u32(""), None);
+        assert_eq!(parse_u32("-"), None);
     }
 }

@@ -4,8 +4,6 @@
 
 use std::path::PathBuf;
 
-use crate::arch::MAX_NODES;
-
 /// Why detecting devices or loading an image failed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -30,10 +28,12 @@ pub enum Error {
         what: String,
     },
     /// The topology has more nodes than offkit reads.
-    #[error("`{}` has more than {} nodes", path.display(), MAX_NODES)]
+    #[error("`{}` has more than {limit} nodes", path.display())]
     TooManyNodes {
         /// The nodes directory.
         path: PathBuf,
+        /// How many nodes offkit reads at most (`arch::MAX_NODES`).
+        limit: usize,
     },
     /// The CUDA driver is present but a call failed.
     #[error("the CUDA driver's `{call}` failed with error {code}")]

@@ -12,7 +12,16 @@
 use std::ffi::c_void;
 use std::mem::MaybeUninit;
 
-use crate::ops::Components;
+/// The components a `declare mapper` function pushed (`__tgt_push_mapper_component`, read
+/// out of LLVM's handle by `mapper::run`).
+#[derive(Debug, Default)]
+pub(crate) struct Components {
+    pub bases: Vec<*mut c_void>,
+    pub begins: Vec<*mut c_void>,
+    pub sizes: Vec<i64>,
+    pub types: Vec<i64>,
+    pub names: Vec<*mut c_void>,
+}
 
 /// `MapComponentInfoTy` (40 bytes).
 #[repr(C)]

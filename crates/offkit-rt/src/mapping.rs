@@ -6,60 +6,7 @@
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
-use crate::policy::{self, info, name_of, P};
-
-/// Map-type bits (LLVM's `OMP_TGT_MAPTYPE_*`).
-pub(crate) mod flags {
-    pub const TO: i64 = 0x1;
-    pub const FROM: i64 = 0x2;
-    pub const ALWAYS: i64 = 0x4;
-    pub const DELETE: i64 = 0x8;
-    pub const PTR_AND_OBJ: i64 = 0x10;
-    pub const TARGET_PARAM: i64 = 0x20;
-    pub const RETURN_PARAM: i64 = 0x40;
-    pub const PRIVATE: i64 = 0x80;
-    pub const LITERAL: i64 = 0x100;
-    pub const IMPLICIT: i64 = 0x200;
-    pub const CLOSE: i64 = 0x400;
-    pub const PRESENT: i64 = 0x1000;
-    pub const OMPX_HOLD: i64 = 0x2000;
-    /// LLVM 22's pointer attachment (`attach.rs`); clang-19 never sets it.
-    pub const ATTACH: i64 = 0x4000;
-    pub const NON_CONTIG: i64 = 0x1000_0000_0000;
-    pub const MEMBER_OF: i64 = 0xffff_0000_0000_0000_u64 as i64;
-}
-
-/// The index of the parent entry of a `MEMBER_OF` entry, if any.
-pub(crate) fn parent_index(t: i64) -> Option<usize> {
-    let m = ((t as u64) >> 48) as usize;
-    m.checked_sub(1)
-}
-
-/// The map-type word `printKernelArguments` shows.
-pub(crate) fn map_type_name(t: i64, size: i64) -> &'static str {
-    use flags::*;
-    if t & ATTACH != 0 {
-        if t & ALWAYS != 0 {
-            "attach:always"
-        } else {
-            "attach"
-        }
-    } else if t & TO != 0 && t & FROM != 0 {
-        "tofrom"
-    } else if t & TO != 0 {
-        "to"
-    } else if t & FROM != 0 {
-        "from"
-    } else if t & PRIVATE != 0 {
-        "private"
-    } else if t & LITERAL != 0 {
-        "firstprivate"
-    } else if size != 0 {
-        "alloc"
-    } else {
-        "use_address"
-    }
-}
+use crate::log::{self, info, name_of, P};
 
 /// An infinite reference count (globals, `omp_target_associate_ptr`).
 pub(crate) const INF: u64 = u64::MAX;
@@ -233,7 +180,7 @@ pub(crate) fn copy(dev: i32, to_device: bool, dst: usize, src: usize, size: i64,
         } else {
             ("device", "host", "Tgt", "Hst", tgt, hst)
         };
-        policy::info(
+        log::info(
             dev,
             format_args!(
                 "Copying data from {from} to {to}, {a}Ptr={}, {b}Ptr={}, Size={size}, Name={}",
@@ -253,7 +200,7 @@ pub(crate) fn copy(dev: i32, to_device: bool, dst: usize, src: usize, size: i64,
 
 #[inline]
 fn info_level_has(bit: u32) -> bool {
-    policy::info_level() & bit != 0
+    log::info_level() & bit != 0
 }
 
 impl Table {
@@ -308,48 +255,14 @@ impl Table {
     /// LLVM's `getTargetPointer` (enter side): reuse, refuse an explicit extension, or allocate;
     /// copies host to device when `to` and new or `always`.
     pub(crate) fn get_target_pointer(&mut self, r: &MapReq) -> Tpr {
-        let dev = self.dev;
         let lr = self.lookup(r.begin, r.size);
-        let mut tpr = Tpr {
-            present: true,
-            ..Tpr::default()
-        };
         let reuse = lr.contained || ((lr.extends_before || lr.extends_after) && r.implicit);
         let extension = (lr.extends_before || lr.extends_after) && !r.implicit;
         let found = lr.key.filter(|k| self.map.contains_key(k));
-        if let Some(k) = found.filter(|_| reuse) {
-            let Some(e) = self.map.get_mut(&k) else {
-                return tpr;
-            };
-            let action = if r.update_ref {
-                e.inc(r.hold);
-                " (incremented)"
-            } else {
-                tpr.is_new = e.total() == 1;
-                " (update suppressed)"
-            };
-            let ptr = e.tgt_begin.wrapping_add(r.begin.wrapping_sub(e.begin));
-            if info_level_has(info::MAPPING_EXISTS) {
-                let (da, ha) = if r.hold { ("", action) } else { (action, "") };
-                policy::info(
-                    dev,
-                    format_args!(
-                        "Mapping exists{} with HstPtrBegin={}, TgtPtrBegin={}, Size={}, \
-                         DynRefCount={}{da}, HoldRefCount={}{ha}, Name={}",
-                        if r.implicit { " (implicit)" } else { "" },
-                        P(r.begin),
-                        P(ptr),
-                        r.size,
-                        count_str(e.dyn_ref),
-                        count_str(e.hold_ref),
-                        name_of(r.name)
-                    ),
-                );
-            }
-            tpr.tgt = ptr;
-            tpr.key = Some(k);
+        let tpr = if let Some(k) = found.filter(|_| reuse) {
+            self.reuse(k, r)
         } else if let Some(e) = found.filter(|_| extension).and_then(|k| self.map.get(&k)) {
-            policy::message(format_args!(
+            log::message(format_args!(
                 "explicit extension not allowed: host address specified is {} ({} bytes), but \
                  device allocation maps to host at {} ({} bytes)",
                 P(r.begin),
@@ -360,11 +273,14 @@ impl Table {
             if r.present {
                 present_message(r.begin, r.size);
             }
-            return tpr;
+            return Tpr {
+                present: true,
+                ..Tpr::default()
+            };
         } else if self.usm && !r.close {
             if info_level_has(info::MAPPING_CHANGED) {
-                policy::info(
-                    dev,
+                log::info(
+                    self.dev,
                     format_args!(
                         "Return HstPtrBegin {} Size={} for unified shared memory",
                         P(r.begin),
@@ -372,78 +288,144 @@ impl Table {
                     ),
                 );
             }
-            tpr.present = false;
-            tpr.host = true;
-            tpr.tgt = r.begin;
-            return tpr;
+            return Tpr {
+                tgt: r.begin,
+                host: true,
+                ..Tpr::default()
+            };
         } else if r.present {
             present_message(r.begin, r.size);
-            return tpr;
+            return Tpr {
+                present: true,
+                ..Tpr::default()
+            };
         } else if r.size > 0 {
-            let total = r.padding + r.size as usize;
-            let Some(alloc) = crate::devdata::alloc(self.dev, total, r.begin) else {
-                return tpr;
+            let Some(tpr) = self.allocate(r) else {
+                return Tpr {
+                    present: true,
+                    ..Tpr::default()
+                };
             };
-            let tgt = alloc + r.padding;
-            let e = Entry {
-                base: r.base,
-                begin: r.begin,
-                end: r.begin + r.size as usize,
-                tgt_alloc: alloc,
-                tgt_begin: tgt,
-                dyn_ref: u64::from(!r.hold),
-                hold_ref: u64::from(r.hold),
-                name: r.name,
-                shadows: Vec::new(),
-            };
-            if info_level_has(info::MAPPING_CHANGED) {
-                policy::info(
-                    dev,
-                    format_args!(
-                        "Creating new map entry with HstPtrBase={}, HstPtrBegin={}, \
-                         TgtAllocBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, \
-                         HoldRefCount={}, Name={}",
-                        P(r.base),
-                        P(r.begin),
-                        P(alloc),
-                        P(tgt),
-                        r.size,
-                        count_str(e.dyn_ref),
-                        count_str(e.hold_ref),
-                        name_of(r.name)
-                    ),
-                );
-            }
-            self.map.insert(r.begin, e);
-            tpr.is_new = true;
-            tpr.tgt = tgt;
-            tpr.key = Some(r.begin);
+            tpr
         } else {
-            tpr.present = false;
-            return tpr;
-        }
+            return Tpr::default();
+        };
         if tpr.tgt != 0 && r.to && (tpr.is_new || r.always) && r.size != 0 {
-            let entry = tpr.key.and_then(|k| self.map.get(&k));
-            // LLVM 22 does not copy over a range holding an attached pointer again.
-            let end = r.begin.wrapping_add(r.size as usize);
-            let spared = crate::abi::abi().to_copy_spares_attached
-                && entry.is_some_and(|e| {
-                    e.shadows
-                        .iter()
-                        .any(|s| s.hst_addr >= r.begin && s.hst_addr < end)
-                });
-            if !spared {
-                copy(
-                    dev,
-                    true,
-                    tpr.tgt,
-                    r.begin,
-                    r.size,
-                    entry.map_or(0, |e| e.name),
-                );
-            }
+            self.copy_to_device(r, &tpr);
         }
         tpr
+    }
+
+    /// `getTargetPointer` on an existing entry `k`: its count goes up (or the update is
+    /// suppressed), and the device address of `r.begin` in it.
+    fn reuse(&mut self, k: usize, r: &MapReq) -> Tpr {
+        let dev = self.dev;
+        let mut tpr = Tpr {
+            present: true,
+            key: Some(k),
+            ..Tpr::default()
+        };
+        let Some(e) = self.map.get_mut(&k) else {
+            return Tpr {
+                present: true,
+                ..Tpr::default()
+            };
+        };
+        let action = if r.update_ref {
+            e.inc(r.hold);
+            " (incremented)"
+        } else {
+            tpr.is_new = e.total() == 1;
+            " (update suppressed)"
+        };
+        let ptr = e.tgt_begin.wrapping_add(r.begin.wrapping_sub(e.begin));
+        if info_level_has(info::MAPPING_EXISTS) {
+            let (da, ha) = if r.hold { ("", action) } else { (action, "") };
+            log::info(
+                dev,
+                format_args!(
+                    "Mapping exists{} with HstPtrBegin={}, TgtPtrBegin={}, Size={}, \
+                     DynRefCount={}{da}, HoldRefCount={}{ha}, Name={}",
+                    if r.implicit { " (implicit)" } else { "" },
+                    P(r.begin),
+                    P(ptr),
+                    r.size,
+                    count_str(e.dyn_ref),
+                    count_str(e.hold_ref),
+                    name_of(r.name)
+                ),
+            );
+        }
+        tpr.tgt = ptr;
+        tpr
+    }
+
+    /// `getTargetPointer` of data not mapped yet: device memory (with the padding that keeps a
+    /// struct's alignment) and a new entry; `None` when the allocation fails.
+    fn allocate(&mut self, r: &MapReq) -> Option<Tpr> {
+        let total = r.padding + r.size as usize;
+        let alloc = crate::devdata::alloc(self.dev, total, r.begin)?;
+        let tgt = alloc + r.padding;
+        let e = Entry {
+            base: r.base,
+            begin: r.begin,
+            end: r.begin + r.size as usize,
+            tgt_alloc: alloc,
+            tgt_begin: tgt,
+            dyn_ref: u64::from(!r.hold),
+            hold_ref: u64::from(r.hold),
+            name: r.name,
+            shadows: Vec::new(),
+        };
+        if info_level_has(info::MAPPING_CHANGED) {
+            log::info(
+                self.dev,
+                format_args!(
+                    "Creating new map entry with HstPtrBase={}, HstPtrBegin={}, \
+                     TgtAllocBegin={}, TgtPtrBegin={}, Size={}, DynRefCount={}, \
+                     HoldRefCount={}, Name={}",
+                    P(r.base),
+                    P(r.begin),
+                    P(alloc),
+                    P(tgt),
+                    r.size,
+                    count_str(e.dyn_ref),
+                    count_str(e.hold_ref),
+                    name_of(r.name)
+                ),
+            );
+        }
+        self.map.insert(r.begin, e);
+        Some(Tpr {
+            tgt,
+            key: Some(r.begin),
+            present: true,
+            is_new: true,
+            ..Tpr::default()
+        })
+    }
+
+    /// The `to` copy of a new or `always` mapping; LLVM 22 does not copy over a range holding an
+    /// attached pointer again.
+    fn copy_to_device(&self, r: &MapReq, tpr: &Tpr) {
+        let entry = tpr.key.and_then(|k| self.map.get(&k));
+        let end = r.begin.wrapping_add(r.size as usize);
+        let spared = crate::abi::abi().to_copy_spares_attached
+            && entry.is_some_and(|e| {
+                e.shadows
+                    .iter()
+                    .any(|s| s.hst_addr >= r.begin && s.hst_addr < end)
+            });
+        if !spared {
+            copy(
+                self.dev,
+                true,
+                tpr.tgt,
+                r.begin,
+                r.size,
+                entry.map_or(0, |e| e.name),
+            );
+        }
     }
 
     /// LLVM's `getTgtPtrBegin` (exit side and queries): the device address, decrementing the
@@ -491,7 +473,7 @@ impl Table {
                 let tp = e.tgt_begin.wrapping_add(begin.wrapping_sub(e.begin));
                 if info_level_has(info::MAPPING_EXISTS) {
                     let (da, ha) = if hold { ("", action) } else { (action, "") };
-                    policy::info(
+                    log::info(
                         dev,
                         format_args!(
                             "Mapping exists with HstPtrBegin={}, TgtPtrBegin={}, Size={size}, \
@@ -545,7 +527,7 @@ impl Table {
             return;
         };
         if info_level_has(info::MAPPING_CHANGED) {
-            policy::info(
+            log::info(
                 self.dev,
                 format_args!(
                     "Removing map entry with HstPtrBegin={}, TgtPtrBegin={}, Size={size}, Name={}",
@@ -579,7 +561,7 @@ impl Table {
 }
 
 fn present_message(begin: usize, size: i64) {
-    policy::message(format_args!(
+    log::message(format_args!(
         "device mapping required by 'present' map type modifier does not exist for host \
          address {} ({size} bytes)",
         P(begin)

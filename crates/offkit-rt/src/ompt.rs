@@ -1,5 +1,9 @@
-//! OMPT: the target callbacks LLVM 19's runtime makes to a tool through libomp's tool
-//! interface (`offload/src/OpenMP/OMPT/Callback.cpp` and the plugins' `OmptCallback.cpp`).
+//! OMPT: the target callbacks LLVM's runtime makes to a tool through libomp's tool interface
+//! (`OpenMP/OMPT/Callback.cpp` and the plugins' `PluginInterface.cpp`). LLVM 19 and 22 connect
+//! and call back alike: 22's `initRuntime` calls the same `connectLibrary` (`dlopen("libomp.so")`,
+//! `ompt_libomp_connect`) and its callbacks take the same arguments. 22 only dropped
+//! `ompt_libomptarget_connect`, through which 19's plugin libraries connected (22 links its
+//! plugins into the runtime), and takes the devices down in another order (`abi::Deinit`).
 //!
 //! ```text
 //! first __tgt_register_lib ─► connect: dlopen("libomp.so") ─► ompt_libomp_connect(&result)
@@ -9,7 +13,8 @@
 //! target / enter / exit / update ─► target(_emi) begin … end   (region.rs)
 //!   allocData / submitData / retrieveData / deleteData ─► target_data_op(_emi)
 //!   the kernel call ─► target_submit(_emi)
-//! last __tgt_unregister_lib ─► device_finalize (every device), then the images close
+//! last __tgt_unregister_lib ─► device_finalize (19: every device, then the images close;
+//!   22: device by device, after its images closed)
 //! libomp's shutdown ─► result.finalize: no callbacks after it
 //! ```
 //!

@@ -4,13 +4,18 @@
 //! LLVM 19's `omptarget.cpp`.
 use std::ffi::c_void;
 
-use crate::abi::abi;
+use crate::abi::map_type::*;
+use crate::abi::{abi, Ident, NonContig, V19};
 use crate::attach::AttachInfo;
-use crate::device::Device;
-use crate::ffi::{Ident, NonContig};
-use crate::mapping::{copy, flags::*, parent_index, MapReq, Shadow, Table};
-use crate::ompt::TargetKind;
-use crate::policy::{self, info, P};
+use crate::log::{self, info, P};
+use crate::mapper;
+use crate::mapping::{copy, MapReq, Shadow, Table, Tpr};
+use crate::ompt::{self, TargetKind};
+use crate::policy;
+
+mod launch;
+
+pub(crate) use launch::target;
 
 /// The argument arrays of a construct (borrowed from the program, or built from a mapper's
 /// components).
@@ -92,17 +97,6 @@ unsafe fn slice_mut<'a, T>(p: *mut T, n: usize) -> &'a mut [T] {
     }
 }
 
-/// The components a `declare mapper` function pushed (`__tgt_push_mapper_component`, read
-/// out of LLVM's handle by `mapper::run`).
-#[derive(Debug, Default)]
-pub(crate) struct Components {
-    pub bases: Vec<*mut c_void>,
-    pub begins: Vec<*mut c_void>,
-    pub sizes: Vec<i64>,
-    pub types: Vec<i64>,
-    pub names: Vec<*mut c_void>,
-}
-
 /// Runs a mapper function and the construct's operation on the components it pushed.
 fn with_mapper(
     a: &MapArgs<'_>,
@@ -113,8 +107,8 @@ fn with_mapper(
     // SAFETY: clang passes its generated mapper functions, of this signature, in the mappers
     // array; they push into LLVM's handle (mapper.rs).
     let mut c = unsafe {
-        let f = std::mem::transmute::<usize, crate::mapper::MapperFn>(f);
-        crate::mapper::run(
+        let f = std::mem::transmute::<usize, mapper::MapperFn>(f);
+        mapper::run(
             f,
             a.bases.get(i).copied().unwrap_or(std::ptr::null_mut()),
             a.begins.get(i).copied().unwrap_or(std::ptr::null_mut()),
@@ -135,7 +129,7 @@ fn with_mapper(
 }
 
 fn null_msg(present: bool) {
-    policy::report(format_args!(
+    log::report(format_args!(
         "Call to getTargetPointer returned null pointer ({}).",
         if present {
             "'present' map type modifier"
@@ -153,128 +147,156 @@ pub(crate) fn data_begin(
     from_mapper: bool,
     attach: &mut AttachInfo,
 ) -> Result<(), ()> {
-    let n = a.len();
-    for i in 0..n {
+    for i in 0..a.len() {
         let ty = a.types[i];
         if ty & (LITERAL | PRIVATE) != 0 {
             continue;
         }
         if a.mapper(i) != 0 {
             if with_mapper(a, i, &mut |m| data_begin(t, m, true, attach)).is_err() {
-                policy::report(format_args!(
+                log::report(format_args!(
                     "Call to targetDataBegin via targetDataMapper for custom mapper failed."
                 ));
                 return Err(());
             }
             continue;
         }
-        let begin = a.begins[i] as usize;
-        let mut base = a.bases[i] as usize;
-        let size = a.sizes[i];
         if ty & ATTACH != 0 {
-            attach.defer(base, begin, size, ty);
+            attach.defer(a.bases[i] as usize, a.begins[i] as usize, a.sizes[i], ty);
             continue;
         }
-        let mut padding = 0;
-        if parent_index(ty).is_none()
-            && a.types.get(i + 1).and_then(|&t| parent_index(t)) == Some(i)
-        {
-            let align = (base.wrapping_neg() & base).min(16);
-            if align != 0 {
-                padding = begin % align;
-            }
-        }
-        let implicit = ty & IMPLICIT != 0;
-        let close = ty & CLOSE != 0;
-        let present = ty & PRESENT != 0;
-        let hold = ty & OMPX_HOLD != 0;
-        let mut update_ref = ty & MEMBER_OF == 0 && !(from_mapper && i == 0);
-        let mut pointer = None;
-        if ty & PTR_AND_OBJ != 0 {
-            let p = t.get_target_pointer(&MapReq {
-                begin: base,
-                base,
-                size: std::mem::size_of::<usize>() as i64,
-                implicit,
-                update_ref,
-                close,
-                present,
-                hold,
-                ..MapReq::default()
-            });
-            if p.tgt == 0 {
-                null_msg(present);
-                return Err(());
-            }
-            if p.is_new && !p.host {
-                attach.allocated(base, std::mem::size_of::<usize>() as i64);
-            }
-            pointer = Some((base, p));
-            // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
-            base = unsafe { *(base as *const usize) };
-            update_ref = !from_mapper || i != 0;
-        }
-        let tpr = t.get_target_pointer(&MapReq {
-            begin,
-            base,
-            padding,
-            size,
-            name: a.name(i),
-            to: ty & TO != 0,
-            always: ty & ALWAYS != 0,
-            implicit,
-            update_ref,
-            close,
-            present,
-            hold,
-        });
-        if tpr.tgt == 0 && (size != 0 || present) {
-            null_msg(present);
-            return Err(());
-        }
-        if tpr.is_new && !tpr.host && tpr.tgt != 0 {
-            attach.allocated(begin, size);
-        }
-        if ty & RETURN_PARAM != 0 {
-            let delta = begin.wrapping_sub(base);
-            let tgt = if tpr.tgt == 0 && abi().use_device_ptr_host_fallback {
-                begin
-            } else {
-                tpr.tgt
-            };
-            a.bases[i] = tgt.wrapping_sub(delta) as *mut c_void;
-        }
-        if let Some((hst_ptr_addr, p)) = pointer.filter(|_| !tpr.host) {
-            // A zero-length pointee that is not mapped has no device address: 19 attaches
-            // NULL (minus the offset), the device pointer does not keep its host value.
-            let expected = tpr.tgt.wrapping_sub(begin.wrapping_sub(base));
-            let shadow = Shadow {
-                hst_addr: hst_ptr_addr,
-                hst_val: base,
-                tgt_addr: p.tgt,
-                tgt_val: expected,
-            };
-            let entry = p.key.and_then(|k| t.map.get_mut(&k));
-            let name = entry.as_ref().map_or(0, |e| e.name);
-            if entry.is_some_and(|e| e.add_shadow(shadow)) && !p.host {
-                // p.tgt is the device copy of the 8-byte host pointer slot.
-                copy(t.dev, true, p.tgt, (&raw const expected) as usize, 8, name);
-            }
-        }
-        // After the attachment, as in 19; nothing for struct members, implicit maps and
-        // unified shared memory.
-        let quiet = ty == 0 || ty & MEMBER_OF != 0 || implicit || tpr.host;
-        if !tpr.present && !quiet && policy::info_level() & info::EMPTY_MAPPING != 0 {
-            policy::info(
-                t.dev,
-                format_args!(
-                    "variable {} does not have a valid device counterpart",
-                    policy::name_of(a.name(i))
-                ),
-            );
-        }
+        begin_item(t, a, i, from_mapper, attach)?;
     }
     Ok(())
+}
+
+/// One entry of `targetDataBegin`: the pointer of a `PTR_AND_OBJ` pair, then the data, the
+/// device address `use_device_ptr/addr` returns, and the pointer attached to the data.
+fn begin_item(
+    t: &mut Table,
+    a: &mut MapArgs<'_>,
+    i: usize,
+    from_mapper: bool,
+    attach: &mut AttachInfo,
+) -> Result<(), ()> {
+    let ty = a.types[i];
+    let begin = a.begins[i] as usize;
+    let mut base = a.bases[i] as usize;
+    let size = a.sizes[i];
+    let mut padding = 0;
+    if parent_index(ty).is_none() && a.types.get(i + 1).and_then(|&t| parent_index(t)) == Some(i) {
+        let align = (base.wrapping_neg() & base).min(16);
+        if align != 0 {
+            padding = begin % align;
+        }
+    }
+    let mut req = MapReq {
+        begin,
+        base,
+        padding,
+        size,
+        name: a.name(i),
+        to: ty & TO != 0,
+        always: ty & ALWAYS != 0,
+        implicit: ty & IMPLICIT != 0,
+        update_ref: ty & MEMBER_OF == 0 && !(from_mapper && i == 0),
+        close: ty & CLOSE != 0,
+        present: ty & PRESENT != 0,
+        hold: ty & OMPX_HOLD != 0,
+    };
+    let mut pointer = None;
+    if ty & PTR_AND_OBJ != 0 {
+        let p = map_pointer(t, &req, attach)?;
+        pointer = Some((base, p));
+        // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
+        base = unsafe { *(base as *const usize) };
+        req.base = base;
+        req.update_ref = !from_mapper || i != 0;
+    }
+    let tpr = t.get_target_pointer(&req);
+    if tpr.tgt == 0 && (size != 0 || req.present) {
+        null_msg(req.present);
+        return Err(());
+    }
+    if tpr.is_new && !tpr.host && tpr.tgt != 0 {
+        attach.allocated(begin, size);
+    }
+    if ty & RETURN_PARAM != 0 {
+        let delta = begin.wrapping_sub(base);
+        let tgt = if tpr.tgt == 0 && abi().use_device_ptr_host_fallback {
+            begin
+        } else {
+            tpr.tgt
+        };
+        a.bases[i] = tgt.wrapping_sub(delta) as *mut c_void;
+    }
+    if let Some((hst_ptr_addr, p)) = pointer.filter(|_| !tpr.host) {
+        attach_pointee(t, hst_ptr_addr, p, base, begin, tpr.tgt);
+    }
+    // After the attachment, as in 19; nothing for struct members, implicit maps and
+    // unified shared memory.
+    let quiet = ty == 0 || ty & MEMBER_OF != 0 || req.implicit || tpr.host;
+    if !tpr.present && !quiet && log::info_level() & info::EMPTY_MAPPING != 0 {
+        log::info(
+            t.dev,
+            format_args!(
+                "variable {} does not have a valid device counterpart",
+                log::name_of(a.name(i))
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// The pointer of a `PTR_AND_OBJ` pair (`req` is the pointee's request): mapped as an 8-byte
+/// item at the pair's base.
+fn map_pointer(t: &mut Table, req: &MapReq, attach: &mut AttachInfo) -> Result<Tpr, ()> {
+    let p = t.get_target_pointer(&MapReq {
+        begin: req.base,
+        base: req.base,
+        size: std::mem::size_of::<usize>() as i64,
+        implicit: req.implicit,
+        update_ref: req.update_ref,
+        close: req.close,
+        present: req.present,
+        hold: req.hold,
+        ..MapReq::default()
+    });
+    if p.tgt == 0 {
+        null_msg(req.present);
+        return Err(());
+    }
+    if p.is_new && !p.host {
+        attach.allocated(req.base, std::mem::size_of::<usize>() as i64);
+    }
+    Ok(p)
+}
+
+/// Points the device copy of the pointer at `hst_ptr_addr` (mapped as `p`) at the device copy of
+/// its pointee (`tgt` for the host range at `begin`, the pointer's value being `base`), and
+/// records the shadow pointer. A zero-length pointee that is not mapped has no device address:
+/// 19 attaches NULL (minus the offset), the device pointer does not keep its host value.
+fn attach_pointee(
+    t: &mut Table,
+    hst_ptr_addr: usize,
+    p: Tpr,
+    base: usize,
+    begin: usize,
+    tgt: usize,
+) {
+    let expected = tgt.wrapping_sub(begin.wrapping_sub(base));
+    let shadow = Shadow {
+        hst_addr: hst_ptr_addr,
+        hst_val: base,
+        tgt_addr: p.tgt,
+        tgt_val: expected,
+    };
+    let entry = p.key.and_then(|k| t.map.get_mut(&k));
+    let name = entry.as_ref().map_or(0, |e| e.name);
+    if entry.is_some_and(|e| e.add_shadow(shadow)) && !p.host {
+        // p.tgt is the device copy of the 8-byte host pointer slot.
+        copy(t.dev, true, p.tgt, (&raw const expected) as usize, 8, name);
+    }
 }
 
 /// A construct's enter side: `targetDataBegin`, then the `ATTACH` entries it set aside
@@ -316,7 +338,7 @@ fn data_end_items(
         }
         if a.mapper(i) != 0 {
             if with_mapper(a, i, &mut |m| data_end_items(t, m, true, queue)).is_err() {
-                policy::report(format_args!(
+                log::report(format_args!(
                     "Call to targetDataEnd via targetDataMapper for custom mapper failed."
                 ));
                 return Err(());
@@ -336,7 +358,7 @@ fn data_end_items(
             ty & DELETE != 0,
         );
         if !tpr.present && !tpr.host && present {
-            policy::message(format_args!(
+            log::message(format_args!(
                 "device mapping required by 'present' map type modifier does not exist for \
                  host address {} ({size} bytes)",
                 P(begin)
@@ -386,7 +408,7 @@ pub(crate) fn data_update(
         }
         if a.mapper(i) != 0 {
             if with_mapper(a, i, &mut |m| data_update(t, m, true)).is_err() {
-                policy::report(format_args!(
+                log::report(format_args!(
                     "Call to targetDataUpdate via targetDataMapper for custom mapper failed."
                 ));
                 return Err(());
@@ -458,7 +480,7 @@ fn contiguous(t: &mut Table, begin: usize, size: i64, ty: i64) -> Result<(), ()>
     let tpr = t.get_tgt_ptr_begin(begin, size, false, false, true, false);
     if !tpr.present {
         if ty & PRESENT != 0 {
-            policy::message(format_args!(
+            log::message(format_args!(
                 "device mapping required by 'present' motion modifier does not exist for host \
                  address {} ({size} bytes)",
                 P(begin)
@@ -496,233 +518,6 @@ fn contiguous(t: &mut Table, begin: usize, size: i64, ty: i64) -> Result<(), ()>
     Ok(())
 }
 
-/// The kernel launch arguments fit here without allocating for most regions.
-const INLINE_ARGS: usize = 16;
-
-/// LLVM's `target()`: map, build the arguments, launch, unmap. `version` is the caller's
-/// `KernelArgsTy` version (3 and later pass the implicit launch-environment pointer first).
-pub(crate) fn target(
-    dev: &Device,
-    host_ptr: usize,
-    version: u32,
-    grid: (u32, u32),
-    a: &mut MapArgs<'_>,
-) -> Result<(), ()> {
-    let Some(kernel) = dev.kernel(host_ptr) else {
-        policy::report(format_args!(
-            "Host ptr {} does not have a matching target pointer.",
-            policy::ReportPtr(host_ptr)
-        ));
-        return Err(());
-    };
-    let n = a.len();
-    let mut inline = [0usize; INLINE_ARGS];
-    let mut heap = Vec::new();
-    let mut privates: Vec<usize> = Vec::new();
-    let mut count = 0;
-    let implicit = usize::from(version >= 3);
-    let args: &mut [usize] = if n + implicit <= INLINE_ARGS {
-        &mut inline
-    } else {
-        heap.resize(n + implicit, 0);
-        &mut heap
-    };
-    if implicit == 1 {
-        args[0] = usize::MAX;
-        count = 1;
-    }
-    if n > 0 {
-        let mut t = dev.table();
-        if enter(&mut t, a).is_err() {
-            policy::report(format_args!(
-                "Call to targetDataBegin failed, abort target."
-            ));
-            policy::report(format_args!(
-                "Failed to process data before launching the kernel."
-            ));
-            drop(t);
-            return Err(());
-        }
-        let mut positions = vec![usize::MAX; n];
-        let mut pack = Pack::default();
-        for i in 0..n {
-            let ty = a.types[i];
-            let begin = a.begins[i] as usize;
-            let mut base = a.bases[i] as usize;
-            if ty & TARGET_PARAM == 0 {
-                if ty & (LITERAL | PTR_AND_OBJ | IMPLICIT) == LITERAL | PTR_AND_OBJ | IMPLICIT {
-                    lambda_capture(&mut t, a, i, &positions, args);
-                }
-                continue;
-            }
-            let value = if ty & LITERAL != 0 {
-                base
-            } else if ty & PRIVATE != 0 {
-                let size = usize::try_from(a.sizes[i]).unwrap_or(0);
-                let first = ty & TO != 0;
-                let immediately = a.types.get(i + 1).is_some_and(|&t| t & MEMBER_OF != 0);
-                if first && !immediately && size <= PACK_THRESHOLD {
-                    // 19 packs small firstprivates into one allocation copied after the loop.
-                    pack.add(count, begin, size, base.wrapping_sub(begin));
-                    0
-                } else {
-                    // Freed after the launch.
-                    let Some(p) = crate::devdata::alloc(t.dev, size, begin) else {
-                        policy::report(format_args!(
-                            "Failed to process {}private argument {}{}",
-                            if first { "first-" } else { "" },
-                            policy::ReportPtr(begin),
-                            abi().private_arg_end
-                        ));
-                        free_all(t.dev, &privates);
-                        return Err(());
-                    };
-                    privates.push(p);
-                    if first {
-                        copy(t.dev, true, p, begin, size as i64, a.name(i));
-                    }
-                    p.wrapping_add(base.wrapping_sub(begin))
-                }
-            } else {
-                if ty & PTR_AND_OBJ != 0 {
-                    // SAFETY: a PTR_AND_OBJ base is the address of a host pointer.
-                    base = unsafe { *(base as *const usize) };
-                }
-                let tpr = t.get_tgt_ptr_begin(begin, a.sizes[i], false, false, false, false);
-                tpr.tgt.wrapping_add(base.wrapping_sub(begin))
-            };
-            positions[i] = count;
-            args[count] = value;
-            count += 1;
-        }
-        if !pack.items.is_empty() {
-            let Some(p) = pack.transfer(t.dev, args) else {
-                free_all(t.dev, &privates);
-                return Err(());
-            };
-            privates.push(p);
-        }
-    }
-    let launched: &[usize] = args.get(..count).unwrap_or_default();
-    let submit = crate::ompt::submit(grid.0);
-    dev.launch(kernel, launched, grid);
-    drop(submit);
-    if n > 0 {
-        let mut t = dev.table();
-        let r = data_end(&mut t, a);
-        drop(t);
-        free_all(dev.id, &privates);
-        if r.is_err() {
-            policy::report(format_args!("Call to targetDataEnd failed, abort target."));
-            policy::report(format_args!(
-                "Failed to process data after launching the kernel."
-            ));
-            return Err(());
-        }
-    }
-    Ok(())
-}
-
-/// Firstprivates up to this size are packed (LLVM's `FirstPrivateArgSizeThreshold`).
-const PACK_THRESHOLD: usize = 1024;
-
-/// LLVM 19's packing of small firstprivate arguments: one allocation, one transfer, each
-/// argument aligned as its host copy was (up to 16 bytes).
-#[derive(Debug, Default)]
-struct Pack {
-    /// (argument position, host address, size, offset in the pack, base - begin)
-    items: Vec<(usize, usize, usize, usize, usize)>,
-    size: usize,
-    /// (size, start alignment) of the last item.
-    last: Option<(usize, usize)>,
-}
-
-impl Pack {
-    fn add(&mut self, pos: usize, hst: usize, size: usize, base_off: usize) {
-        let mut padding = 0;
-        let mut start = 16;
-        if let Some((last_size, last_align)) = self.last {
-            start = last_align;
-            let off = last_size % start;
-            if off != 0 {
-                start = off;
-            }
-            let required = (hst & hst.wrapping_neg()).min(16);
-            let required = if required == 0 {
-                16
-            } else {
-                1 << required.ilog2()
-            };
-            if required > start {
-                padding = required - start;
-                start = required;
-            }
-        }
-        let offset = self.size + padding;
-        self.items.push((pos, hst, size, offset, base_off));
-        self.size = offset + size;
-        self.last = Some((size, start));
-    }
-
-    /// Allocates the pack, copies the arguments in (one transfer, as 19 reports it) and points
-    /// their kernel arguments into it. Returns the allocation.
-    fn transfer(&self, dev: i32, args: &mut [usize]) -> Option<usize> {
-        let mut staging = vec![0u8; self.size];
-        // Freed after the launch.
-        let p = crate::devdata::alloc(dev, self.size, staging.as_ptr() as usize)?;
-        for &(pos, hst, size, off, base_off) in &self.items {
-            if let Some(dst) = staging.get_mut(off..off + size) {
-                // SAFETY: hst is the program's firstprivate variable of `size` bytes.
-                dst.copy_from_slice(unsafe { std::slice::from_raw_parts(hst as *const u8, size) });
-            }
-            if let Some(a) = args.get_mut(pos) {
-                *a = p.wrapping_add(off).wrapping_add(base_off);
-            }
-        }
-        copy(dev, true, p, staging.as_ptr() as usize, self.size as i64, 0);
-        Some(p)
-    }
-}
-
-fn free_all(dev: i32, privates: &[usize]) {
-    for &p in privates {
-        // Each came from devdata::alloc in target() and is freed once.
-        crate::devdata::delete(dev, p);
-    }
-}
-
-/// A lambda capture (`LITERAL|PTR_AND_OBJ|IMPLICIT`, `MEMBER_OF` the lambda object): the device
-/// address of the captured variable goes into the device copy of the lambda.
-fn lambda_capture(t: &mut Table, a: &MapArgs<'_>, i: usize, positions: &[usize], args: &[usize]) {
-    let Some(parent) = parent_index(a.types[i]) else {
-        return;
-    };
-    let Some(&pos) = positions.get(parent) else {
-        return;
-    };
-    let Some(&tgt_base) = args.get(pos) else {
-        return;
-    };
-    let host_val = a.begins[i] as usize;
-    let hst_begin = a.bases[i] as usize;
-    let hst_base = a.begins.get(parent).map_or(0, |&p| p as usize);
-    let tgt_begin = tgt_base.wrapping_add(hst_begin.wrapping_sub(hst_base));
-    let tpr = t.get_tgt_ptr_begin(host_val, a.sizes[i], false, false, false, false);
-    if !tpr.present || tpr.host {
-        return;
-    }
-    let name = tpr.key.and_then(|k| t.map.get(&k)).map_or(0, |e| e.name);
-    // tgt_begin is the capture's slot inside the device copy of the lambda.
-    copy(
-        t.dev,
-        true,
-        tgt_begin,
-        (&raw const tpr.tgt) as usize,
-        8,
-        name,
-    );
-}
-
 /// Which construct a data entry point runs.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum DataOp {
@@ -742,16 +537,16 @@ pub(crate) fn target_data(
     let Some(d) = policy::check_device(dev, loc) else {
         return;
     };
-    if policy::info_level() & info::KERNEL_ARGS != 0 {
+    if log::info_level() & info::KERNEL_ARGS != 0 {
         // The one region name LLVM 22 spells differently.
-        let region = if region == crate::abi::V19.begin_nowait_region {
+        let region = if region == V19.begin_nowait_region {
             abi().begin_nowait_region
         } else {
             region
         };
-        policy::print_args(loc, d.id, region, a.sizes, a.types, a.names);
+        log::print_args(loc, d.id, region, a.sizes, a.types, a.names);
     }
-    let region = crate::ompt::region(
+    let region = ompt::region(
         match op {
             DataOp::Begin => TargetKind::EnterData,
             DataOp::End => TargetKind::ExitData,

@@ -6,11 +6,11 @@
 use std::borrow::Cow;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
-use crate::abi::{self, Entry};
-use crate::device::{self, Device, Loaded, ENTRY_REQUIRES, HOST_DEVICES};
-use crate::ffi::{BinDesc, DeviceImage, Ident};
-use crate::policy::{self, info};
-use crate::{cpu, image, libomp};
+use crate::abi::{self, BinDesc, DeviceImage, Entry, Ident, ENTRY_REQUIRES};
+use crate::device::{self, Device, Loaded};
+use crate::log::{self, info};
+use crate::plugin::{self, HOST_DEVICES};
+use crate::{cpu, image, libomp, ompt};
 
 /// A registered image: where its ELF lies (in the program's memory, or unpacked here).
 #[derive(Debug, Clone)]
@@ -104,7 +104,7 @@ fn add_requirements(reg: &mut Registry, flags: i64) {
         (0x10, "dynamic_allocators"),
     ] {
         if set & bit != flags & bit {
-            policy::fatal(
+            log::fatal(
                 2,
                 format_args!("'#pragma omp requires {clause}' not used consistently!"),
             );
@@ -124,7 +124,7 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
     let d = unsafe { &*desc };
     // As 19's initRuntime: OMPT connects first, once (libomp starts the tool, which may call
     // omp_* routines: no lock is held).
-    crate::ompt::connect();
+    ompt::connect();
     let mut reg = registry();
     if reg.refcount == 0 {
         // LLVM 19 asks libomp for the offload policy while it initialises, which initialises
@@ -145,6 +145,44 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         // LLVM 22 loads no plugin when offloading is disabled: no device takes the images.
         return;
     }
+    let infos = std::mem::take(&mut reg.image_infos);
+    // SAFETY: the caller's contract.
+    let candidates = unsafe { candidates(d, &infos) };
+    let Some(best) = select(&candidates) else {
+        return;
+    };
+    let chosen: [Option<Elf>; HOST_DEVICES] =
+        std::array::from_fn(|_| candidates.get(best).map(|c| c.1.clone()));
+    let devs = make_devices();
+    let usm = reg.requires.is_some_and(|r| r & 0x8 != 0);
+    match reg.tables.iter_mut().find(|t| t.host_begin == hb) {
+        Some(t) => {
+            for (slot, img) in t.images.iter_mut().zip(chosen) {
+                if slot.is_none() {
+                    *slot = img;
+                }
+            }
+        }
+        None => reg.tables.push(TransTable {
+            host_begin: hb,
+            entries: ents,
+            images: chosen,
+            loaded: [false; HOST_DEVICES],
+        }),
+    }
+    for dev in devs {
+        dev.table().usm = usm;
+        dev.set_pending(true);
+    }
+}
+
+/// The device images of a descriptor that the host plugin runs (its ELF, unwrapped from an
+/// offload binary), with their number in the descriptor and target ID: from
+/// `__tgt_register_image_info`, the offload binary they came in, or the one around them.
+///
+/// # Safety
+/// `d` is a registered descriptor as the linker wrapper emits it.
+unsafe fn candidates(d: &BinDesc, infos: &[(usize, String)]) -> Vec<(usize, Elf, String)> {
     let n = usize::try_from(d.num_device_images).unwrap_or(0);
     let images: &[DeviceImage] = if n == 0 || d.device_images.is_null() {
         &[]
@@ -152,8 +190,7 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         // SAFETY: the descriptor's image array has NumDeviceImages entries.
         unsafe { std::slice::from_raw_parts(d.device_images, n) }
     };
-    let infos = std::mem::take(&mut reg.image_infos);
-    let mut candidates: Vec<(usize, Elf, String)> = Vec::new();
+    let mut candidates = Vec::new();
     for (idx, img) in images.iter().enumerate() {
         let (start, end) = (img.image_start as usize, img.image_end as usize);
         if start == 0 || end < start {
@@ -183,45 +220,25 @@ pub(crate) unsafe fn register(desc: *const BinDesc) {
         };
         candidates.push((idx, elf, arch));
     }
-    let Some(best) = select(&candidates) else {
-        return;
-    };
-    let chosen: [Option<Elf>; HOST_DEVICES] =
-        std::array::from_fn(|_| candidates.get(best).map(|c| c.1.clone()));
+    candidates
+}
+
+/// The devices, made at the first registration that has an image for them: as LLVM does then,
+/// every device of the plugin is initialised (OMPT's `device_initialize`).
+fn make_devices() -> &'static [Device] {
     let mut made = false;
     let devs = DEVICES.get_or_init(|| {
-        use crate::plugin::Plugin;
         made = true;
-        (0..crate::plugin::HOST.num_devices() as i32)
+        (0..plugin::device_count() as i32)
             .map(Device::new)
             .collect()
     });
     if made {
-        // 19 initialises every device of the plugin at the first registration.
         for d in devs.iter() {
-            crate::ompt::device_initialize(d.id, (d as *const Device).cast());
+            ompt::device_initialize(d.id, (d as *const Device).cast());
         }
     }
-    let usm = reg.requires.is_some_and(|r| r & 0x8 != 0);
-    match reg.tables.iter_mut().find(|t| t.host_begin == hb) {
-        Some(t) => {
-            for (slot, img) in t.images.iter_mut().zip(chosen) {
-                if slot.is_none() {
-                    *slot = img;
-                }
-            }
-        }
-        None => reg.tables.push(TransTable {
-            host_begin: hb,
-            entries: ents,
-            images: chosen,
-            loaded: [false; HOST_DEVICES],
-        }),
-    }
-    for dev in devs.iter() {
-        dev.table().usm = usm;
-        dev.set_pending(true);
-    }
+    devs
 }
 
 /// `__tgt_register_image_info`: the target ID of one image of the descriptor registered next.
@@ -251,11 +268,11 @@ fn select(candidates: &[(usize, Elf, String)]) -> Option<usize> {
             )),
         }
     }
-    if candidates.len() > 1 && policy::info_level() & info::KERNEL_ARGS != 0 {
+    if candidates.len() > 1 && log::info_level() & info::KERNEL_ARGS != 0 {
         let chosen = best.and_then(|(i, _)| candidates.get(i));
         for dev in 0..HOST_DEVICES as i32 {
             match chosen {
-                Some((idx, _, arch)) => policy::info(
+                Some((idx, _, arch)) => log::info(
                     dev,
                     format_args!(
                         "Selected image {idx} (arch '{arch}') of {}: the most specific one this \
@@ -264,7 +281,7 @@ fn select(candidates: &[(usize, Elf, String)]) -> Option<usize> {
                         why.join("; ")
                     ),
                 ),
-                None => policy::info(
+                None => log::info(
                     dev,
                     format_args!("No image this CPU runs ({})", why.join("; ")),
                 ),
@@ -296,23 +313,45 @@ pub(crate) unsafe fn unregister(desc: *const BinDesc) {
     if reg.refcount > 0 {
         return;
     }
-    // Runtime deinit: 19 dumps each device's table as the devices go (INFO bit 4), then the
-    // images close.
-    if policy::info_level() & info::DUMP_TABLE != 0 {
+    let loaded = std::mem::take(&mut reg.loaded);
+    reg.requires = None;
+    match abi::abi().deinit {
+        abi::Deinit::TablesFinalizeImages => {
+            // 19 dumps each device's table as the devices go (INFO bit 4), finalises the
+            // devices for OMPT, then closes the images.
+            dump_tables();
+            drop(reg);
+            for dev in devices() {
+                ompt::device_finalize(dev.id);
+            }
+            for l in loaded.into_iter().rev() {
+                device::unload(l);
+            }
+        }
+        abi::Deinit::PerDeviceThenTables => {
+            drop(reg);
+            let mut rest = loaded;
+            for dev in devices() {
+                let (mine, others): (Vec<Loaded>, Vec<Loaded>) =
+                    rest.into_iter().partition(|l| l.device == dev.id);
+                rest = others;
+                for l in mine {
+                    device::unload(l);
+                }
+                ompt::device_finalize(dev.id);
+            }
+            dump_tables();
+        }
+    }
+}
+
+/// The tables at the runtime's end, devices in reverse order (`LIBOMPTARGET_INFO` bit 4).
+fn dump_tables() {
+    if log::info_level() & info::DUMP_TABLE != 0 {
         let loc = Ident::libomptarget();
         for dev in devices().iter().rev() {
             dev.dump_table(&loc, false);
         }
-    }
-    let loaded = std::mem::take(&mut reg.loaded);
-    reg.requires = None;
-    drop(reg);
-    // 19 finalises the devices for OMPT before their images close.
-    for dev in devices() {
-        crate::ompt::device_finalize(dev.id);
-    }
-    for l in loaded.into_iter().rev() {
-        device::unload(l);
     }
 }
 

@@ -10,22 +10,19 @@
 //! 19 copies `declare target indirect` entries as well, overwriting the device's function
 //! pointer with the host function's first bytes (its programs crash); offkit leaves those
 //! alone, as LLVM 22 does.
-use crate::device::Device;
+use crate::plugin::Plugin;
 
 /// Writes the host value of every global entry (`(host, size, device symbol, indirect,
-/// name)`) into its device symbol when unified shared memory is required.
+/// name)`) into its device symbol on `device` of `plugin` (unified shared memory is required).
 pub(crate) fn write_reference_pointers(
-    dev: &Device,
+    plugin: &dyn Plugin,
+    device: i32,
     globals: &[(usize, usize, usize, bool, usize)],
 ) {
-    if !dev.table().usm {
-        return;
-    }
-    let plugin = dev.plugin();
     for &(host, size, sym, indirect, _) in globals {
         if !indirect {
             // host is the program's entry (size bytes), sym the loaded image's global.
-            plugin.data_submit(dev.id, sym, host, size);
+            plugin.data_submit(device, sym, host, size);
         }
     }
 }

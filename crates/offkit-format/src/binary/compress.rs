@@ -7,8 +7,6 @@
 //! zeros to a multiple of 8 (the padding is not counted in `size`). A reader tells zstd from
 //! zlib by the zstd frame magic.
 
-use std::io::Read;
-
 use super::{parse_entries_v2, Binary, Compressed, Version, ALIGN, HEADER_V3};
 use crate::error::{Error, Result};
 use offkit_llvm::limits;
@@ -97,7 +95,7 @@ pub(super) fn compress_binary(plain: &[u8], compression: Compression) -> Result<
             }
             zlib(body, level)?
         }
-        Compression::Zstd { level } => zstd::bulk::compress(body, level).map_err(compress_error)?,
+        Compression::Zstd { level } => zstd(body, level)?,
     };
     let size = HEADER_V3 + packed.len() as u64;
     let padded = align_up(size, ALIGN).ok_or_else(|| compress_error("too large"))?;
@@ -111,7 +109,28 @@ pub(super) fn compress_binary(plain: &[u8], compression: Compression) -> Result<
     Ok(out)
 }
 
+/// Why (de)compression fails in a build without the `compress` feature (the runtime's).
+#[cfg(not(feature = "compress"))]
+const NO_COMPRESS: &str = "offkit-format was built without its `compress` feature";
+
+#[cfg(not(feature = "compress"))]
+fn zlib(_body: &[u8], _level: u32) -> Result<Vec<u8>> {
+    Err(compress_error(NO_COMPRESS))
+}
+
+#[cfg(not(feature = "compress"))]
+fn zstd(_body: &[u8], _level: i32) -> Result<Vec<u8>> {
+    Err(compress_error(NO_COMPRESS))
+}
+
+/// One frame as `ZSTD_compress` makes it.
+#[cfg(feature = "compress")]
+fn zstd(body: &[u8], level: i32) -> Result<Vec<u8>> {
+    ::zstd::bulk::compress(body, level).map_err(compress_error)
+}
+
 /// One-shot zlib as `compress2` does it: the whole input, then finish.
+#[cfg(feature = "compress")]
 fn zlib(body: &[u8], level: u32) -> Result<Vec<u8>> {
     let mut c = flate2::Compress::new(flate2::Compression::new(level), true);
     let mut out = Vec::with_capacity(body.len() / 2 + 64);
@@ -237,14 +256,8 @@ fn inflate(
     };
     let mut out = Vec::new();
     let limit = expected.saturating_add(1);
-    let read = match format {
-        CompressionFormat::Zlib => flate2::read::ZlibDecoder::new(packed)
-            .take(limit)
-            .read_to_end(&mut out),
-        CompressionFormat::Zstd => zstd::stream::read::Decoder::with_buffer(packed)
-            .and_then(|d| d.take(limit).read_to_end(&mut out)),
-    };
-    read.map_err(|e| fail(format!("{} data: {e}", format.name())))?;
+    decode(packed, format, limit, &mut out)
+        .map_err(|e| fail(format!("{} data: {e}", format.name())))?;
     if out.len() as u64 != expected {
         return Err(fail(format!(
             "the {} data inflates to {}{} bytes, but the header says {expected}",
@@ -258,6 +271,37 @@ fn inflate(
         )));
     }
     Ok(out)
+}
+
+/// Decompresses at most `limit` bytes of `packed` into `out`.
+#[cfg(feature = "compress")]
+fn decode(
+    packed: &[u8],
+    format: CompressionFormat,
+    limit: u64,
+    out: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    use std::io::Read;
+    match format {
+        CompressionFormat::Zlib => flate2::read::ZlibDecoder::new(packed)
+            .take(limit)
+            .read_to_end(out),
+        CompressionFormat::Zstd => ::zstd::stream::read::Decoder::with_buffer(packed)
+            .and_then(|d| d.take(limit).read_to_end(out)),
+    }
+}
+
+#[cfg(not(feature = "compress"))]
+fn decode(
+    _packed: &[u8],
+    _format: CompressionFormat,
+    _limit: u64,
+    _out: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        NO_COMPRESS,
+    ))
 }
 
 #[cfg(test)]

@@ -174,6 +174,28 @@ pub const STDOUT_DIFFERENCES: &[(&str, &str, &str, Cause, &str)] = &[
         Cause::Clang,
         "clang-22 attaches each pointer with an ATTACH entry",
     ),
+    (
+        "zero_length",
+        "member ptr: 0",
+        "member ptr: 3",
+        Cause::Clang,
+        "clang-22 maps the struct and an ATTACH entry for its pointer; LLVM 22 attaches only a \
+         pointee that is present, so the device pointer keeps the host value copied with the struct",
+    ),
+    (
+        "zero_length",
+        "member via ptr: 0",
+        "member via ptr: 3",
+        Cause::Clang,
+        "the same, through a pointer to the struct",
+    ),
+    (
+        "zero_length",
+        "member in data: 0",
+        "member in data: 3",
+        Cause::Clang,
+        "the same, the struct mapped by an enclosing data region",
+    ),
 ];
 
 /// LLVM 19's stdout with LLVM 22's lines in place of those [`STDOUT_DIFFERENCES`] lists for

@@ -281,6 +281,7 @@ fn clang_19_builds_on_the_22_runtime_differ_by_the_runtime_rules_alone() {
         ("data", "data.c"),
         ("ptr", "ptr.c"),
         ("more", "more.c"),
+        ("zero_length", "zero_length.c"),
     ] {
         let exe = build19(&format!("as19-{name}"), &[source], &[]);
         let want = run19(&exe, &[], &[]);

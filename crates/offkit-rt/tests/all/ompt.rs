@@ -12,7 +12,7 @@ fn has(stdout: &str, line: &str) {
 
 /// `P12` → `P`: for runs whose pointer numbering legitimately differs (which hidden helper
 /// thread runs a task; a device block landing where the program freed memory).
-fn unnumbered(s: &str) -> String {
+pub fn unnumbered(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut prev = ' ';
     let mut chars = s.chars().peekable();

@@ -1,4 +1,4 @@
-//! Device memory of the host plugin as LLVM 19's plugins hand it out: the C allocator behind
+//! Device memory of the host plugin as LLVM's plugins hand it out (19 and 22 alike): the C allocator behind
 //! the plugins' memory manager (`MemoryManagerTy`, `plugins-nextgen/common/include/
 //! MemoryManager.h`).
 //!
@@ -18,7 +18,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::ffi::c_void;
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
-use crate::device::HOST_DEVICES;
+use super::HOST_DEVICES;
 use crate::env::Env;
 
 /// LLVM's default `SizeThreshold` (`1U << 13`).
@@ -113,45 +113,9 @@ pub(crate) fn host_free(p: usize) {
     unsafe { libc::free(p as *mut c_void) };
 }
 
-/// `UInt32Envar`'s parse (`std::istringstream >> uint32_t`): `None` when it fails.
-pub(crate) fn parse_u32(s: &str) -> Option<u32> {
-    let t = s.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
-    let (neg, digits) = match (t.strip_prefix('-'), t.strip_prefix('+')) {
-        (Some(rest), _) => (true, rest),
-        (None, Some(rest)) => (false, rest),
-        (None, None) => (false, t),
-    };
-    let end = digits
-        .bytes()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(digits.len());
-    let magnitude: u32 = digits.get(..end).filter(|d| !d.is_empty())?.parse().ok()?;
-    Some(if neg {
-        magnitude.wrapping_neg()
-    } else {
-        magnitude
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_threshold_reads_like_an_istringstream() {
-        assert_eq!(parse_u32("100"), Some(100));
-        assert_eq!(parse_u32(" 50"), Some(50));
-        assert_eq!(parse_u32("+20"), Some(20));
-        assert_eq!(parse_u32("12abc"), Some(12));
-        assert_eq!(parse_u32("0x10"), Some(0));
-        assert_eq!(parse_u32("00"), Some(0));
-        assert_eq!(parse_u32("-1"), Some(u32::MAX));
-        assert_eq!(parse_u32("4294967295"), Some(u32::MAX));
-        assert_eq!(parse_u32("4294967296"), None);
-        assert_eq!(parse_u32("abc"), None);
-        assert_eq!(parse_u32(""), None);
-        assert_eq!(parse_u32("-"), None);
-    }
 
     #[test]
     fn freed_blocks_come_back_for_the_same_size_oldest_first() {

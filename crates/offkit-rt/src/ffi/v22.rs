@@ -19,9 +19,9 @@
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
-use crate::ffi::Ident;
-use crate::policy;
-use crate::registry;
+use crate::abi::{Dim3, Ident};
+use crate::plugin::HOST_DEVICES;
+use crate::{api, policy, registry};
 
 /// `omp_invalid_device`.
 const OMP_INVALID_DEVICE: c_int = -2;
@@ -30,8 +30,7 @@ const OMP_INVALID_DEVICE: c_int = -2;
 const HOST_UID: &CStr = c"HOST";
 
 /// The UIDs of the host plugin's devices (`<plugin name>-<device number>`).
-const DEVICE_UIDS: [&CStr; crate::device::HOST_DEVICES] =
-    [c"x86_64-0", c"x86_64-1", c"x86_64-2", c"x86_64-3"];
+const DEVICE_UIDS: [&CStr; HOST_DEVICES] = [c"x86_64-0", c"x86_64-1", c"x86_64-2", c"x86_64-3"];
 
 /// The device whose UID is `uid`: the initial device for `HOST`, `omp_invalid_device` for an
 /// unknown one or NULL.
@@ -119,7 +118,7 @@ pub extern "C" fn __tgt_interop_use60(
     _ctx: *mut c_void,
     _deps: *mut c_void,
 ) -> c_int {
-    crate::api::FAIL
+    api::FAIL
 }
 
 /// `OFFLOAD_FAIL` for the null interop object (the only one there is).
@@ -130,7 +129,7 @@ pub extern "C" fn __tgt_interop_release(
     _ctx: *mut c_void,
     _deps: *mut c_void,
 ) -> c_int {
-    crate::api::FAIL
+    api::FAIL
 }
 
 /// `omp_irc_other`: there is no interop object to call back for.
@@ -142,18 +141,6 @@ pub extern "C" fn ompx_interop_add_completion_callback(
 ) -> c_int {
     const OMP_IRC_OTHER: c_int = -6;
     OMP_IRC_OTHER
-}
-
-/// CUDA's `dim3`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Dim3 {
-    /// x.
-    pub x: c_uint,
-    /// y.
-    pub y: c_uint,
-    /// z.
-    pub z: c_uint,
 }
 
 #[derive(Debug, Clone, Copy, Default)]
