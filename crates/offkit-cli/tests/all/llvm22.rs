@@ -10,5 +10,6 @@ mod entries;
 mod faces;
 mod linker_wrapper;
 mod nvlink;
+mod objdump;
 mod packager;
 mod wrap;
