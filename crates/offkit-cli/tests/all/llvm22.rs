@@ -5,6 +5,7 @@
 mod arch;
 mod bundler;
 mod ccob;
+mod convert;
 mod e2e;
 mod entries;
 mod faces;
