@@ -7,6 +7,7 @@ mod bundler;
 mod ccob;
 mod convert;
 mod e2e;
+mod e2e_cuda;
 mod entries;
 mod faces;
 mod linker_wrapper;
