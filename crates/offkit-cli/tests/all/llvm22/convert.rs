@@ -25,6 +25,11 @@ static __global__ void hidden(int *p) { p[1] = 2; }
 void *use_hidden = (void *)hidden;
 "#;
 
+/// An entry as compared: name (without a static kernel's CUID), role, version, kind, flags.
+type EntryShape = (String, Value, Value, Value, Value);
+/// An entry table as compared: section, entry size, entries.
+type TableShape = (Value, Value, Vec<EntryShape>);
+
 /// Registered lines of a run of the stand-in runtime, with what two compiles of the same
 /// source differ in taken out: the image's size and hash, a static kernel's CUID.
 fn registered(out: &str) -> Vec<String> {
@@ -141,7 +146,7 @@ fn converted_old_driver_object_links_with_clang_22s_new_driver() {
     let (new_images, new_tables) = shape(&new);
     assert_eq!(conv_images, new_images);
     // The new-driver object also lists its device variable; the conversion carries kernels.
-    let kernels = |t: &[(Value, Value, Vec<(String, Value, Value, Value, Value)>)]| {
+    let kernels = |t: &[TableShape]| {
         t.iter()
             .map(|(s, n, e)| {
                 let k: Vec<_> = e.iter().filter(|e| e.1 == "kernel").cloned().collect();
