@@ -1,4 +1,5 @@
-//! Fuzz body: offload bundles (`bundle::binary` strict and LLVM 19 readers, `bundle::text`).
+//! Fuzz body: offload bundles (`bundle::binary` strict, LLVM 19 and LLVM 22 object-layer
+//! readers, `bundle::text`).
 
 use offkit_format::bundle::{binary, text};
 
@@ -31,6 +32,14 @@ pub fn run(data: &[u8]) {
     }
     if let binary::Llvm19::Entries(e) = binary::parse_llvm19(data) {
         let _ = binary::llvm19_order(&e);
+    }
+    // LLVM 22's object layer (llvm-objdump) reads at most what the buffer holds, and whatever
+    // the strict reader accepts.
+    if let Ok(e) = binary::parse_llvm_object(data) {
+        assert!(e.len() as u64 * binary::RECORD_FIXED <= data.len() as u64);
+        if let Ok(h) = binary::parse(data, data.len() as u64, 0) {
+            assert_eq!(e, h.entries);
+        }
     }
     for c in [
         text::Comment::Slash,

@@ -1,6 +1,6 @@
 //! Fuzz body: compressed offload bundles (`bundle::compressed`: the strict reader, with zstd
 //! streams of several frames, skippable ones included, and zero padding between bundles; and
-//! LLVM 19's and 22's readers).
+//! LLVM 19's and 22's readers, and LLVM 22's object layer's).
 
 use offkit_format::bundle::compressed;
 use offkit_llvm::LlvmVersion;
@@ -57,6 +57,12 @@ pub fn run(data: &[u8]) {
                 if let Some(h) = d.header {
                     assert!(d.data.len() as u64 <= h.uncompressed_size.max(1));
                 }
+            }
+        }
+        // LLVM 22's object layer (llvm-objdump): the same, the stream cut at the total size.
+        if let Ok(d) = compressed::decompress_llvm_object(data) {
+            if let Some(h) = d.header {
+                assert!(d.data.len() as u64 <= h.uncompressed_size.max(1));
             }
         }
     }

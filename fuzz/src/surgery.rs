@@ -47,15 +47,17 @@ pub fn run(data: &[u8]) {
             Err(_) => {}
         }
     }
-    // `offkit convert` both ways: what converts must read back as converted, and convert back.
+    // `offkit convert` both ways: what converts must read back as converted, and convert back
+    // (for the linker wrapper of either release, chosen by the input's length).
+    let llvm = offkit_llvm::LlvmVersion::ALL[data.len() % offkit_llvm::LlvmVersion::ALL.len()];
     for (to, back) in [
         (Target::OffloadBinary, Target::Bundle),
         (Target::Bundle, Target::OffloadBinary),
     ] {
-        match convert_file(data, "fuzz", to) {
+        match convert_file(data, "fuzz", to, llvm) {
             Ok(Some(c)) => {
                 if let Err(e @ (Error::Validation { .. } | Error::Reread { .. })) =
-                    convert_file(&c.bytes, "fuzz", back)
+                    convert_file(&c.bytes, "fuzz", back, llvm)
                 {
                     panic!("{e}")
                 }

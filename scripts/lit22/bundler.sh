@@ -1,7 +1,8 @@
 #!/bin/sh
 # LLVM 22's lit tests of clang-offload-bundler and llvm-offload-binary (clang/test/Driver/
 # clang-offload-bundler*.c, llvm/test/tools/llvm-offload-binary/) with LLVM 22's tools and
-# with offkit's LLVM 22 faces in the Debian 13 root; prints the RUN-line counts.
+# with offkit's LLVM 22 faces in the Debian 13 root; prints the RUN-line counts (run.py, the
+# runner all scripts/lit22/*.sh share).
 #
 # usage: scripts/lit22/bundler.sh [-v] [OFFKIT_EXE]
 # env:   OFFKIT_TRIXIE_ROOT (default /opt/offkit/trixie), OFFKIT_LLVM22_SRC (LLVM 22.1.8's
@@ -17,6 +18,6 @@ exe=${1:-$repo/target/debug/offkit}
 [ -x "$exe" ] || { echo "no offkit at $exe: cargo build -p offkit-cli first" >&2; exit 2; }
 [ -x "$root/usr/lib/llvm-22/bin/clang" ] || { echo "no LLVM 22 in $root: scripts/setup-trixie.sh" >&2; exit 2; }
 [ -d "$src/clang/test/Driver" ] || { echo "no LLVM 22 sources at $src" >&2; exit 2; }
-exec python3 "$here/run.py" "$root" "$exe" \
+exec python3 "$here/run.py" $verbose "$root" "$exe" \
     "$src"/clang/test/Driver/clang-offload-bundler*.c \
-    "$src"/llvm/test/tools/llvm-offload-binary/*.ll $verbose
+    "$src"/llvm/test/tools/llvm-offload-binary/*.ll

@@ -16,6 +16,7 @@ pub mod cl;
 pub mod error;
 pub mod linker_wrapper;
 pub mod nvlink_wrapper;
+pub mod objdump;
 pub mod offload_wrapper;
 pub mod packager;
 pub mod wrapper;
@@ -59,11 +60,14 @@ pub enum Tool {
     AmdgpuArch,
     /// `nvptx-arch`.
     NvptxArch,
+    /// `llvm-objdump`, for `--offloading` only (clang never runs it, so `offkit shims` links it
+    /// only when asked: [`Tool::linked_by_default`]).
+    Objdump,
 }
 
 impl Tool {
     /// Every tool.
-    pub const ALL: [Tool; 10] = [
+    pub const ALL: [Tool; 11] = [
         Tool::Packager,
         Tool::OffloadBinary,
         Tool::Bundler,
@@ -74,6 +78,7 @@ impl Tool {
         Tool::OffloadArch,
         Tool::AmdgpuArch,
         Tool::NvptxArch,
+        Tool::Objdump,
     ];
 
     /// The tool's name.
@@ -89,6 +94,7 @@ impl Tool {
             Tool::OffloadArch => "offload-arch",
             Tool::AmdgpuArch => "amdgpu-arch",
             Tool::NvptxArch => "nvptx-arch",
+            Tool::Objdump => "llvm-objdump",
         }
     }
 
@@ -105,13 +111,23 @@ impl Tool {
             | Tool::LinkerWrapper
             | Tool::NvlinkWrapper
             | Tool::AmdgpuArch
-            | Tool::NvptxArch => true,
+            | Tool::NvptxArch
+            | Tool::Objdump => true,
         }
     }
 
-    /// The tools a face of `version` answers to, the links `offkit shims` makes.
+    /// Whether `offkit shims` links the tool without being asked: every tool clang runs.
+    /// `llvm-objdump` is not one (a shim directory in front of LLVM's `bin/` must not take
+    /// `llvm-objdump -d` away from it): `offkit shims --with-objdump` links it.
+    pub fn linked_by_default(self) -> bool {
+        self != Tool::Objdump
+    }
+
+    /// The tools a face of `version` answers to that `offkit shims` links by default.
     pub fn shipped_in(version: LlvmVersion) -> impl Iterator<Item = Tool> {
-        Tool::ALL.into_iter().filter(move |t| t.ships_in(version))
+        Tool::ALL
+            .into_iter()
+            .filter(move |t| t.ships_in(version) && t.linked_by_default())
     }
 
     /// The tool `argv[0]` names, and the version its name asks for: its file name, optionally
@@ -238,6 +254,7 @@ pub fn run(face: &Face, args: Vec<OsString>, env: &Env) -> ExitCode {
         Tool::LinkerWrapper => linker_wrapper::main(face, args, env),
         Tool::NvlinkWrapper => nvlink_wrapper::main(face, args, env),
         Tool::OffloadArch | Tool::AmdgpuArch | Tool::NvptxArch => arch::main(face, args, env),
+        Tool::Objdump => objdump::main(face, args, env),
     }
 }
 
@@ -261,6 +278,10 @@ mod tests {
         assert_eq!(t("clang-linker-wrapper"), Some((Tool::LinkerWrapper, None)));
         assert_eq!(t("clang-offload-wrapper.exe"), Some((Tool::Wrapper, None)));
         assert_eq!(t("offload-arch"), Some((Tool::OffloadArch, None)));
+        assert_eq!(
+            t("/usr/bin/llvm-objdump-22"),
+            Some((Tool::Objdump, Some(LlvmVersion::V22)))
+        );
         assert_eq!(t("offkit"), None);
         assert_eq!(t("clang-offload-bundler-x"), None);
     }

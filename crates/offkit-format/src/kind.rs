@@ -83,7 +83,7 @@ impl ImageKind {
     }
 
     /// The name `llvm-objdump --offloading` prints: `elf`, `llvm ir`, `cubin`, `fatbinary`,
-    /// `ptx`, or `<none>`.
+    /// `ptx`, or `<none>` (LLVM 19 and 22 alike: SPIR-V too is `<none>`).
     pub fn objdump_name(self) -> &'static str {
         match self {
             Self::Object => "elf",
@@ -91,8 +91,7 @@ impl ImageKind {
             Self::Cubin => "cubin",
             Self::Fatbinary => "fatbinary",
             Self::Ptx => "ptx",
-            Self::Spirv => "spir-v",
-            Self::None | Self::Other(_) => "<none>",
+            Self::Spirv | Self::None | Self::Other(_) => "<none>",
         }
     }
 }

@@ -1,8 +1,11 @@
 //! Converting the device code of relocatable objects between the old driver's offload bundles
 //! (a fat object: one `__CLANG_OFFLOAD_BUNDLE__<id>` section per bundle entry, holding its
 //! code object or bitcode, and a `host-…` one) and the new driver's `.llvm.offloading` section
-//! (offload binaries, one per image, as `clang-offload-packager` 19 writes them for clang), so
-//! objects and static libraries made by one driver link with the other.
+//! (offload binaries, one per image, as `clang-offload-packager` writes them for clang), so
+//! objects and static libraries made by one driver link with the other. The LLVM release whose
+//! linker wrapper is to link the result is a value (`LlvmVersion`): LLVM 19's numbers HIP 3 in
+//! the offload binaries and reads `hip_offloading_entries`; LLVM 22's numbers it 4 and reads
+//! `llvm_offload_entries` (see `hip_host::Entries`).
 //!
 //! Converted to offload binaries, an old-driver HIP object's host code is also made to register
 //! as a new-driver one's (see `hip_host`): offload entries for its kernels, the old
@@ -22,6 +25,7 @@ use offkit_format::binary::{write_v1, ImageSpec};
 use offkit_format::kind::OffloadKind;
 use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_llvm::triple::Triple;
+use offkit_llvm::LlvmVersion;
 
 use crate::error::{Error, Result};
 
@@ -80,9 +84,16 @@ impl NewSection {
     }
 }
 
-/// Converts the relocatable object `data` (named `input`) to `to`; `None` when it holds
-/// nothing to convert.
-pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Converted>> {
+/// Converts the relocatable object `data` (named `input`) to `to`, for the linker wrapper of
+/// release `llvm` (which numbers the offload kinds and lays out the HIP offload entries of a
+/// conversion to offload binaries; a conversion to bundles is the same for every release);
+/// `None` when it holds nothing to convert.
+pub fn convert_object(
+    data: &[u8],
+    input: &str,
+    to: Target,
+    llvm: LlvmVersion,
+) -> Result<Option<Converted>> {
     let unusable = |message: String| Error::Unusable {
         input: input.to_string(),
         message,
@@ -197,13 +208,10 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                     flags: 0,
                     strings,
                 };
-                let b =
-                    write_v1(&spec, bytes, offkit_llvm::LlvmVersion::V19).map_err(|source| {
-                        Error::Format {
-                            input: input.to_string(),
-                            source,
-                        }
-                    })?;
+                let b = write_v1(&spec, bytes, llvm).map_err(|source| Error::Format {
+                    input: input.to_string(),
+                    source,
+                })?;
                 binaries.extend_from_slice(&b);
                 binaries.resize(binaries.len().next_multiple_of(8), 0);
                 to_names.push(format!("{} {triple} {arch}", kind_name(kind)));
@@ -281,7 +289,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
     }
     // An old-driver HIP object's host code made to register as a new-driver one's.
     let host = match to {
-        Target::OffloadBinary => hip_host::plan(data, h, &sections, input)?,
+        Target::OffloadBinary => hip_host::plan(data, h, &sections, input, llvm)?,
         Target::Bundle => None,
     };
     let mut warnings = Vec::new();
@@ -299,11 +307,12 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                     .unwrap_or(sections.len() + k - take.len())
             };
             let entries_at = slot(add.len());
+            let table = host.table;
             add.push(NewSection::new(
-                hip_host::ENTRIES,
+                table.section().as_bytes(),
                 elf::SHT_PROGBITS.0,
                 elf::SHF_ALLOC.0 | elf::SHF_WRITE.0,
-                1,
+                table.align,
                 host.entries(),
             ));
             add.push(NewSection {
@@ -311,7 +320,7 @@ pub fn convert_object(data: &[u8], input: &str, to: Target) -> Result<Option<Con
                 info: entries_at as u32,
                 entsize: 24,
                 ..NewSection::new(
-                    &[b".rela", hip_host::ENTRIES].concat(),
+                    &[b".rela", table.section().as_bytes()].concat(),
                     elf::SHT_RELA.0,
                     elf::SHF_INFO_LINK.0,
                     8,
@@ -549,12 +558,18 @@ fn edit_sections(
     Ok(out)
 }
 
-/// Converts the object or static archive `data` (named `input`): an archive's members are
-/// converted one by one and the archive written again by the project's archive writer (its
-/// symbol table rebuilt), then read back. `None` when nothing is converted.
-pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Converted>> {
+/// Converts the object or static archive `data` (named `input`) for release `llvm`'s linker
+/// wrapper ([`convert_object`]): an archive's members are converted one by one and the archive
+/// written again by the project's archive writer (its symbol table rebuilt), then read back.
+/// `None` when nothing is converted.
+pub fn convert_file(
+    data: &[u8],
+    input: &str,
+    to: Target,
+    llvm: LlvmVersion,
+) -> Result<Option<Converted>> {
     if !matches!(object::FileKind::parse(data), Ok(object::FileKind::Archive)) {
-        return convert_object(data, input, to);
+        return convert_object(data, input, to, llvm);
     }
     let members = crate::archive::members(data, input, "converted", "convert")?;
     let (mut new, mut from, mut to_names) = (Vec::new(), Vec::new(), Vec::new());
@@ -563,7 +578,7 @@ pub fn convert_file(data: &[u8], input: &str, to: Target) -> Result<Option<Conve
         let name = String::from_utf8_lossy(&name).into_owned();
         let elf = matches!(object::FileKind::parse(bytes), Ok(object::FileKind::Elf64));
         let c = if elf {
-            convert_object(bytes, &format!("{input}({name})"), to)?
+            convert_object(bytes, &format!("{input}({name})"), to, llvm)?
         } else {
             None
         };

@@ -18,6 +18,7 @@ pub mod llvm22;
 pub mod llvm22_arch;
 pub mod llvm22_bundler;
 pub mod llvm22_link;
+pub mod llvm22_objdump;
 pub mod llvm22_packager;
 pub mod llvm22_wrap;
 pub mod offload;

@@ -21,7 +21,7 @@
 //! an offload binary's offsets) offkit reports what is wrong instead, and no failure leaves a
 //! partial output file.
 
-mod extract;
+pub(crate) mod extract;
 mod files;
 
 pub(crate) use files::stem;

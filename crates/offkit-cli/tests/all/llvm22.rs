@@ -5,10 +5,13 @@
 mod arch;
 mod bundler;
 mod ccob;
+mod convert;
 mod e2e;
+mod e2e_cuda;
 mod entries;
 mod faces;
 mod linker_wrapper;
 mod nvlink;
+mod objdump;
 mod packager;
 mod wrap;

@@ -11,6 +11,7 @@ mod inspect;
 mod linker_wrapper;
 mod llvm22;
 mod memory;
+mod objdump;
 mod outputs;
 mod packager;
 mod pipeline;

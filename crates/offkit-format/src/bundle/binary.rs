@@ -337,6 +337,56 @@ pub fn llvm19_order<'d>(entries: &[Entry<'d>]) -> Vec<Entry<'d>> {
     map.iter().map(|(_, e)| e.clone()).collect()
 }
 
+/// Why LLVM 22's object layer cannot read a bundle header ([`parse_llvm_object`]); the messages
+/// are LLVM's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum LlvmObjectError {
+    /// `object_error::parse_failed`: under 24 bytes, no bundle magic (`identify_magic`: the
+    /// magic and 25 bytes, or `CCOB`), or no room for the entry count.
+    #[error("Invalid data was encountered while parsing the file")]
+    ParseFailed,
+    /// A record or ID runs past the buffer (`BinaryStreamReader`'s `stream_too_short`; where
+    /// an ID's length wraps the 64-bit sum LLVM 22 goes on and crashes, offkit says this).
+    #[error("Stream Error: The stream is too short to perform the requested operation.")]
+    StreamTooShort,
+}
+
+/// Reads a binary bundle header as LLVM 22's object layer does
+/// (`llvm::object::OffloadBundleFatBin::create` and `readEntries`, what `llvm-objdump
+/// --offloading` extracts `.hip_fatbin` with): the magic (a `CCOB` magic passes too), the
+/// count, then as many records as the count says, each read whole or failing; offsets, sizes
+/// and IDs are not checked (offsets stay relative to `data`, [`Entry::record_offset`] too).
+/// The count is the file's own: the entries read are bounded by the buffer, 24 bytes each at
+/// least.
+pub fn parse_llvm_object(data: &[u8]) -> std::result::Result<Vec<Entry<'_>>, LlvmObjectError> {
+    let bundle = is_bundle(data) || data.starts_with(b"CCOB");
+    if data.len() < MAGIC.len() || !bundle {
+        return Err(LlvmObjectError::ParseFailed);
+    }
+    let mut r = Reader::new(data, 0);
+    let short = |_| LlvmObjectError::StreamTooShort;
+    r.seek(MAGIC.len() as u64, "bundle header")
+        .map_err(|_| LlvmObjectError::ParseFailed)?;
+    let count = r
+        .u64_le("bundle header")
+        .map_err(|_| LlvmObjectError::ParseFailed)?;
+    let mut entries = Vec::new();
+    for _ in 0..count {
+        let record_offset = r.offset();
+        let offset = r.u64_le("bundle entry").map_err(short)?;
+        let size = r.u64_le("bundle entry").map_err(short)?;
+        let len = r.u64_le("bundle entry").map_err(short)?;
+        let id = r.take(len, "bundle entry ID").map_err(short)?;
+        entries.push(Entry {
+            id,
+            offset,
+            size,
+            record_offset,
+        });
+    }
+    Ok(entries)
+}
+
 /// The header of a binary bundle and where LLVM 19 writes each payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
@@ -525,6 +575,43 @@ mod tests {
             parse(&many, n, 0),
             Err(Error::LimitExceeded { .. })
         ));
+    }
+
+    #[test]
+    fn llvm_object_layer_reading() {
+        let good = write(&[(HOST, b"x"), (GFX, b"yz")], 1).unwrap();
+        let e = parse_llvm_object(&good).unwrap();
+        assert_eq!(e, parse(&good, good.len() as u64, 0).unwrap().entries);
+        // Exactly the magic, or the magic and no count: parse_failed.
+        assert_eq!(parse_llvm_object(MAGIC), Err(LlvmObjectError::ParseFailed));
+        assert_eq!(
+            parse_llvm_object(&good[..30]),
+            Err(LlvmObjectError::ParseFailed)
+        );
+        // A record or an ID cut short: the stream is too short.
+        for cut in 33..good.len() - 2 {
+            if cut < 32 + 24 + HOST.len() + 24 + GFX.len() {
+                assert_eq!(
+                    parse_llvm_object(&good[..cut]),
+                    Err(LlvmObjectError::StreamTooShort),
+                    "{cut}"
+                );
+            }
+        }
+        // No checks on what the records say; a count of zero, or huge, is read as it goes.
+        let mut odd = good.clone();
+        odd[32..40].copy_from_slice(&u64::MAX.to_le_bytes());
+        odd[24] = 1;
+        assert_eq!(parse_llvm_object(&odd).unwrap()[0].offset, u64::MAX);
+        odd[24..32].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(
+            parse_llvm_object(&odd),
+            Err(LlvmObjectError::StreamTooShort)
+        );
+        odd[24..32].fill(0);
+        assert_eq!(parse_llvm_object(&odd), Ok(vec![]));
+        // A compressed bundle's magic passes the check (its bytes are then read as a header).
+        assert!(parse_llvm_object(&[b"CCOB".as_slice(), &[0; 40]].concat()).is_ok());
     }
 
     #[test]

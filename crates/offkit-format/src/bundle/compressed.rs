@@ -28,8 +28,8 @@ mod llvm;
 pub mod stream;
 mod write;
 pub use llvm::{
-    decompress_llvm, decompress_llvm19, is_compressed_for, Llvm19Decompressed, Llvm19Header,
-    LlvmDecompressed, LlvmHeader,
+    decompress_llvm, decompress_llvm19, decompress_llvm_object, is_compressed_for,
+    Llvm19Decompressed, Llvm19Header, LlvmDecompressed, LlvmHeader,
 };
 pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
 
@@ -702,6 +702,37 @@ mod tests {
         v0[4] = 0;
         assert!(decompress_llvm(LlvmVersion::V22, &v0).is_err());
         assert_eq!(decompress_llvm19(&v0).unwrap().data.as_ref(), &data[..]);
+    }
+
+    #[test]
+    fn llvm_object_layer_stops_at_the_total_size() {
+        let data = b"inflated bundle ".repeat(8);
+        let frame = zstd_frame(&data);
+        for version in [2, 3] {
+            // Padding after the stream (a padded `.hip_fatbin`): the bundler's reading fails in
+            // the stream, the object layer's stops at the total size.
+            let mut padded = ccob(version, &frame, &data);
+            padded.resize(padded.len() + 100, 0);
+            assert!(decompress_llvm(LlvmVersion::V22, &padded).is_err());
+            let l = decompress_llvm_object(&padded).unwrap();
+            assert_eq!(l.data.as_ref(), &data[..], "v{version}");
+            // A total size below the header's: the rest of the buffer.
+            let mut wrapped = ccob(version, &frame, &data);
+            wrapped[8..12].copy_from_slice(&4u32.to_le_bytes());
+            if version == 3 {
+                wrapped[12..16].fill(0);
+            }
+            assert_eq!(
+                decompress_llvm_object(&wrapped).unwrap().data.as_ref(),
+                &data[..]
+            );
+        }
+        // Version 1 has no total size: to the end.
+        let mut v1 = ccob(1, &frame, &data);
+        assert!(decompress_llvm_object(&v1).is_ok());
+        v1.push(0);
+        assert!(decompress_llvm_object(&v1).is_err());
+        assert!(decompress_llvm_object(b"CCOB").unwrap().header.is_none());
     }
 
     #[test]

@@ -5,10 +5,13 @@
 //! `.init_array`), which hands `__hipRegisterFatBinary` the `__hip_fatbin_wrapper` record
 //! (`.hipFatBinSegment`) pointing at `__hip_fatbin_<cuid>`, and `__hip_gpubin_handle_<cuid>`:
 //! both defined by the old driver's device link, which a new-driver link never makes (the
-//! host link fails on them). The new driver's host object instead holds one 32-byte
-//! `__tgt_offload_entry` per kernel in `hip_offloading_entries` — `{ the kernel's handle, its
-//! name, size 0, flags 0, data 0 }` — and the linker wrapper's registration code walks them
-//! (`__start_`/`__stop_hip_offloading_entries`) after registering the image it wrapped.
+//! host link fails on them). The new driver's host object instead holds one `__tgt_offload_entry`
+//! per kernel — LLVM 19: 32 bytes in `hip_offloading_entries`, `{ the kernel's handle, its name,
+//! size 0, flags 0, data 0 }`; LLVM 22: 56 bytes in `llvm_offload_entries`, `{ reserved 0,
+//! version 1, kind 4 (HIP), flags 0, the handle, the name, size 0, data 0, aux 0 }`
+//! ([`Entries`]) — and the linker wrapper's registration code walks them (`__start_`/`__stop_`
+//! of the section; 22's registers only the entries of its own kind) after registering the image
+//! it wrapped.
 //!
 //! So the object is given that section (and its relocations: the handles and the name
 //! strings the old registration code used), the constructor is taken out of `.init_array`
@@ -25,18 +28,71 @@
 
 use object::read::elf::{FileHeader, Rela, SectionHeader, SectionTable, Sym};
 use object::{elf, LittleEndian as LE};
+use offkit_format::entry::{Format, Layout, TableKind};
+use offkit_format::kind::OffloadKind;
+use offkit_llvm::LlvmVersion;
 
 use crate::error::{Error, Result};
 
-/// The section the new driver's HIP offload entries go in.
-pub(super) const ENTRIES: &[u8] = b"hip_offloading_entries";
 /// The old wrapper record's section, renamed.
 pub(super) const OLD_WRAPPER: &[u8] = b".hip_old_fatbin_wrapper";
-/// The size of a `__tgt_offload_entry`.
-const ENTRY_SIZE: u64 = 32;
+
+/// `__tgt_offload_entry::Version` of LLVM 20 and later (LLVM 19's entries have none).
+const ENTRY_VERSION: u16 = 1;
+
+/// The HIP offload entries a release's new driver writes, and its linker wrapper walks: one
+/// row per release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Entries {
+    /// The release.
+    pub llvm: LlvmVersion,
+    /// The section (`hip_offloading_entries`, `llvm_offload_entries`).
+    pub table: TableKind,
+    /// The entries' layout (x86-64).
+    pub layout: Layout,
+    /// The section's alignment.
+    pub align: u64,
+}
+
+impl Entries {
+    /// The row of `llvm`.
+    pub fn of(llvm: LlvmVersion) -> Entries {
+        match llvm {
+            LlvmVersion::V19 => Entries {
+                llvm,
+                table: TableKind::Hip,
+                layout: Layout::legacy(8),
+                align: 1,
+            },
+            _ => Entries {
+                llvm,
+                table: TableKind::Llvm,
+                layout: Layout::llvm(8, 8),
+                align: 8,
+            },
+        }
+    }
+
+    /// The section's name.
+    pub fn section(self) -> &'static str {
+        self.table.section_name()
+    }
+
+    /// One kernel's entry before relocations: zeros, and in LLVM 22's layout the version and
+    /// the HIP kind.
+    fn entry(self) -> Vec<u8> {
+        let mut e = vec![0u8; self.layout.stride as usize];
+        if self.layout.format == Format::Llvm {
+            let kind = OffloadKind::Hip.to_raw(self.llvm).unwrap_or_default();
+            e[8..10].copy_from_slice(&ENTRY_VERSION.to_le_bytes());
+            e[10..12].copy_from_slice(&kind.to_le_bytes());
+        }
+        e
+    }
+}
 
 /// What is changed in the host half of an old-driver HIP object.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct HostEdit {
     /// Byte ranges rewritten in place (absolute offset, new bytes).
     pub patches: Vec<(usize, Vec<u8>)>,
@@ -49,23 +105,40 @@ pub(super) struct HostEdit {
     pub kernels: Vec<(u32, u32, i64, String)>,
     /// The symbol table's index.
     pub symtab: u32,
+    /// The entries written.
+    pub table: Entries,
     /// What a real link of the converted object misses.
     pub warnings: Vec<String>,
 }
 
 impl HostEdit {
-    /// The entries section's contents: one zeroed entry per kernel (the relocations fill in
-    /// the pointers).
+    /// An edit that changes nothing yet, writing `table`'s entries.
+    fn new(table: Entries) -> HostEdit {
+        HostEdit {
+            patches: Vec::new(),
+            sizes: Vec::new(),
+            renames: Vec::new(),
+            kernels: Vec::new(),
+            symtab: 0,
+            table,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The entries section's contents: one entry per kernel (the relocations fill in the
+    /// pointers).
     pub fn entries(&self) -> Vec<u8> {
-        vec![0; self.kernels.len() * ENTRY_SIZE as usize]
+        self.table.entry().repeat(self.kernels.len())
     }
 
     /// The entries' relocations (`Elf64_Rela`, `R_X86_64_64`): each entry's handle and name.
     pub fn relocations(&self) -> Vec<u8> {
         let mut out = Vec::new();
+        let l = self.table.layout;
         for (i, (handle, name, addend, _)) in self.kernels.iter().enumerate() {
-            let at = i as u64 * ENTRY_SIZE;
-            for (off, sym, add) in [(at, *handle, 0), (at + 8, *name, *addend)] {
+            let at = i as u64 * l.stride;
+            let (addr, name_at) = (at + l.addr_offset(), at + l.name_offset());
+            for (off, sym, add) in [(addr, *handle, 0), (name_at, *name, *addend)] {
                 out.extend_from_slice(&off.to_le_bytes());
                 let info = (u64::from(sym) << 32) | u64::from(elf::R_X86_64_64.0);
                 out.extend_from_slice(&info.to_le_bytes());
@@ -77,12 +150,13 @@ impl HostEdit {
 }
 
 /// The edit of the host half of `data` when it is an old-driver HIP object for x86-64 (it has
-/// `__hip_module_ctor`); `None` otherwise.
+/// `__hip_module_ctor`), for release `llvm`'s linker wrapper; `None` otherwise.
 pub(super) fn plan(
     data: &[u8],
     h: &elf::FileHeader64<LE>,
     sections: &SectionTable<'_, elf::FileHeader64<LE>>,
     input: &str,
+    llvm: LlvmVersion,
 ) -> Result<Option<HostEdit>> {
     let fail = |m: String| Error::unusable(input, m);
     let (symtab_index, symtab) = match sections
@@ -104,21 +178,19 @@ pub(super) fn plan(
         return Ok(None);
     };
     if h.e_machine(LE) != elf::EM_X86_64 {
-        return Ok(Some(HostEdit {
-            warnings: vec![
-                "its host code still registers through the old driver's `__hip_module_ctor` \
-                 (only x86-64 host code is given the new driver's offload entries): a real \
-                 link through clang-linker-wrapper fails on the undefined \
-                 `__hip_fatbin_<cuid>` and `__hip_gpubin_handle_<cuid>` and registers no \
-                 kernels"
-                    .into(),
-            ],
-            ..HostEdit::default()
-        }));
+        let mut edit = HostEdit::new(Entries::of(llvm));
+        edit.warnings.push(
+            "its host code still registers through the old driver's `__hip_module_ctor` (only \
+             x86-64 host code is given the new driver's offload entries): a real link through \
+             clang-linker-wrapper fails on the undefined `__hip_fatbin_<cuid>` and \
+             `__hip_gpubin_handle_<cuid>` and registers no kernels"
+                .into(),
+        );
+        return Ok(Some(edit));
     }
     let mut edit = HostEdit {
         symtab: symtab_index as u32,
-        ..HostEdit::default()
+        ..HostEdit::new(Entries::of(llvm))
     };
     let section_of = |i: usize| sections.section(object::SectionIndex(i)).ok();
     let sec_name = |s: &elf::SectionHeader64<LE>| sections.section_name(LE, s).unwrap_or_default();

@@ -28,9 +28,11 @@ const UNEXPECTED_EOF: &str = "The end of the file was unexpectedly encountered";
 
 /// One image found in the input, with the name LLVM gives its buffer (the input path, an
 /// archive member's name, or a bitcode module's identifier).
-struct Found<'d> {
-    name: String,
-    entry: Entry<'d>,
+pub(crate) struct Found<'d> {
+    /// The buffer's name.
+    pub name: String,
+    /// The image, its offload kind numbered as the release reads it (see [`collect`]).
+    pub entry: Entry<'d>,
 }
 
 /// Runs extraction mode; an error prints as LLVM's message after `error: `.
@@ -192,8 +194,9 @@ impl Resolver for ThinMembers {
 /// The images of the input `name`, found as LLVM 19's `extractOffloadBinaries` finds them (the
 /// scanner's flat list, [`offkit_format::scan::offload_binaries`]), each section read with
 /// LLVM 19's checks and messages; each named after its buffer (the innermost archive member,
-/// or the input).
-fn collect<'d>(
+/// or the input). Also `llvm-objdump --offloading`'s reading of an object (the same
+/// `extractOffloadBinaries`); an error is LLVM's message ([`Error::Message`]).
+pub(crate) fn collect<'d>(
     data: &'d [u8],
     name: &str,
     dir: Option<PathBuf>,
@@ -276,31 +279,34 @@ fn u64_at(d: &[u8], at: u64) -> Option<u64> {
         .map(u64::from_le_bytes)
 }
 
+/// The checks of LLVM 19's (and 22's) `OffloadBinary::create` on a buffer: the message of the
+/// first that fails (`llvm-objdump` reads a raw offload binary file so before it lists it).
+pub(crate) fn create_error(buf: &[u8]) -> Option<&'static str> {
+    if buf.len() < 72 || !buf.starts_with(&binary::MAGIC) || buf.get(4..8) != Some(&[1, 0, 0, 0]) {
+        return Some(PARSE_FAILED);
+    }
+    let field = |at| u64_at(buf, at).unwrap_or(u64::MAX);
+    let (size, entry_offset, entry_size) = (field(8), field(16), field(24));
+    if size > buf.len() as u64 || size < 40 {
+        return Some(UNEXPECTED_EOF);
+    }
+    if entry_offset > size - 40 || entry_size > size - 32 {
+        return Some(UNEXPECTED_EOF);
+    }
+    // The entry lies within `size` bytes now.
+    let (strings, image) = (field(entry_offset + 8), field(entry_offset + 24));
+    if image > buf.len() as u64 || strings > buf.len() as u64 {
+        return Some(UNEXPECTED_EOF);
+    }
+    None
+}
+
 /// The checks of LLVM 19's `OffloadBinary::create`, run on the rest of the section and then on
 /// a copy of the binary's own `size` bytes, with the errors they give.
 fn llvm19_checks(rest: &[u8]) -> Result<(), Msg> {
-    let fail = |m: &str| Err(Msg(m.to_string()));
-    let checks = |buf: &[u8]| -> Result<(), Msg> {
-        if buf.len() < 72
-            || !buf.starts_with(&binary::MAGIC)
-            || buf.get(4..8) != Some(&[1, 0, 0, 0])
-        {
-            return fail(PARSE_FAILED);
-        }
-        let field = |at| u64_at(buf, at).unwrap_or(u64::MAX);
-        let (size, entry_offset, entry_size) = (field(8), field(16), field(24));
-        if size > buf.len() as u64 || size < 40 {
-            return fail(UNEXPECTED_EOF);
-        }
-        if entry_offset > size - 40 || entry_size > size - 32 {
-            return fail(UNEXPECTED_EOF);
-        }
-        // The entry lies within `size` bytes now.
-        let (strings, image) = (field(entry_offset + 8), field(entry_offset + 24));
-        if image > buf.len() as u64 || strings > buf.len() as u64 {
-            return fail(UNEXPECTED_EOF);
-        }
-        Ok(())
+    let checks = |buf: &[u8]| match create_error(buf) {
+        Some(m) => Err(Msg(m.to_string())),
+        None => Ok(()),
     };
     checks(rest)?;
     let size = u64_at(rest, 8).unwrap_or(0) as usize;

@@ -162,6 +162,33 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
     })
 }
 
+/// Decompresses `data` as LLVM 22's object layer does (`llvm::object::CompressedOffloadBundle::
+/// decompress`, what `llvm-objdump --offloading` reads a compressed `.hip_fatbin` bundle with):
+/// [`decompress_llvm`] of LLVM 22, but the stream ends where the header's total size says
+/// (`Blob.substr(HeaderSize, TotalFileSize - HeaderSize)`), not at the end of the buffer: for
+/// versions 2 and 3 whose total size is at least the header's size (a smaller one wraps the
+/// subtraction: the rest of the buffer), and version 1, which has none, to the end.
+pub fn decompress_llvm_object(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
+    let total = |at: usize, width: usize| -> Option<u64> {
+        let b = data.get(at..at.checked_add(width)?)?;
+        let mut w = [0u8; 8];
+        w.get_mut(..width)?.copy_from_slice(b);
+        Some(u64::from_le_bytes(w))
+    };
+    let version = data.get(4..6).map(|v| u16::from_le_bytes([v[0], v[1]]));
+    // (The total size field and the header size of the versions that have one.)
+    let end = match version {
+        Some(2) => total(8, 4).filter(|&t| t >= 24),
+        Some(3) => total(8, 8).filter(|&t| t >= 32),
+        _ => None,
+    };
+    let cut = match end.and_then(|e| usize::try_from(e).ok()) {
+        Some(e) if is_compressed_for(LlvmVersion::V22, data) => data.get(..e).unwrap_or(data),
+        _ => data,
+    };
+    decompress_llvm(LlvmVersion::V22, cut)
+}
+
 /// zlib's `uncompress()` with a capacity of `cap` bytes, returning zlib's error names.
 fn zlib_uncompress(src: &[u8], cap: usize) -> std::result::Result<Vec<u8>, &'static str> {
     // `uncompress` uses a one-byte scratch buffer when the capacity is zero.
