@@ -25,8 +25,8 @@ use std::borrow::Cow;
 
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use offkit_llvm::limits;
-use offkit_llvm::reader::{align_up, Reader};
+use offkit_read::limits;
+use offkit_read::{align_up, Reader};
 
 pub use compress::{Compression, CompressionFormat};
 pub use write::{layout_v1, write, write_v1, Image, ImageSpec, Layout};

@@ -26,9 +26,9 @@ use object::read::elf::{FileHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
 use crate::entry::{self, Role};
-use offkit_llvm::limits;
 use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
+use offkit_read::limits;
 
 pub use mach::{processor as amdgpu_processor, MACHS};
 

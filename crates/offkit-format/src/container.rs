@@ -107,12 +107,12 @@ pub fn offload_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
 /// the others, and pads the output to each alignment (found by fuzzing
 /// `offkit_link::relocate::rewrite`: a 2^32 alignment made a 4 GiB output).
 ///
-/// [`MAX_SECTION_ALIGN`]: offkit_llvm::limits::MAX_SECTION_ALIGN
-/// [`MAX_ALIGN_PADDING`]: offkit_llvm::limits::MAX_ALIGN_PADDING
+/// [`MAX_SECTION_ALIGN`]: offkit_read::limits::MAX_SECTION_ALIGN
+/// [`MAX_ALIGN_PADDING`]: offkit_read::limits::MAX_ALIGN_PADDING
 pub fn builder_alignments<'a>(
     aligns: impl IntoIterator<Item = &'a mut u64>,
 ) -> std::result::Result<(), usize> {
-    use offkit_llvm::limits::{MAX_ALIGN_PADDING, MAX_SECTION_ALIGN};
+    use offkit_read::limits::{MAX_ALIGN_PADDING, MAX_SECTION_ALIGN};
     let mut padding = 0u64;
     for (i, a) in aligns.into_iter().enumerate() {
         if *a == 0 {

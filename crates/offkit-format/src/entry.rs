@@ -36,8 +36,8 @@ pub use object::Endianness;
 
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
-use offkit_llvm::limits;
 use offkit_llvm::LlvmVersion;
+use offkit_read::limits;
 
 pub use elf::{read_tables, TableError};
 pub use flags::{cuda, describe, omp, Description, Role};

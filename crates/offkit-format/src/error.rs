@@ -60,8 +60,12 @@ pub enum Error {
         /// What offkit does not do.
         reason: String,
     },
-    /// A count or size is above one of the named limits of [`offkit_llvm::limits`].
-    #[error("{what} at offset {offset:#x} is {value}, above the limit of {limit} ({name})")]
+    /// A count or size is above one of the named limits of [`offkit_read::limits`].
+    #[error(
+        "{what} at offset {offset:#x} is {value}, above the limit of {} ({})",
+        limit.value(),
+        limit.name()
+    )]
     LimitExceeded {
         /// What was counted or measured.
         what: &'static str,
@@ -70,9 +74,20 @@ pub enum Error {
         /// The value found.
         value: u64,
         /// The limit.
-        limit: u64,
-        /// The name of the limit in [`offkit_llvm::limits`].
-        name: &'static str,
+        limit: offkit_read::Limit,
+    },
+    /// A size is above what the caller allows (the rest of its budget of
+    /// [`MAX_INFLATED_SIZE`](offkit_read::limits::MAX_INFLATED_SIZE) for a whole input).
+    #[error("{what} at offset {offset:#x} is {value}, above the {budget} bytes allowed here")]
+    OverBudget {
+        /// What was measured.
+        what: &'static str,
+        /// Where the size was read.
+        offset: u64,
+        /// The value found.
+        value: u64,
+        /// What the caller allows.
+        budget: u64,
     },
     /// Decompressing a compressed payload failed.
     #[error("cannot decompress {what} at offset {offset:#x}: {reason}")]
@@ -125,6 +140,9 @@ pub enum Error {
     /// [`offkit_llvm`] has today are converted to the variant of the same name).
     #[error(transparent)]
     Llvm(offkit_llvm::Error),
+    /// Another error of a bounded read.
+    #[error(transparent)]
+    Read(offkit_read::Error),
     /// A value given to a writer that the format cannot represent.
     #[error("cannot write {what}: {reason}")]
     Unrepresentable {
@@ -139,19 +157,13 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// [`Error::LimitExceeded`] for `limit`: its value and name come from the constant.
-    pub fn limit(
-        limit: offkit_llvm::limits::Limit,
-        what: &'static str,
-        offset: u64,
-        value: u64,
-    ) -> Self {
+    /// [`Error::LimitExceeded`] for `limit`.
+    pub fn limit(limit: offkit_read::Limit, what: &'static str, offset: u64, value: u64) -> Self {
         Error::LimitExceeded {
             what,
             offset,
             value,
-            limit: limit.value(),
-            name: limit.name(),
+            limit,
         }
     }
 
@@ -166,6 +178,7 @@ impl Error {
             | Error::Invalid { offset, .. }
             | Error::Unsupported { offset, .. }
             | Error::LimitExceeded { offset, .. }
+            | Error::OverBudget { offset, .. }
             | Error::Decompress { offset, .. }
             | Error::Object { offset, .. } => Some(*offset),
             _ => None,
@@ -226,15 +239,16 @@ impl From<offkit_llvm::Error> for Error {
                 offset,
                 value,
                 limit,
-                name,
-            } => Error::LimitExceeded {
-                what,
-                offset,
-                value,
-                limit,
-                name,
-            },
+            } => Error::limit(limit, what, offset, value),
+            L::Read(e) => Error::Read(e),
             e => Error::Llvm(e),
         }
+    }
+}
+
+/// A bounded read's error is the variant of the same name and message.
+impl From<offkit_read::Error> for Error {
+    fn from(e: offkit_read::Error) -> Self {
+        offkit_llvm::Error::from(e).into()
     }
 }

@@ -46,8 +46,8 @@ use std::io::Read;
 
 use crate::error::{Error, Result};
 use crate::kind::ImageKind;
-use offkit_llvm::limits;
-use offkit_llvm::reader::{align_up, Reader};
+use offkit_read::limits;
+use offkit_read::{align_up, Reader};
 
 /// `FATBIN_MAGIC`.
 pub const MAGIC: u32 = 0xBA55_ED50;

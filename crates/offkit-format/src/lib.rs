@@ -9,8 +9,8 @@
 //! file's images cover ([`coverage`]).
 //!
 //! What models LLVM itself — `Triple`, target IDs and the single tools' rules over them, the
-//! `DenseMap`/`StringMap` orders, bitcode — is `offkit-llvm`'s; this crate builds on it (the
-//! bounded reader and the named limits are there too) and never the reverse.
+//! `DenseMap`/`StringMap` orders, bitcode — is `offkit-llvm`'s; this crate builds on it and
+//! never the reverse. Both read with `offkit-read`'s bounded `Reader` and named limits.
 //!
 //! Parsing is bounded and zero-copy: readers take `&[u8]` (from a `Vec` or a memory map) and
 //! return views that borrow it; every error names the absolute offset of the bad byte. This

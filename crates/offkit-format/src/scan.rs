@@ -54,7 +54,7 @@ use object::FileKind;
 use crate::binary;
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 pub use binaries::{
     holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder, ReadBinaries,

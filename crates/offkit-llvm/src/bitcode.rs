@@ -40,8 +40,8 @@ mod module;
 use std::borrow::Cow;
 
 use crate::error::{Error, Result};
-use crate::reader::Reader;
 use bitstream::{Cursor, Entry};
+use offkit_read::Reader;
 
 pub use irsymtab::{
     Comdat, Symbol, SymbolFlags, Symtab, SymtabModule, Visibility, LLVM19_PRODUCER, SYMTAB_VERSION,

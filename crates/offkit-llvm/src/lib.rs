@@ -16,11 +16,9 @@
 //!   tables, ELF string tables);
 //! - the two LLVM command-line parsers the drop-ins use: [`cl`] (`llvm/Support/CommandLine`:
 //!   the bundler, the packager, the wrapper; and how it reads integers) and [`opt_table`]
-//!   (`llvm/Option`'s `OptTable`: the linker wrapper);
-//! - and the parsing base both crates share: the bounded [`reader::Reader`] and the named
-//!   [`limits`].
+//!   (`llvm/Option`'s `OptTable`: the linker wrapper).
 //!
-//! Parsing is bounded and zero-copy, and every error names the absolute offset of the bad byte.
+//! Parsing is bounded (on `offkit-read`'s `Reader` and named limits) and zero-copy, and every error names the absolute offset of the bad byte.
 //! This crate does no file I/O and runs no processes.
 //!
 //! ```text
@@ -45,9 +43,7 @@ pub mod adt;
 pub mod bitcode;
 pub mod cl;
 pub mod error;
-pub mod limits;
 pub mod opt_table;
-pub mod reader;
 pub mod string_table;
 pub mod target_id;
 pub mod triple;

@@ -5,10 +5,10 @@ use offkit_format::bundle::compressed::{self, Options};
 use offkit_format::bundle::sequence::{Kind, Piece};
 use offkit_format::device::Device;
 use offkit_format::kind::ImageKind;
-use offkit_llvm::limits;
 use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
+use offkit_read::limits;
 
 /// Which entries of a bundle a prune keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -5,7 +5,7 @@ use std::fs::File;
 
 use object::{Object, ObjectSection};
 use offkit_format::bundle::sequence::{self, Piece};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 use crate::edit::{apply, Content, Edit};
 use crate::error::{Error, Result};

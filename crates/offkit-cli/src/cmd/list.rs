@@ -10,7 +10,7 @@ use offkit_bundle::archive;
 use offkit_bundle::io::Input;
 use offkit_bundle::read::{self, Bundle, Kind};
 use offkit_bundle::types::FileType;
-use offkit_llvm::limits::MAX_INFLATED_SIZE;
+use offkit_read::limits::MAX_INFLATED_SIZE;
 use offkit_tools::Env;
 
 /// List the entries of an offload bundle.

@@ -11,8 +11,8 @@ use std::io::Read;
 
 use super::{parse_entries_v2, Binary, Compressed, Version, ALIGN, HEADER_V3};
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
-use offkit_llvm::reader::{align_up, Reader};
+use offkit_read::limits;
+use offkit_read::{align_up, Reader};
 
 /// The zstd frame magic (`28 B5 2F FD`).
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];

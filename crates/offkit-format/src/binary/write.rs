@@ -7,9 +7,9 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use offkit_llvm::reader::align_up;
 use offkit_llvm::string_table::StringTable;
 use offkit_llvm::LlvmVersion;
+use offkit_read::align_up;
 
 /// What to write around one image: everything but the image bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]

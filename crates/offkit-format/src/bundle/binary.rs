@@ -11,8 +11,8 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use offkit_llvm::adt::stringmap::StringMap;
-use offkit_llvm::limits;
-use offkit_llvm::reader::Reader;
+use offkit_read::limits;
+use offkit_read::Reader;
 
 use super::{align_to, MAGIC};
 

@@ -21,8 +21,8 @@ use md5::{Digest, Md5};
 use zstd::zstd_safe;
 
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
-use offkit_llvm::reader::Reader;
+use offkit_read::limits;
+use offkit_read::Reader;
 
 mod llvm;
 pub mod stream;
@@ -330,14 +330,22 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
 /// and the hash must match.
 pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
     let h = &blob.header;
-    let max = limit.min(limits::MAX_INFLATED_SIZE);
-    if h.uncompressed_size > max {
-        return Err(Error::LimitExceeded {
-            what: "compressed bundle uncompressed size",
+    let what = "compressed bundle uncompressed size";
+    if h.uncompressed_size > limits::MAX_INFLATED_SIZE {
+        let offset = size_field(h);
+        return Err(Error::limit(
+            limits::Limit::InflatedSize,
+            what,
+            offset,
+            h.uncompressed_size,
+        ));
+    }
+    if h.uncompressed_size > limit {
+        return Err(Error::OverBudget {
+            what,
             offset: size_field(h),
             value: h.uncompressed_size,
-            limit: max,
-            name: limits::Limit::InflatedSize.name(),
+            budget: limit,
         });
     }
     // The output grows with what the stream yields; the stream is stopped the moment it yields

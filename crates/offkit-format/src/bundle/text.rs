@@ -9,7 +9,7 @@
 //! The newline before each marker belongs to the marker, so a payload comes back byte for byte.
 
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// The line-comment syntax of a text bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

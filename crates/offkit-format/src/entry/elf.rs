@@ -22,7 +22,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// An entry section whose table cannot be read: a warning on that table, never a failed file.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! sources are in `docs/formats.md` ("CUDA fat binaries").
 
 use crate::error::Result;
-use offkit_llvm::reader::Reader;
+use offkit_read::Reader;
 
 /// `fatBinaryHeader` (16 bytes): the header of one fat binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

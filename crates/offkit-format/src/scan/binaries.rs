@@ -12,7 +12,7 @@ use super::{Location, Resolver, Step};
 use crate::binary::{self, Binary, Entry};
 use crate::container::{elf_sections, SHT_LLVM_OFFLOADING};
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// What a file is, by its first bytes, for the kinds that hold offload binaries (LLVM's
 /// `identify_magic`).

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::bundle::{binary, compressed, sequence, text};
 use crate::error::Error;
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// The comment syntax of a text bundle that starts at `data[0]`, if one does.
 pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {

@@ -13,7 +13,7 @@ use offkit_format::entry::{self, Format, Name, Resolution, Role, TableKind};
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_format::scan::{self, Location, Options, Report, Resolver, Source, Step};
 use offkit_format::{binary, Error};
-use offkit_llvm::limits;
+use offkit_read::limits;
 use offkit_testutil::fixtures::*;
 use offkit_testutil::{llvm_tool, run_ok};
 
@@ -665,7 +665,10 @@ fn limits_nesting_and_inflation() {
     assert!(
         matches!(
             e,
-            Error::LimitExceeded { name, .. } if name == limits::Limit::InflatedSize.name()
+            Error::LimitExceeded {
+                limit: limits::Limit::InflatedSize,
+                ..
+            }
         ),
         "{e}"
     );

@@ -26,7 +26,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::limits;
+use offkit_read::limits;
 use record::{check_plausible, read_scalar, MAX_CHUNK};
 
 pub use bits::Bits;
@@ -628,7 +628,10 @@ mod tests {
         };
         assert!(matches!(
             err,
-            Error::LimitExceeded { name, .. } if name == limits::Limit::BitcodeBlockDepth.name()
+            Error::LimitExceeded {
+                limit: limits::Limit::BitcodeBlockDepth,
+                ..
+            }
         ));
     }
 

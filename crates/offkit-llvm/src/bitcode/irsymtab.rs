@@ -8,7 +8,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::reader::Reader;
+use offkit_read::Reader;
 
 /// The irsymtab layout version LLVM 19 writes and reads (`storage::Header::kCurrentVersion`).
 pub const SYMTAB_VERSION: u32 = 3;
@@ -240,7 +240,7 @@ impl<'d> Tables<'d> {
     fn word(&self, pos: u64, what: &'static str) -> Result<u32> {
         let mut r = self.symtab.clone();
         r.seek(pos, what)?;
-        r.u32_le(what)
+        Ok(r.u32_le(what)?)
     }
 
     /// A `Str` at `pos` of the symbol table.

@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use super::bitstream::{Bits, Cursor, Entry, Record};
 use super::{block, Embedded, Module, ModuleHeader, OFFLOADING_SECTION};
 use crate::error::{Error, Result};
-use crate::limits;
+use offkit_read::limits;
 
 const EMBEDDED_OBJECTS: &[u8] = b"llvm.embedded.objects";
 

@@ -8,8 +8,8 @@ use zstd::zstd_safe;
 
 use super::{Method, MAGIC, MIN_SIZE};
 use crate::error::{Error, Result};
-use offkit_llvm::reader::Reader;
 use offkit_llvm::LlvmVersion;
+use offkit_read::Reader;
 
 /// What a release's `CompressedOffloadBundle::decompress` makes of a buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]

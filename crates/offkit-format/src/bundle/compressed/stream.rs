@@ -95,7 +95,7 @@ pub const FIRST_PREFIX: u64 = 64 << 10;
 
 /// The first bytes of the compressed bundle `blob` that hold the binary bundle's header and
 /// entry table inside it: [`FIRST_PREFIX`] bytes, ×4 while the table runs past them, up to
-/// [`limits::MAX_INFLATED_PREFIX`](offkit_llvm::limits::MAX_INFLATED_PREFIX) (a longer table
+/// [`limits::MAX_INFLATED_PREFIX`](offkit_read::limits::MAX_INFLATED_PREFIX) (a longer table
 /// is the parse's error, not a reason to decompress more). The caller parses what is returned:
 /// a content that is no binary bundle, or whose header is bad, is returned as far as it was
 /// decompressed, for the caller to judge and to word the error. `inflated` is told the length
@@ -104,7 +104,7 @@ pub fn header_prefix<E: From<Error>>(
     blob: &Blob<'_>,
     mut inflated: impl FnMut(u64) -> std::result::Result<(), E>,
 ) -> std::result::Result<Vec<u8>, E> {
-    use offkit_llvm::limits::MAX_INFLATED_PREFIX;
+    use offkit_read::limits::MAX_INFLATED_PREFIX;
     let size = blob.header.uncompressed_size;
     let mut want = FIRST_PREFIX;
     loop {
