@@ -70,11 +70,12 @@ impl TableKind {
 
     /// The section name.
     pub fn section_name(self) -> &'static str {
+        let [omp, cuda, hip, llvm] = crate::container::ENTRY_TABLES;
         match self {
-            Self::OpenMp => "omp_offloading_entries",
-            Self::Cuda => "cuda_offloading_entries",
-            Self::Hip => "hip_offloading_entries",
-            Self::Llvm => "llvm_offload_entries",
+            Self::OpenMp => omp,
+            Self::Cuda => cuda,
+            Self::Hip => hip,
+            Self::Llvm => llvm,
         }
     }
 

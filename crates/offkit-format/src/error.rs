@@ -110,6 +110,22 @@ pub enum Error {
         #[source]
         source: object::read::Error,
     },
+    /// The contents of one section of an object file lie outside the file (the section
+    /// header table itself reads). The iterator over offload sections goes on past it.
+    #[error("malformed {what} at offset {offset:#x}")]
+    SectionContents {
+        /// The kind of section (`ELF section`, `COFF section`).
+        what: &'static str,
+        /// The section's name.
+        name: String,
+        /// Its index in the section header table.
+        index: usize,
+        /// Where its header says its contents are.
+        offset: u64,
+        /// The object crate's error.
+        #[source]
+        source: object::read::Error,
+    },
     /// An error inside a nested container, with where that container is (an archive member, a
     /// section, a bundle entry, inflated data), so that a message names the member as well as
     /// the offset.
@@ -180,7 +196,8 @@ impl Error {
             | Error::LimitExceeded { offset, .. }
             | Error::OverBudget { offset, .. }
             | Error::Decompress { offset, .. }
-            | Error::Object { offset, .. } => Some(*offset),
+            | Error::Object { offset, .. }
+            | Error::SectionContents { offset, .. } => Some(*offset),
             _ => None,
         }
     }

@@ -57,7 +57,8 @@ use crate::kind::{ImageKind, OffloadKind};
 use offkit_read::limits;
 
 pub use binaries::{
-    holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder, ReadBinaries,
+    all_binaries, holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder,
+    ReadBinaries,
 };
 pub use location::{Location, Step};
 pub use report::{

@@ -6,9 +6,9 @@ use object::{elf, Endianness, FileKind};
 
 use super::{
     split_bundle_id, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
-    Step_, TableInfo, Walker, Warning, BUNDLE_MAGIC,
+    Step_, TableInfo, Walker, Warning,
 };
-use crate::container::{elf_sections, Section, SHT_LLVM_OFFLOADING};
+use crate::container::{sections, Section, SectionKind};
 use crate::entry;
 use crate::error::Error;
 use crate::kind::ImageKind;
@@ -66,57 +66,6 @@ pub fn elf_format(data: &[u8]) -> Option<Format> {
         Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>>(data),
         _ => None,
     }
-}
-
-/// The sections of a COFF object or PE image that hold offload binaries (as sections of type
-/// `SHT_LLVM_OFFLOADING`). In a COFF object they are named `.llvm.offloading*` (long names live
-/// in the string table), as LLVM reads them. In a PE image a section name has at most 8 bytes
-/// and lld cuts longer ones: there a section also counts when its name is a cut
-/// `.llvm.offloading` (`.llvm`, `.llvm.of`) and its contents start with the offload binary
-/// magic.
-pub fn coff_sections(data: &[u8], base: u64) -> crate::error::Result<Vec<Section<'_>>> {
-    use object::{Object, ObjectSection};
-    const NAME: &[u8] = b".llvm.offloading";
-    let file = object::File::parse(data).map_err(|source| Error::Object {
-        what: "COFF file",
-        offset: base,
-        source,
-    })?;
-    let pe = file.format() == object::BinaryFormat::Pe;
-    let mut out = Vec::new();
-    for (index, s) in file.sections().enumerate() {
-        let Ok(name) = s.name_bytes() else { continue };
-        let cut = pe && name.len() >= 5 && NAME.starts_with(name);
-        if !name.starts_with(NAME) && !cut {
-            continue;
-        }
-        let (off, _) = s.file_range().unwrap_or((0, 0));
-        let contents = s.data().map_err(|source| Error::Object {
-            what: "COFF section",
-            offset: base.saturating_add(off),
-            source,
-        })?;
-        if cut && !crate::binary::has_magic(contents) {
-            continue;
-        }
-        out.push(Section {
-            name,
-            index,
-            sh_type: SHT_LLVM_OFFLOADING,
-            offset: base.saturating_add(off),
-            data: contents,
-        });
-    }
-    Ok(out)
-}
-
-/// Whether an ELF section may hold device code or a bundle.
-fn interesting(name: &[u8], sh_type: u32) -> bool {
-    sh_type == SHT_LLVM_OFFLOADING
-        || (name.len() > BUNDLE_MAGIC.len() && name.starts_with(BUNDLE_MAGIC))
-        || name == b".hip_fatbin"
-        || name == b".nv_fatbin"
-        || name == b"__nv_relfatbin"
 }
 
 impl<E> Walker<'_, '_, E> {
@@ -269,13 +218,18 @@ impl<E> Walker<'_, '_, E> {
                 }
             }
         }
-        for s in elf_sections(data, base, interesting)? {
-            if s.name == b".hip_fatbin" {
-                let sloc = loc.with(Step::Section(".hip_fatbin".into()));
-                self.hip_fatbin(data, base, &s, sloc, depth)?;
-                continue;
+        for s in sections(data, base) {
+            let s = s?;
+            match s.kind {
+                SectionKind::HipFatbin => {
+                    let sloc = loc.with(Step::Section(".hip_fatbin".into()));
+                    self.hip_fatbin(data, base, &s, sloc, depth)?;
+                }
+                SectionKind::OffloadBinaries | SectionKind::Bundle | SectionKind::CudaFatbin => {
+                    self.section(&s, loc, depth)?
+                }
+                _ => {}
             }
-            self.section(&s, loc, depth)?;
         }
         Ok(())
     }
@@ -287,8 +241,11 @@ impl<E> Walker<'_, '_, E> {
         loc: &Location,
         depth: usize,
     ) -> Step_<E> {
-        for section in coff_sections(data, base)? {
-            self.section(&section, loc, depth)?;
+        for s in sections(data, base) {
+            let s = s?;
+            if s.kind == SectionKind::OffloadBinaries {
+                self.section(&s, loc, depth)?;
+            }
         }
         Ok(())
     }
@@ -296,7 +253,7 @@ impl<E> Walker<'_, '_, E> {
     fn section(&mut self, s: &Section<'_>, loc: &Location, depth: usize) -> Step_<E> {
         let name = String::from_utf8_lossy(s.name).into_owned();
         let sloc = loc.with(Step::Section(name.clone()));
-        if s.sh_type == SHT_LLVM_OFFLOADING {
+        if s.kind == SectionKind::OffloadBinaries {
             return self
                 .binaries(s.data, s.offset, &sloc, depth + 1)
                 .map_err(|e| match e {
@@ -304,7 +261,10 @@ impl<E> Walker<'_, '_, E> {
                     v => v,
                 });
         }
-        if let Some(id) = name.strip_prefix("__CLANG_OFFLOAD_BUNDLE__") {
+        if let Some(id) = name
+            .strip_prefix("__CLANG_OFFLOAD_BUNDLE__")
+            .filter(|_| s.kind == SectionKind::Bundle)
+        {
             // One `\0` byte stands for the host object itself (the bundler's placeholder).
             let host_placeholder = s.data == [0];
             let (kind, triple, target_id) = split_bundle_id(id);

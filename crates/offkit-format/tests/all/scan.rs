@@ -988,7 +988,7 @@ fn coff_objects_and_archives_as_llvm_19() {
             scan::Format::Coff
         );
         let data = read(name);
-        let bins = offkit_format::container::offload_binaries(&data, 0).unwrap();
+        let bins = offkit_format::scan::all_binaries(&data, 0).unwrap();
         assert_eq!(bins.len(), 1, "{name}");
         assert_eq!(bins[0].entries[0].image.as_ref(), &theirs[..], "{name}");
     }
@@ -1042,7 +1042,7 @@ fn pe_images_linked_by_lld() {
     // LLVM 19's tools find nothing in it; the flat list (LLVM 19's rules) neither.
     let objdump = run_ok(llvm_tool("llvm-objdump"), ["--offloading", "k.exe"], d);
     assert!(!String::from_utf8_lossy(&objdump.stdout).contains("OFFLOADING IMAGE"));
-    assert!(offkit_format::container::offload_binaries(&data, 0)
+    assert!(offkit_format::scan::all_binaries(&data, 0)
         .unwrap()
         .is_empty());
 }
