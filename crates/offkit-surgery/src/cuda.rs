@@ -4,7 +4,9 @@
 //! them and the bytes freed are zeroed.
 
 use offkit_format::container::{sections, SectionKind};
+use offkit_format::device::ImageTargetId;
 use offkit_format::fatbin;
+use offkit_llvm::triple::Triple;
 
 use crate::edit::Filter;
 use crate::error::{Error, Result};
@@ -76,7 +78,8 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                 .to_vec();
             for e in &fb.entries {
                 let kind = e.kind.image_kind(e.data);
-                let keep = filter.keeps_image(e.triple(), &e.sm(), kind);
+                let triple = Triple::parse(e.triple());
+                let keep = filter.keeps_image(&triple, &ImageTargetId::read(&triple, e.sm()), kind);
                 if keep {
                     let len = u64::from(e.raw.header_size) + e.raw.payload_size;
                     new.extend_from_slice(

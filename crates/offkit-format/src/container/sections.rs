@@ -224,7 +224,7 @@ fn elf<'d, Elf: FileHeader<Endian = Endianness>>(
             name,
             index,
             sh_type,
-            flags: sh.sh_flags(endian).0.into(),
+            flags: sh.sh_flags(endian).0,
             addr: sh.sh_addr(endian).into(),
             align: sh.sh_addralign(endian).into(),
             offset,

@@ -5,13 +5,15 @@ use object::read::elf::{FileHeader, ProgramHeader};
 use object::{elf, Endianness, FileKind};
 
 use super::{
-    split_bundle_id, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
+    bundle_target, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
     Step_, TableInfo, Walker, Warning,
 };
 use crate::container::{sections, Section, SectionKind};
+use crate::device::ImageTargetId;
 use crate::entry;
 use crate::error::Error;
-use crate::kind::ImageKind;
+use crate::kind::{ImageKind, Model, OffloadKind};
+use offkit_llvm::triple::Triple;
 
 /// The `llvm-objdump` name of an ELF file's format (`elf64-x86-64`, `elf32-i386`,
 /// `elf64-powerpc`, `elf64-amdgpu`), its file type, and whether it is big-endian.
@@ -267,8 +269,8 @@ impl<E> Walker<'_, '_, E> {
         {
             // One `\0` byte stands for the host object itself (the bundler's placeholder).
             let host_placeholder = s.data == [0];
-            let (kind, triple, target_id) = split_bundle_id(id);
-            let kind_is_host = kind == "host";
+            let (kind, triple, target_id) = bundle_target(id);
+            let kind_is_host = kind.is_host();
             let info = ImageInfo {
                 location: sloc,
                 source: Source::BundleSection {
@@ -343,10 +345,10 @@ impl<E> Walker<'_, '_, E> {
         let info = ImageInfo {
             location: sloc,
             source: Source::HipFatbin,
-            offload_kind: "hip".into(),
+            offload_kind: Model::Offload(OffloadKind::Hip),
             image_kind: ImageKind::None,
-            triple: String::new(),
-            target_id: String::new(),
+            triple: Triple::parse(""),
+            target_id: ImageTargetId::read(&Triple::parse(""), ""),
             strings: Vec::new(),
             offset: s.offset,
             size: s.data.len() as u64,

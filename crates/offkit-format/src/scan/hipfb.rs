@@ -128,6 +128,9 @@ pub(super) fn records(data: &[u8], base: u64) -> Option<Vec<Record>> {
     Some(records.collect())
 }
 
+/// The symbol table of a 64-bit ELF file.
+type Symtab<'d> = SymbolTable<'d, elf::FileHeader64<Endianness>>;
+
 /// A relocation of a pointer field: its offset (in the section, or its address), symbol,
 /// addend and type.
 type Reloc = (u64, Option<u32>, i64, elf::RelocationType);
@@ -139,10 +142,7 @@ fn relocations<'d>(
     header: &elf::FileHeader64<Endianness>,
     data: &'d [u8],
     segment: Option<usize>,
-) -> Option<(
-    Vec<Reloc>,
-    Option<SymbolTable<'d, elf::FileHeader64<Endianness>>>,
-)> {
+) -> Option<(Vec<Reloc>, Option<Symtab<'d>>)> {
     let endian = header.endian().ok()?;
     let sections = header.sections(endian, data).ok()?;
     let mut relocs = Vec::new();
@@ -173,7 +173,7 @@ fn relocations<'d>(
 struct Pointers<'d> {
     endian: Endianness,
     relocs: Vec<Reloc>,
-    symtab: Option<SymbolTable<'d, elf::FileHeader64<Endianness>>>,
+    symtab: Option<Symtab<'d>>,
     /// The relative relocation type of the machine, if offkit knows it.
     relative: Option<elf::RelocationType>,
     relocatable: bool,

@@ -4,8 +4,10 @@
 use std::fmt;
 
 use super::Location;
+use crate::device::ImageTargetId;
 use crate::entry::{self, Layout, Resolution, Role, TableKind};
-use crate::kind::{ImageKind, OffloadKind};
+use crate::kind::{ImageKind, Model, OffloadKind};
+use offkit_llvm::triple::Triple;
 
 /// What a container is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -69,15 +71,11 @@ pub struct Container {
     pub size: u64,
 }
 
-/// How an image's bytes were compressed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// How an image's bytes were compressed: the compressed container, and where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Compression {
-    /// The container format: `ccob` (compressed offload bundle) or `offload-binary`.
-    pub format: &'static str,
-    /// The format's version.
-    pub version: u16,
-    /// `zlib`, `zstd`, or `method N`.
-    pub method: String,
+    /// The compressed container, its version and method.
+    pub format: Compressed,
     /// The absolute offset of the compressed container's header.
     pub offset: u64,
     /// The compressed size (the container's, header included).
@@ -86,12 +84,76 @@ pub struct Compression {
     pub uncompressed_size: u64,
 }
 
+/// A compressed container: its format, version and method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Compressed {
+    /// A compressed offload bundle (`CCOB`).
+    Ccob {
+        /// The header's version (1, 2 or 3).
+        version: u16,
+        /// zlib or zstd.
+        method: crate::bundle::compressed::Method,
+    },
+    /// A compressed offload binary (version 3).
+    OffloadBinary {
+        /// The binary's version.
+        version: u32,
+        /// zlib or zstd.
+        method: crate::binary::CompressionFormat,
+    },
+    /// A compressed entry of a CUDA fat binary.
+    NvFatbin {
+        /// The fat binary's version.
+        version: u16,
+        /// LZ4 or zstd.
+        method: crate::fatbin::Method,
+    },
+}
+
+impl Compressed {
+    /// The format's name: `ccob`, `offload-binary` or `nv-fatbin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compressed::Ccob { .. } => "ccob",
+            Compressed::OffloadBinary { .. } => "offload-binary",
+            Compressed::NvFatbin { .. } => "nv-fatbin",
+        }
+    }
+
+    /// The format's version.
+    pub fn version(self) -> u32 {
+        match self {
+            Compressed::Ccob { version, .. } | Compressed::NvFatbin { version, .. } => {
+                u32::from(version)
+            }
+            Compressed::OffloadBinary { version, .. } => version,
+        }
+    }
+
+    /// The method's name: `zlib`, `zstd` or `lz4`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Compressed::Ccob { method, .. } => method.name(),
+            Compressed::OffloadBinary { method, .. } => method.name(),
+            Compressed::NvFatbin { method, .. } => method.name(),
+        }
+    }
+}
+
+impl fmt::Display for Compressed {
+    /// `ccob v3 zstd`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} v{} {}", self.name(), self.version(), self.method())
+    }
+}
+
 impl fmt::Display for Compression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} v{} {} {}→{}",
-            self.format, self.version, self.method, self.compressed_size, self.uncompressed_size
+            "{} {}→{}",
+            self.format, self.compressed_size, self.uncompressed_size
         )
     }
 }
@@ -151,15 +213,16 @@ pub struct ImageInfo {
     pub location: Location,
     /// What holds it.
     pub source: Source,
-    /// The programming model: `openmp`, `cuda`, `hip`, `none` (offload binaries), or a
-    /// bundle entry's kind as written (`host`, `hip`, `hipv4`, `openmp`, …).
-    pub offload_kind: String,
+    /// The programming model: an offload binary's kind (`openmp`, `cuda`, `hip`, `none`), or
+    /// a bundle entry's kind as written (`host`, `hip`, `hipv4`, `openmp`, …).
+    pub offload_kind: Model,
     /// What the image is.
     pub image_kind: ImageKind,
-    /// The target triple.
-    pub triple: String,
-    /// The target ID (`arch`): a processor and features, e.g. `gfx90a:xnack+`; may be empty.
-    pub target_id: String,
+    /// The target triple (as written; may be empty).
+    pub triple: Triple,
+    /// The target ID (`arch`): a processor and features, e.g. `gfx90a:xnack+`, as written
+    /// (may be empty) and read for the triple.
+    pub target_id: ImageTargetId,
     /// All key/value strings of an offload binary entry, in file order.
     pub strings: Vec<(String, String)>,
     /// The absolute offset of the image's first byte (in the inflated data when
