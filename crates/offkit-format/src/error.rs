@@ -89,15 +89,73 @@ pub enum Error {
         /// What the caller allows.
         budget: u64,
     },
-    /// Decompressing a compressed payload failed.
+    /// Decompressing a compressed payload failed one of offkit's checks (its sizes).
     #[error("cannot decompress {what} at offset {offset:#x}: {reason}")]
     Decompress {
         /// The compressed structure.
         what: &'static str,
         /// Where its compressed data starts.
         offset: u64,
-        /// The decompressor's message.
+        /// What is wrong.
         reason: String,
+    },
+    /// A codec (zlib, zstd) cannot decompress a payload's data.
+    #[error("cannot decompress the {method} data of {what} at offset {offset:#x}")]
+    Codec {
+        /// The compressed structure.
+        what: &'static str,
+        /// Where its compressed data starts.
+        offset: u64,
+        /// The method: `zlib`, `zstd`.
+        method: &'static str,
+        /// The codec's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A codec (zlib, zstd) cannot compress a payload.
+    #[error("cannot compress {what} with {method}")]
+    Compress {
+        /// The structure being written.
+        what: &'static str,
+        /// The method: `zlib`, `zstd`.
+        method: &'static str,
+        /// The codec's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An error in the data a compressed structure inflates to: its offsets count from the
+    /// structure's offset, as if it were inflated in place.
+    #[error("in the inflated data of the {what} at offset {offset:#x} (offsets as if inflated in place)")]
+    Inflated {
+        /// The compressed structure.
+        what: &'static str,
+        /// Where its header is.
+        offset: u64,
+        /// The error in the inflated data.
+        #[source]
+        source: Box<Error>,
+    },
+    /// A thin archive's member, which lives in a file of its own, cannot be read.
+    #[error("cannot read the thin archive member `{member}` (header at offset {offset:#x})")]
+    ThinMember {
+        /// The member's name as the archive stores it.
+        member: String,
+        /// The absolute offset of its header.
+        offset: u64,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A thin archive's member is met, and the caller gave no way to read it.
+    #[error(
+        "thin archive member `{member}` (header at offset {offset:#x}) is in a file of its own, \
+         and no resolver for thin archive members was given"
+    )]
+    ThinMemberUnresolved {
+        /// The member's name as the archive stores it.
+        member: String,
+        /// The absolute offset of its header.
+        offset: u64,
     },
     /// An object file (ELF, COFF, Mach-O, archive) that the `object` crate cannot read.
     #[error("malformed {what} at offset {offset:#x}")]
@@ -137,20 +195,36 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
-    /// `clang-offload-bundler` 19 finds a compressed bundle's header cut short
-    /// ([`decompress_llvm19`](crate::bundle::compressed::decompress_llvm19)). This and the next
-    /// two messages are LLVM 19's, word for word, for the bundler drop-in, which prints them
-    /// after `Failed to decompress input: `.
-    #[error("Compressed bundle header size too small")]
-    Llvm19HeaderTooSmall,
-    /// `clang-offload-bundler` 19 does not know a compressed bundle's method.
-    #[error("Unknown compressing method")]
-    Llvm19UnknownMethod,
-    /// `clang-offload-bundler` 19's decompressor fails on a compressed bundle's stream.
-    #[error("Could not decompress embedded file contents: {reason}")]
-    Llvm19Decompress {
-        /// The decompressor's message (zstd's error name, or `zlib error: …`).
-        reason: String,
+    /// A release's lenient reading of a compressed bundle
+    /// ([`decompress_llvm`](crate::bundle::compressed::decompress_llvm)) finds the buffer
+    /// shorter than the header layout it reads for the bundle's version, or a version it has no
+    /// layout for.
+    #[error("compressed bundle header too short for the layout LLVM {llvm} reads")]
+    LlvmHeaderTooShort {
+        /// The release.
+        llvm: offkit_llvm::LlvmVersion,
+    },
+    /// A release's lenient reading of a compressed bundle finds a method it does not know.
+    #[error("compressed bundle method {method} is neither zlib (1) nor zstd (2)")]
+    LlvmUnknownMethod {
+        /// The method field.
+        method: u16,
+    },
+    /// A release's one-shot decompression (`ZSTD_decompress`, zlib's `uncompress`) of a
+    /// compressed bundle fails, with the codec's name for the error.
+    #[error("{} cannot decompress the compressed bundle: {name}", method.name())]
+    LlvmCodec {
+        /// The method.
+        method: crate::bundle::compressed::Method,
+        /// The codec's name for the error (`ZSTD_getErrorName`, `Z_DATA_ERROR`).
+        name: &'static str,
+    },
+    /// The output a compressed bundle's header claims cannot be reserved (LLVM reserves it
+    /// whole before decompressing, and aborts where that fails).
+    #[error("cannot reserve the {size} bytes a compressed bundle's header gives as its uncompressed size")]
+    LlvmReserve {
+        /// The uncompressed size field.
+        size: u64,
     },
     /// An error of the LLVM models that has no variant of its own here (all of those that
     /// [`offkit_llvm`] has today are converted to the variant of the same name).
@@ -196,6 +270,10 @@ impl Error {
             | Error::LimitExceeded { offset, .. }
             | Error::OverBudget { offset, .. }
             | Error::Decompress { offset, .. }
+            | Error::Codec { offset, .. }
+            | Error::Inflated { offset, .. }
+            | Error::ThinMember { offset, .. }
+            | Error::ThinMemberUnresolved { offset, .. }
             | Error::Object { offset, .. }
             | Error::SectionContents { offset, .. } => Some(*offset),
             _ => None,

@@ -544,7 +544,12 @@ pub fn decompress(method: Method, packed: &[u8], expected: u64, offset: u64) -> 
             let mut out = Vec::new();
             zstd::stream::read::Decoder::with_buffer(packed)
                 .and_then(|d| d.take(expected.saturating_add(1)).read_to_end(&mut out))
-                .map_err(|e| fail(format!("zstd data: {e}")))?;
+                .map_err(|source| Error::Codec {
+                    what: "fat binary entry",
+                    offset,
+                    method: "zstd",
+                    source,
+                })?;
             if out.len() as u64 != expected {
                 return Err(fail(format!(
                     "the zstd data inflates to {}{} bytes, but the header says {expected}",

@@ -72,7 +72,7 @@ pub use report::{
 pub trait Resolver {
     /// The bytes of member `member` (its name as the archive stores it, normally a path
     /// relative to the archive's directory) of the thin archive at `archive`. The error's
-    /// message names the file (the walk quotes it whole in its own error).
+    /// message names the file (the walk makes it the source of [`Error::ThinMember`]).
     fn thin_member(
         &mut self,
         archive: &Location,

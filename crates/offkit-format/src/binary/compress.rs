@@ -97,7 +97,13 @@ pub(super) fn compress_binary(plain: &[u8], compression: Compression) -> Result<
             }
             zlib(body, level)?
         }
-        Compression::Zstd { level } => zstd::bulk::compress(body, level).map_err(compress_error)?,
+        Compression::Zstd { level } => {
+            zstd::bulk::compress(body, level).map_err(|source| Error::Compress {
+                what: "offload binary",
+                method: "zstd",
+                source,
+            })?
+        }
     };
     let size = HEADER_V3 + packed.len() as u64;
     let padded = align_up(size, ALIGN).ok_or_else(|| compress_error("too large"))?;
@@ -121,10 +127,14 @@ fn zlib(body: &[u8], level: u32) -> Result<Vec<u8>> {
         if out.len() == out.capacity() {
             out.reserve(out.capacity().max(64));
         }
-        match c
+        let status = c
             .compress_vec(input, &mut out, flate2::FlushCompress::Finish)
-            .map_err(compress_error)?
-        {
+            .map_err(|e| Error::Compress {
+                what: "offload binary",
+                method: "zlib",
+                source: std::io::Error::other(e),
+            })?;
+        match status {
             flate2::Status::StreamEnd => return Ok(out),
             flate2::Status::Ok | flate2::Status::BufError => {}
         }
@@ -188,7 +198,7 @@ pub(super) fn parse_compressed<'d>(bin: &Reader<'d>, inflated: u64) -> Result<Bi
     // start: there is no file offset for bytes that exist only once decompressed.
     let inner = Reader::new(&whole, base);
     let entries = parse_entries_v2(&inner, Version::V3)
-        .map_err(decompressed_context)?
+        .map_err(decompressed_context(base))?
         .into_iter()
         .map(|e| {
             let mut e = e.into_owned();
@@ -209,16 +219,11 @@ pub(super) fn parse_compressed<'d>(bin: &Reader<'d>, inflated: u64) -> Result<Bi
     })
 }
 
-fn decompressed_context(e: Error) -> Error {
-    match e {
-        Error::Truncated { offset, .. }
-        | Error::Invalid { offset, .. }
-        | Error::LimitExceeded { offset, .. } => Error::Invalid {
-            what: "decompressed offload binary",
-            offset,
-            reason: format!("(offset within the inflated data) {e}"),
-        },
-        other => other,
+fn decompressed_context(offset: u64) -> impl Fn(Error) -> Error {
+    move |e| Error::Inflated {
+        what: "compressed offload binary",
+        offset,
+        source: Box::new(e),
     }
 }
 
@@ -244,7 +249,12 @@ fn inflate(
         CompressionFormat::Zstd => zstd::stream::read::Decoder::with_buffer(packed)
             .and_then(|d| d.take(limit).read_to_end(&mut out)),
     };
-    read.map_err(|e| fail(format!("{} data: {e}", format.name())))?;
+    read.map_err(|source| Error::Codec {
+        what: "compressed offload binary",
+        offset,
+        method: format.name(),
+        source,
+    })?;
     if out.len() as u64 != expected {
         return Err(fail(format!(
             "the {} data inflates to {}{} bytes, but the header says {expected}",

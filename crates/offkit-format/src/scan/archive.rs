@@ -40,17 +40,20 @@ impl<E> Walker<'_, '_, E> {
             if m.thin {
                 let mloc = loc.with(Step::ThinMember(m.name.clone()));
                 let name = &m.name;
-                let bytes = match self.resolver.as_deref_mut() {
-                    Some(r) => r.thin_member(loc, name),
-                    None => Err(std::io::Error::other(
-                        "no resolver for thin archive members was given",
-                    )),
-                }
-                .map_err(|reason| Error::Invalid {
-                    what: "thin archive member",
-                    offset: m.header,
-                    reason: format!("cannot read `{name}`: {reason}"),
-                })?;
+                let Some(r) = self.resolver.as_deref_mut() else {
+                    return Err(Error::ThinMemberUnresolved {
+                        member: name.clone(),
+                        offset: m.header,
+                    }
+                    .into());
+                };
+                let bytes = r
+                    .thin_member(loc, name)
+                    .map_err(|source| Error::ThinMember {
+                        member: name.clone(),
+                        offset: m.header,
+                        source,
+                    })?;
                 let bytes: &[u8] = (*bytes).as_ref();
                 self.node(bytes, 0, &mloc, depth + 1, Pos::Host)?;
             } else {

@@ -243,13 +243,13 @@ fn collect<'d, E: BinariesError>(
                     let Some(r) = opts.resolver.as_deref_mut() else {
                         continue;
                     };
-                    let bytes = r
-                        .thin_member(loc, &m.name)
-                        .map_err(|reason| Error::Invalid {
-                            what: "thin archive member",
-                            offset: m.header,
-                            reason: reason.to_string(),
-                        })?;
+                    let bytes =
+                        r.thin_member(loc, &m.name)
+                            .map_err(|source| Error::ThinMember {
+                                member: m.name.clone(),
+                                offset: m.header,
+                                source,
+                            })?;
                     let mut inner = Vec::new();
                     let mloc = loc.with(Step::ThinMember(m.name));
                     let bytes = (*bytes).as_ref();

@@ -14,6 +14,7 @@ use offkit_llvm::target_id::bundle::{is_compatible, is_well_formed, BundleEntryI
 use offkit_tools::fs::Outputs;
 
 use super::{error, file_error, handler, objcopy, read_input, Ctx, Handler, Run};
+use crate::dropin::error::decompress_message;
 
 /// The input after `CompressedOffloadBundle::decompress`: the file itself (mapped, payloads
 /// copied by the kernel) or the decompressed bytes.
@@ -27,7 +28,7 @@ pub fn decompress(ctx: &Ctx<'_>, input: Input, prefix: &str) -> Run<Decompressed
     let llvm = ctx.cfg.release.llvm;
     let start = Instant::now();
     let d = compressed::decompress_llvm(llvm, input.bytes())
-        .map_err(|m| error(format!("{prefix}{m}")))?;
+        .map_err(|e| error(format!("{prefix}{}", decompress_message(&e))))?;
     let elapsed = start.elapsed();
     let Some(h) = d.header else {
         if ctx.cfg.verbose && input.len() >= ctx.cfg.release.ccob_min_size {

@@ -8,6 +8,7 @@
 //! chunks go by). [`inflate_prefix`] decompresses only the first bytes (a bundle's header and
 //! entry table) and stops, which is all that listing a compressed bundle needs.
 
+use std::io::ErrorKind::InvalidData;
 use std::io::Read;
 
 use md5::{Digest, Md5};
@@ -32,12 +33,21 @@ fn decoder<'d>(blob: &Blob<'d>) -> Result<Box<dyn Read + 'd>> {
         Method::Zstd => {
             // Every frame in turn (skippable ones yield nothing), as `ZSTD_decompress` does.
             let mut d = zstd::stream::read::Decoder::with_buffer(blob.data)
-                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
+                .map_err(|e| codec_error(&blob.header, e))?;
             d.window_log_max(ZSTD_WINDOW_LOG_MAX)
-                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
+                .map_err(|e| codec_error(&blob.header, e))?;
             Ok(Box::new(d))
         }
         Method::Zlib => Ok(Box::new(flate2::read::ZlibDecoder::new(blob.data))),
+    }
+}
+
+fn codec_error(h: &Header, source: std::io::Error) -> Error {
+    Error::Codec {
+        what: "compressed bundle",
+        offset: h.offset + h.header_size,
+        method: h.method.name(),
+        source,
     }
 }
 
@@ -57,7 +67,7 @@ fn fill(r: &mut dyn Read, buf: &mut [u8], h: &Header) -> Result<usize> {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(decompress_error(h, format!("{}: {e}", h.method.name()))),
+            Err(e) => return Err(codec_error(h, e)),
         }
     }
     Ok(n)
@@ -248,7 +258,7 @@ pub fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
                         &mut scratch,
                         flate2::FlushDecompress::None,
                     )
-                    .map_err(|e| decompress_error(h, format!("zlib: {e}")))?;
+                    .map_err(|e| codec_error(h, std::io::Error::new(InvalidData, e)))?;
                 if st == flate2::Status::StreamEnd {
                     return Ok(d.total_in());
                 }
