@@ -12,7 +12,7 @@ mod archive;
 mod sections;
 
 pub use archive::{members, Member};
-pub use sections::{sections, Section, SectionKind, Sections, BUNDLE_PREFIX, ENTRY_TABLES};
+pub use sections::{sections, Section, SectionKind, Sections, ENTRY_TABLES};
 
 /// `SHT_LLVM_OFFLOADING`, the ELF section type of `.llvm.offloading`.
 pub const SHT_LLVM_OFFLOADING: u32 = 0x6fff_4c0b;

@@ -40,7 +40,7 @@ use offkit_llvm::triple::Triple;
 
 /// The first bytes of the files a directory search looks at: ELF, archives (GNU/BSD, thin),
 /// offload bundles (plain and `CCOB`), offload binaries, bitcode.
-pub const CONTAINER_MAGICS: &[&[u8]] = &[
+pub(crate) const CONTAINER_MAGICS: &[&[u8]] = &[
     b"\x7fELF",
     b"!<arch>\n",
     b"!<thin>\n",
@@ -74,7 +74,7 @@ pub fn is_device_code(i: &ImageInfo) -> bool {
 
 /// The image `device` would load from `images`: the best fit, the first in file order among
 /// equals.
-pub fn best<'i>(
+pub(crate) fn best<'i>(
     device: &Device,
     images: impl IntoIterator<Item = &'i ImageInfo>,
 ) -> Option<(&'i ImageInfo, Fit)> {
@@ -301,7 +301,7 @@ pub struct FileCoverage<'i> {
 
 impl FileCoverage<'_> {
     /// Whether no device is missing (devices not applicable do not count).
-    pub fn covered(&self) -> bool {
+    pub(crate) fn covered(&self) -> bool {
         self.verdicts.iter().all(|v| v.status != Status::Missing)
     }
 }

@@ -48,12 +48,12 @@ use offkit_llvm::LlvmVersion;
 
 /// The generic target whose code runs on `processor` (canonical name), in the newest LLVM
 /// offkit knows.
-pub fn generic_target_of(processor: &str) -> Option<&'static str> {
+pub(crate) fn generic_target_of(processor: &str) -> Option<&'static str> {
     amdgpu::generic_target(LlvmVersion::NEWEST, processor)
 }
 
 /// Whether `processor` is one of the generic targets of the newest LLVM offkit knows.
-pub fn is_generic(processor: &str) -> bool {
+pub(crate) fn is_generic(processor: &str) -> bool {
     amdgpu::is_generic(LlvmVersion::NEWEST, processor)
 }
 
@@ -83,7 +83,7 @@ pub struct Sm {
 
 impl Sm {
     /// Parses `sm_XY`, `sm_XYa`, `sm_XYf`, `compute_XY…` (the last digit is the minor version).
-    pub fn parse(s: &str) -> Option<Sm> {
+    pub(crate) fn parse(s: &str) -> Option<Sm> {
         let digits = s
             .strip_prefix("sm_")
             .or_else(|| s.strip_prefix("compute_"))?;

@@ -40,7 +40,7 @@ use offkit_llvm::LlvmVersion;
 use offkit_read::limits;
 
 pub use elf::{read_tables, TableError};
-pub use flags::{cuda, describe, omp, Description, Role};
+pub use flags::{describe, Description, Role};
 
 /// Which entry section a table was read from. Each holds entries of either layout
 /// ([`detect_layout`]).
@@ -89,7 +89,7 @@ impl TableKind {
 
     /// The programming model of every entry of a legacy table (`None` for `llvm_offload_entries`,
     /// whose entries carry their own kind).
-    pub fn offload_kind(self) -> Option<OffloadKind> {
+    pub(crate) fn offload_kind(self) -> Option<OffloadKind> {
         match self {
             Self::OpenMp => Some(OffloadKind::OpenMp),
             Self::Cuda => Some(OffloadKind::Cuda),
@@ -102,7 +102,7 @@ impl TableKind {
 impl Format {
     /// The LLVM release whose meanings of the flags a table of this layout has: 19 for the
     /// 32-byte entries, the newest offkit knows for the 56-byte ones.
-    pub fn release(self) -> LlvmVersion {
+    pub(crate) fn release(self) -> LlvmVersion {
         match self {
             Format::Legacy => LlvmVersion::V19,
             Format::Llvm => LlvmVersion::NEWEST,
@@ -146,7 +146,7 @@ impl Layout {
 
     /// The LLVM 20+ layout: 56 bytes on 64-bit hosts; on 32-bit hosts 44 bytes, padded to the
     /// alignment of `i64` (4 on i386, 8 on most others).
-    pub fn llvm(pointer_size: u8, i64_align: u8) -> Self {
+    pub(crate) fn llvm(pointer_size: u8, i64_align: u8) -> Self {
         let p = u64::from(pointer_size);
         let raw = 16 + 2 * p + 16 + p;
         let align = u64::from(i64_align.max(pointer_size)).max(1);
@@ -441,7 +441,7 @@ pub struct Entry<'d> {
 impl Entry<'_> {
     /// The LLVM release whose meanings of the flags apply: 19 for a 32-byte entry, the newest
     /// offkit knows (22) for a 56-byte one.
-    pub fn release(&self) -> LlvmVersion {
+    pub(crate) fn release(&self) -> LlvmVersion {
         self.format.release()
     }
 

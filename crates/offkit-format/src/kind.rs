@@ -43,7 +43,7 @@ impl ImageKind {
     }
 
     /// The numeric value.
-    pub fn to_raw(self) -> u16 {
+    pub(crate) fn to_raw(self) -> u16 {
         match self {
             Self::None => 0,
             Self::Object => 1,
@@ -241,7 +241,7 @@ impl BundleKind {
     }
 
     /// The kind as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         match self {
             BundleKind::Host => "host",
             BundleKind::OpenMp => "openmp",

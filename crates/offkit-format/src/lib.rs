@@ -36,6 +36,7 @@
 //! assert_eq!(bin.entries[0].triple(), "x86_64-pc-linux-gnu");
 //! ```
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod binary;
 pub mod bundle;

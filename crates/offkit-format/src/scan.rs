@@ -60,7 +60,6 @@ use offkit_read::limits;
 
 pub use binaries::{
     all_binaries, holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder,
-    ReadBinaries,
 };
 pub use location::{Location, Step};
 pub use report::{
@@ -116,7 +115,7 @@ pub struct Options<'r> {
     pub inflate: Inflate,
     /// Whether device images' symbol tables are read for their kernels and entries
     /// ([`crate::code_object::describe`]); without it only their ELF headers are decoded
-    /// ([`crate::code_object::describe_header`]), which touches one page per image.
+    /// (`code_object::describe_header`), which touches one page per image.
     pub kernels: bool,
     /// Reads thin archive members; without one, a thin member is an error.
     pub resolver: Option<&'r mut dyn Resolver>,
@@ -266,12 +265,9 @@ struct Walker<'v, 'r, E> {
     compression: Vec<Compression>,
 }
 
-/// The `__CLANG_OFFLOAD_BUNDLE__` magic of binary bundles and bundle section names.
-pub const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
-
 /// Splits a bundle entry ID (`hip-amdgcn-amd-amdhsa--gfx90a`) into offload kind, triple (its
 /// four components, without trailing empty ones) and target ID.
-pub fn split_bundle_id(id: &str) -> (String, String, String) {
+pub(crate) fn split_bundle_id(id: &str) -> (String, String, String) {
     let (kind, rest) = id.split_once('-').unwrap_or((id, ""));
     let mut parts = rest.splitn(5, '-');
     let triple: Vec<&str> = parts.by_ref().take(4).collect();

@@ -28,7 +28,7 @@ pub enum CompressionFormat {
 
 impl CompressionFormat {
     /// The method's name: `zlib` or `zstd`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CompressionFormat::Zlib => "zlib",
             CompressionFormat::Zstd => "zstd",
@@ -55,9 +55,9 @@ pub enum Compression {
 
 impl Compression {
     /// LLVM's default zlib level (6).
-    pub const ZLIB_DEFAULT_LEVEL: u32 = 6;
+    pub(crate) const ZLIB_DEFAULT_LEVEL: u32 = 6;
     /// LLVM's default zstd level (5).
-    pub const ZSTD_DEFAULT_LEVEL: i32 = 5;
+    pub(crate) const ZSTD_DEFAULT_LEVEL: i32 = 5;
 
     /// zlib at LLVM's default level.
     pub fn zlib() -> Compression {

@@ -49,7 +49,7 @@ pub struct Layout {
 
 impl Layout {
     /// Where the image starts, relative to the binary.
-    pub fn image_offset(&self) -> u64 {
+    pub(crate) fn image_offset(&self) -> u64 {
         self.head.len() as u64
     }
 

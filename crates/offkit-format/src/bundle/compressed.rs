@@ -27,16 +27,17 @@ use offkit_read::Reader;
 mod llvm;
 pub mod stream;
 mod write;
-pub use llvm::{
-    decompress_llvm, decompress_llvm19, is_compressed_for, LlvmDecompressed, LlvmHeader,
-};
+pub use llvm::decompress_llvm;
+#[cfg(test)]
+pub(crate) use llvm::decompress_llvm19;
+pub use llvm::{LlvmDecompressed, LlvmHeader};
 pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
 
 /// The magic bytes of a compressed bundle.
 pub const MAGIC: [u8; 4] = *b"CCOB";
 
 /// The smallest buffer LLVM 19 considers compressed (a version-1 header).
-pub const MIN_SIZE: usize = 20;
+pub(crate) const MIN_SIZE: usize = 20;
 
 /// The compression method field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +58,7 @@ impl Method {
     }
 
     /// The method for a field value.
-    pub fn from_raw(v: u16) -> Option<Method> {
+    pub(crate) fn from_raw(v: u16) -> Option<Method> {
         match v {
             0 => Some(Method::Zlib),
             1 => Some(Method::Zstd),
@@ -94,7 +95,7 @@ pub struct Header {
 }
 
 /// The header size of a version.
-pub fn header_size(version: u16) -> Option<u64> {
+pub(crate) fn header_size(version: u16) -> Option<u64> {
     match version {
         1 => Some(20),
         2 => Some(24),
@@ -104,7 +105,7 @@ pub fn header_size(version: u16) -> Option<u64> {
 }
 
 /// Whether LLVM 19 treats `data` as compressed: the magic and at least 20 bytes.
-pub fn is_compressed(data: &[u8]) -> bool {
+pub(crate) fn is_compressed(data: &[u8]) -> bool {
     data.len() >= MIN_SIZE && data.starts_with(&MAGIC)
 }
 
@@ -131,10 +132,10 @@ fn truncated(md5: Md5) -> u64 {
 }
 
 /// The magic of a regular zstd frame (little-endian).
-pub const ZSTD_FRAME_MAGIC: u32 = 0xFD2F_B528;
+pub(crate) const ZSTD_FRAME_MAGIC: u32 = 0xFD2F_B528;
 
 /// Whether `magic` is a zstd skippable frame's (`0x184D2A50` to `0x184D2A5F`).
-pub fn is_skippable_magic(magic: u32) -> bool {
+pub(crate) fn is_skippable_magic(magic: u32) -> bool {
     magic & 0xFFFF_FFF0 == 0x184D_2A50
 }
 
@@ -273,7 +274,7 @@ pub struct Blob<'d> {
 
 /// Splits `data` into its concatenated compressed bundles (strict): versions 2 and 3 end where
 /// their total size says; a version-1 bundle (which has no total size) where its stream ends
-/// ([`stream::stream_len`]). Zero bytes between bundles (and after the last) are padding, as in
+/// (the stream's length). Zero bytes between bundles (and after the last) are padding, as in
 /// a `.hip_fatbin` section; anything else must start the next bundle.
 pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
     let mut out = Vec::new();

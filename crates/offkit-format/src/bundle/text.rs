@@ -34,7 +34,7 @@ impl Comment {
     }
 
     /// The comment text.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Comment::Slash => "//",
             Comment::Hash => "#",
@@ -48,7 +48,7 @@ impl Comment {
     }
 
     /// `"\n" + comment + " __CLANG_OFFLOAD_BUNDLE____END__ "`.
-    pub fn end_marker(self) -> Vec<u8> {
+    pub(crate) fn end_marker(self) -> Vec<u8> {
         format!("\n{} __CLANG_OFFLOAD_BUNDLE____END__ ", self.as_str()).into_bytes()
     }
 

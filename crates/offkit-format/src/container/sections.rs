@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 
 /// The `__CLANG_OFFLOAD_BUNDLE__` prefix of a bundled object's section names (and the magic of
 /// binary bundles).
-pub const BUNDLE_PREFIX: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
+pub(crate) const BUNDLE_PREFIX: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
 
 /// What an offload section holds, by its name and (ELF) type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

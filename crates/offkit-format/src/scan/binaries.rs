@@ -106,7 +106,7 @@ fn owned(b: Binary<'_>) -> Binary<'static> {
 /// Reads the offload binaries of one section or raw file (its bytes and absolute offset) into
 /// binaries: [`read_binaries`] for offkit's rules, a face's own for LLVM's checks and
 /// messages.
-pub type ReadBinaries<'r, E> =
+pub(crate) type ReadBinaries<'r, E> =
     &'r mut dyn for<'a> FnMut(&'a [u8], u64) -> std::result::Result<Vec<Binary<'a>>, E>;
 
 /// How [`offload_binaries`] reads, where the faces' rules differ.

@@ -17,7 +17,7 @@ use offkit_llvm::triple::Triple;
 
 /// The `llvm-objdump` name of an ELF file's format (`elf64-x86-64`, `elf32-i386`,
 /// `elf64-powerpc`, `elf64-amdgpu`), its file type, and whether it is big-endian.
-pub fn elf_format(data: &[u8]) -> Option<Format> {
+pub(crate) fn elf_format(data: &[u8]) -> Option<Format> {
     fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Format> {
         let h = Elf::parse(data).ok()?;
         let endian = h.endian().ok()?;
@@ -254,7 +254,7 @@ impl<E> Walker<'_, '_, E> {
 
     fn section(&mut self, s: &Section<'_>, loc: &Location, depth: usize) -> Step_<E> {
         let name = String::from_utf8_lossy(s.name).into_owned();
-        let sloc = loc.with(Step::Section(name.clone()));
+        let sloc = loc.with(Step::Section(name));
         if s.kind == SectionKind::OffloadBinaries {
             return self
                 .binaries(s.data, s.offset, &sloc, depth + 1)
@@ -263,13 +263,11 @@ impl<E> Walker<'_, '_, E> {
                     v => v,
                 });
         }
-        if let Some(id) = name
-            .strip_prefix("__CLANG_OFFLOAD_BUNDLE__")
-            .filter(|_| s.kind == SectionKind::Bundle)
-        {
+        if let Some(id) = s.bundle_id() {
+            let id = String::from_utf8_lossy(id);
             // One `\0` byte stands for the host object itself (the bundler's placeholder).
             let host_placeholder = s.data == [0];
-            let (kind, triple, target_id) = bundle_target(id);
+            let (kind, triple, target_id) = bundle_target(&id);
             let kind_is_host = kind.is_host();
             let info = ImageInfo {
                 location: sloc,

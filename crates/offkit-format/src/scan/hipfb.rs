@@ -18,10 +18,10 @@ use object::{elf, Endianness, FileKind};
 use crate::container::SectionKind;
 
 /// The record's magic, `"HIPF"` read as a little-endian `u32`.
-pub const WRAPPER_MAGIC: u32 = 0x4849_5046;
+pub(crate) const WRAPPER_MAGIC: u32 = 0x4849_5046;
 
 /// The size of one record on a 64-bit target.
-pub const WRAPPER_SIZE: usize = 24;
+pub(crate) const WRAPPER_SIZE: usize = 24;
 
 /// One `__hip_fatbin_wrapper` record.
 #[derive(Debug, Clone, PartialEq, Eq)]

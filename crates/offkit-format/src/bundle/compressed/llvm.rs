@@ -40,7 +40,7 @@ pub struct LlvmHeader {
 
 /// Whether release `llvm` takes `data` for a compressed bundle: the magic and at least 20 bytes
 /// (19: a version-1 header) or 8 (22: the common fields).
-pub fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
+pub(crate) fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
     let min = match llvm {
         LlvmVersion::V19 => MIN_SIZE,
         _ => 8,
@@ -49,7 +49,8 @@ pub fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
 }
 
 /// [`decompress_llvm`] of LLVM 19.
-pub fn decompress_llvm19(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
+#[cfg(test)]
+pub(crate) fn decompress_llvm19(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
     decompress_llvm(LlvmVersion::V19, data)
 }
 

@@ -2,7 +2,7 @@
 //! with what the header claims.
 //!
 //! A header may claim anything (4 GiB, 16 GiB) in a few bytes; nothing here reserves memory from
-//! it. [`inflate_into`] hands the uncompressed bytes to a sink chunk by chunk ([`CHUNK`] at a
+//! it. [`inflate_into`] hands the uncompressed bytes to a sink chunk by chunk (`CHUNK`, 1 MiB, at a
 //! time) and stops with an error the moment the stream yields more than the header says, or ends
 //! short of it; the hash is checked at the end (for large bundles on a second thread, as the
 //! chunks go by). [`inflate_prefix`] decompresses only the first bytes (a bundle's header and
@@ -17,7 +17,7 @@ use super::{truncated, Blob, Header, Method};
 use crate::error::{Error, Result};
 
 /// The size of the chunks handed to a sink.
-pub const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 
 /// From this uncompressed size on, the hash is computed on a second thread.
 const THREADED_HASH: u64 = 8 << 20;
@@ -101,10 +101,10 @@ pub fn inflate_prefix(blob: &Blob<'_>, n: u64) -> Result<Vec<u8>> {
 
 /// The first prefix [`header_prefix`] decompresses: a bundle's header and entry table take a
 /// few KiB in practice.
-pub const FIRST_PREFIX: u64 = 64 << 10;
+pub(crate) const FIRST_PREFIX: u64 = 64 << 10;
 
 /// The first bytes of the compressed bundle `blob` that hold the binary bundle's header and
-/// entry table inside it: [`FIRST_PREFIX`] bytes, ×4 while the table runs past them, up to
+/// entry table inside it: `FIRST_PREFIX` bytes, ×4 while the table runs past them, up to
 /// [`limits::MAX_INFLATED_PREFIX`](offkit_read::limits::MAX_INFLATED_PREFIX) (a longer table
 /// is the parse's error, not a reason to decompress more). The caller parses what is returned:
 /// a content that is no binary bundle, or whose header is bad, is returned as far as it was
@@ -134,7 +134,7 @@ pub fn header_prefix<E: From<Error>>(
     }
 }
 
-/// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most [`CHUNK`]
+/// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most `CHUNK`
 /// at a time. Fails (and stops calling `sink`) the moment the stream yields more bytes than the
 /// header's uncompressed size; fails if it yields fewer, if bytes after the zstd frames start
 /// no frame ([`super::check_claim`]), or if the hash does not match. An error from `sink` stops the stream and is returned as
@@ -242,7 +242,7 @@ impl<E> From<Error> for SinkOr<E> {
 /// (from the frames' headers, without decompressing); for zlib where the stream ends once
 /// inflated (discarding the output as it goes). For version-1 bundles, which have no total
 /// size.
-pub fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
+pub(crate) fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
     match h.method {
         Method::Zstd => super::zstd_frames(data, false)
             .map(|f| f.last().map_or(0, |f| (f.offset + f.len) as u64))
