@@ -305,38 +305,37 @@ fn pruned_stream(
     let mut out = l.header.clone();
     // The payloads come in the order of the entry table (the bundler's layout, checked by
     // `bundler_alignment`), which is their order in the new bundle too.
-    let mut next = 0;
-    let mut pos = 0u64;
-    let mut sink = |chunk: &[u8]| -> Result<(), std::convert::Infallible> {
-        let end = pos + chunk.len() as u64;
-        while let Some((e, &to)) = keep.get(next).zip(l.offsets.get(next)) {
-            let (a, b) = (e.offset, e.offset.saturating_add(e.size));
-            if a > end || (a == end && e.size > 0) {
-                break;
-            }
+    let ranges: Vec<_> = keep
+        .iter()
+        .map(|e| e.offset..e.offset.saturating_add(e.size))
+        .collect();
+    let mut sink = |i: usize, part: &[u8]| -> Result<(), std::convert::Infallible> {
+        if let Some(&to) = l.offsets.get(i) {
             if (out.len() as u64) < to {
                 out.resize(to as usize, 0);
             }
-            out.extend_from_slice(compressed::stream::part_of(chunk, pos, a..b));
-            if b > end {
-                break;
-            }
-            next += 1;
         }
-        pos = end;
+        out.extend_from_slice(part);
         Ok(())
     };
-    match compressed::stream::inflate_into(blob, &mut sink) {
-        Ok(()) => {}
+    let produced = match compressed::stream::inflate_ranges(blob, &ranges, &mut sink) {
+        Ok(n) => n,
         Err(compressed::stream::SinkOr::Format(e)) => return Err(e),
         Err(compressed::stream::SinkOr::Sink(never)) => match never {},
-    }
-    if next < keep.len() {
+    };
+    if ranges.iter().any(|r| r.end > produced) {
         return Err(offkit_format::Error::Invalid {
             what: "offload bundle",
             offset: at,
             reason: "its entries' payloads run past its decompressed bytes".into(),
         });
+    }
+    // A last entry without payload bytes still has its place.
+    if let Some((&to, &size)) = l.offsets.last().zip(sizes.last()) {
+        let end = to.saturating_add(size) as usize;
+        if out.len() < end {
+            out.resize(end, 0);
+        }
     }
     Ok(out)
 }

@@ -461,19 +461,6 @@ pub fn decompress_all(data: &[u8], base: u64, limit: u64) -> Result<Vec<(Header,
     Ok(out)
 }
 
-/// Formats `v` with `,` thousands separators, as LLVM's verbose output does.
-pub fn with_commas(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -717,12 +704,5 @@ mod tests {
         v0[4] = 0;
         assert!(decompress_llvm(LlvmVersion::V22, &v0).is_err());
         assert_eq!(decompress_llvm19(&v0).unwrap().data.as_ref(), &data[..]);
-    }
-
-    #[test]
-    fn commas() {
-        assert_eq!(with_commas(5182), "5,182");
-        assert_eq!(with_commas(100), "100");
-        assert_eq!(with_commas(1234567), "1,234,567");
     }
 }

@@ -209,9 +209,32 @@ pub fn inflate_into<E>(
     super::check_hash(h, hash).map_err(SinkOr::Format)
 }
 
+/// Decompresses `blob` as [`inflate_into`] does (with its checks), handing `sink` the bytes of
+/// each of `ranges` (offsets in the decompressed data) as they come out: `sink(i, bytes)` for
+/// range `i`, in stream order and, within a chunk, in the order of `ranges`. Nothing else is
+/// held. Returns how many bytes the stream produced (a range past them was not filled).
+pub fn inflate_ranges<E>(
+    blob: &Blob<'_>,
+    ranges: &[std::ops::Range<u64>],
+    sink: &mut dyn FnMut(usize, &[u8]) -> std::result::Result<(), E>,
+) -> std::result::Result<u64, SinkOr<E>> {
+    let mut pos = 0u64;
+    inflate_into(blob, &mut |chunk: &[u8]| {
+        for (i, r) in ranges.iter().enumerate() {
+            let part = part_of(chunk, pos, r.clone());
+            if !part.is_empty() {
+                sink(i, part)?;
+            }
+        }
+        pos += chunk.len() as u64;
+        Ok(())
+    })?;
+    Ok(pos)
+}
+
 /// The bytes of `range` (offsets in the decompressed data) that `chunk`, which starts at
 /// offset `at`, holds: what a sink of [`inflate_into`] keeps of one chunk for one image.
-pub fn part_of(chunk: &[u8], at: u64, range: std::ops::Range<u64>) -> &[u8] {
+pub(crate) fn part_of(chunk: &[u8], at: u64, range: std::ops::Range<u64>) -> &[u8] {
     let end = at.saturating_add(chunk.len() as u64);
     let (from, to) = (range.start.max(at), range.end.min(end));
     if from >= to {
