@@ -209,6 +209,9 @@ pub fn inflate_into<E>(
     super::check_hash(h, hash).map_err(SinkOr::Format)
 }
 
+/// A sink of [`inflate_ranges`]: the index of a range and bytes of it.
+pub type RangeSink<'s, E> = dyn FnMut(usize, &[u8]) -> std::result::Result<(), E> + 's;
+
 /// Decompresses `blob` as [`inflate_into`] does (with its checks), handing `sink` the bytes of
 /// each of `ranges` (offsets in the decompressed data) as they come out: `sink(i, bytes)` for
 /// range `i`, in stream order and, within a chunk, in the order of `ranges`. Nothing else is
@@ -216,7 +219,7 @@ pub fn inflate_into<E>(
 pub fn inflate_ranges<E>(
     blob: &Blob<'_>,
     ranges: &[std::ops::Range<u64>],
-    sink: &mut dyn FnMut(usize, &[u8]) -> std::result::Result<(), E>,
+    sink: &mut RangeSink<'_, E>,
 ) -> std::result::Result<u64, SinkOr<E>> {
     let mut pos = 0u64;
     inflate_into(blob, &mut |chunk: &[u8]| {
