@@ -195,8 +195,8 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
-    /// A release's lenient reading of a compressed bundle
-    /// ([`decompress_llvm`](crate::bundle::compressed::decompress_llvm)) finds the buffer
+    /// A release's lenient reading of a compressed bundle (`compressed::decompress_llvm`)
+    /// finds the buffer
     /// shorter than the header layout it reads for the bundle's version, or a version it has no
     /// layout for.
     #[error("compressed bundle header too short for the layout LLVM {llvm} reads")]
@@ -210,13 +210,18 @@ pub enum Error {
         /// The method field.
         method: u16,
     },
-    /// A release's one-shot decompression (`ZSTD_decompress`, zlib's `uncompress`) of a
-    /// compressed bundle fails, with the codec's name for the error.
-    #[error("{} cannot decompress the compressed bundle: {name}", method.name())]
-    LlvmCodec {
-        /// The method.
-        method: crate::bundle::compressed::Method,
-        /// The codec's name for the error (`ZSTD_getErrorName`, `Z_DATA_ERROR`).
+    /// A release's one-shot decompression (`ZSTD_decompress`) of a zstd-compressed bundle
+    /// fails, with zstd's name for the error (`ZSTD_getErrorName`).
+    #[error("zstd cannot decompress the compressed bundle: {name}")]
+    LlvmZstd {
+        /// zstd's name for the error.
+        name: &'static str,
+    },
+    /// A release's one-shot decompression (zlib's `uncompress`) of a zlib-compressed bundle
+    /// fails, with zlib's name for the error (`Z_DATA_ERROR`).
+    #[error("zlib cannot decompress the compressed bundle: {name}")]
+    LlvmZlib {
+        /// zlib's name for the error.
         name: &'static str,
     },
     /// The output a compressed bundle's header claims cannot be reserved (LLVM reserves it

@@ -90,17 +90,13 @@ fn one_line(e: &dyn std::error::Error) -> String {
 /// `Failed to decompress input: `) for a failure of its reading of a compressed bundle
 /// ([`offkit_format::bundle::compressed::decompress_llvm`]): the same words in 19 and 22.
 pub fn decompress_message(e: &offkit_format::Error) -> String {
-    use offkit_format::bundle::compressed::Method;
     use offkit_format::Error as F;
     const COULD_NOT: &str = "Could not decompress embedded file contents: ";
     match e {
         F::LlvmHeaderTooShort { .. } => "Compressed bundle header size too small".into(),
         F::LlvmUnknownMethod { .. } => "Unknown compressing method".into(),
-        F::LlvmCodec {
-            method: Method::Zlib,
-            name,
-        } => format!("{COULD_NOT}zlib error: {name}"),
-        F::LlvmCodec { name, .. } => format!("{COULD_NOT}{name}"),
+        F::LlvmZlib { name } => format!("{COULD_NOT}zlib error: {name}"),
+        F::LlvmZstd { name } => format!("{COULD_NOT}{name}"),
         // Where LLVM reserves the size and aborts, offkit says why.
         F::LlvmReserve { size } => format!(
             "{COULD_NOT}cannot reserve the {size} bytes the header gives as the uncompressed size"

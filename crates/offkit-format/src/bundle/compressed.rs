@@ -513,8 +513,7 @@ mod tests {
         // LLVM 19 fails on two concatenated bundles.
         assert!(matches!(
             decompress_llvm19(&both),
-            Err(Error::LlvmCodec {
-                method: Method::Zstd,
+            Err(Error::LlvmZstd {
                 name: "Src size is incorrect"
             })
         ));

@@ -55,7 +55,8 @@ pub(crate) fn decompress_llvm19(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
 }
 
 /// Decompresses `data` as release `llvm` does. The error is [`Error::LlvmHeaderTooShort`],
-/// [`Error::LlvmUnknownMethod`], [`Error::LlvmCodec`] or [`Error::LlvmReserve`] (the bundler
+/// [`Error::LlvmUnknownMethod`], [`Error::LlvmZstd`], [`Error::LlvmZlib`] or
+/// [`Error::LlvmReserve`] (the bundler
 /// drop-in words each as LLVM does).
 ///
 /// LLVM 19: under 20 bytes or no `CCOB` → not compressed; version ≥ 2 uses the version-2
@@ -126,8 +127,7 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
             out.try_reserve_exact(cap).map_err(|_| Error::LlvmReserve {
                 size: header.uncompressed_size,
             })?;
-            let error = |c| Error::LlvmCodec {
-                method,
+            let error = |c| Error::LlvmZstd {
                 name: zstd_safe::get_error_name(c),
             };
             if cap == 0 {
@@ -137,8 +137,7 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
                 let mut one: Vec<u8> = Vec::with_capacity(1);
                 let n = zstd_safe::decompress(&mut one, stream).map_err(error)?;
                 if n > 0 {
-                    return Err(Error::LlvmCodec {
-                        method,
+                    return Err(Error::LlvmZstd {
                         name: "Destination buffer is too small",
                     });
                 }
@@ -147,9 +146,7 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
             }
             out
         }
-        Method::Zlib => {
-            zlib_uncompress(stream, cap).map_err(|name| Error::LlvmCodec { method, name })?
-        }
+        Method::Zlib => zlib_uncompress(stream, cap).map_err(|name| Error::LlvmZlib { name })?,
     };
     Ok(LlvmDecompressed {
         header: Some(header),
