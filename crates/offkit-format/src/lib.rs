@@ -45,7 +45,7 @@ pub mod container;
 pub mod coverage;
 pub mod device;
 pub mod entry;
-pub mod error;
+mod error;
 pub mod fatbin;
 pub mod kind;
 pub mod scan;

@@ -90,11 +90,11 @@ pub enum Error {
 }
 
 /// The result type of this crate.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     /// [`Error::LimitExceeded`] for `limit`.
-    pub fn limit(limit: Limit, what: &'static str, offset: u64, value: u64) -> Self {
+    pub(crate) fn limit(limit: Limit, what: &'static str, offset: u64, value: u64) -> Self {
         Error::LimitExceeded {
             what,
             offset,

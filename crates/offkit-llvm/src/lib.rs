@@ -38,16 +38,18 @@
 //! assert!(!offkit_llvm::bitcode::is_bitcode(b"\x7fELF"));
 //! ```
 #![deny(missing_docs)]
+#![warn(unreachable_pub)]
 
 pub mod adt;
 pub mod bitcode;
 pub mod cl;
-pub mod error;
+mod error;
 pub mod opt_table;
 pub mod string_table;
 pub mod target_id;
 pub mod triple;
 pub mod version;
 
-pub use error::{Error, Result};
+pub use error::Error;
+pub(crate) use error::Result;
 pub use version::{LlvmVersion, Releases};

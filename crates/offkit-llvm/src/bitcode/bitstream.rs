@@ -30,18 +30,19 @@ use offkit_read::limits;
 use record::{check_plausible, read_scalar, MAX_CHUNK};
 
 pub use bits::Bits;
-pub use record::{Abbrev, AbbrevOp, Ops, Record};
+pub(crate) use record::{Abbrev, AbbrevOp};
+pub use record::{Ops, Record};
 
 /// Abbreviation ID 0: the end of the current block.
-pub const END_BLOCK: u32 = 0;
+pub(crate) const END_BLOCK: u32 = 0;
 /// Abbreviation ID 1: a sub-block starts.
-pub const ENTER_SUBBLOCK: u32 = 1;
+pub(crate) const ENTER_SUBBLOCK: u32 = 1;
 /// Abbreviation ID 2: an abbreviation definition.
-pub const DEFINE_ABBREV: u32 = 2;
+pub(crate) const DEFINE_ABBREV: u32 = 2;
 /// Abbreviation ID 3: a record with VBR6 code, count and operands.
-pub const UNABBREV_RECORD: u32 = 3;
+pub(crate) const UNABBREV_RECORD: u32 = 3;
 /// The block ID of `BLOCKINFO`, which holds abbreviations for other blocks.
-pub const BLOCKINFO_BLOCK_ID: u32 = 0;
+pub(crate) const BLOCKINFO_BLOCK_ID: u32 = 0;
 /// `BLOCKINFO_CODE_SETBID`: the block ID the following abbreviations are for.
 const BLOCKINFO_CODE_SETBID: u32 = 1;
 
@@ -103,7 +104,7 @@ impl<'d> Cursor<'d> {
     }
 
     /// The absolute byte offset of the current bit.
-    pub fn offset(&self) -> u64 {
+    pub(crate) fn offset(&self) -> u64 {
         self.bits.offset()
     }
 

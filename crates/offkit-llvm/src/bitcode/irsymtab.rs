@@ -11,11 +11,11 @@ use crate::error::{Error, Result};
 use offkit_read::Reader;
 
 /// The irsymtab layout version LLVM 19 writes and reads (`storage::Header::kCurrentVersion`).
-pub const SYMTAB_VERSION: u32 = 3;
+pub(crate) const SYMTAB_VERSION: u32 = 3;
 
 /// The producer string LLVM 19.1.7 (Debian) writes; LLVM 19 rebuilds tables from other
 /// producers.
-pub const LLVM19_PRODUCER: &[u8] = b"19.1.7";
+pub(crate) const LLVM19_PRODUCER: &[u8] = b"19.1.7";
 
 const HEADER_SIZE: u64 = 76;
 const MODULE_SIZE: u64 = 12;
@@ -26,37 +26,37 @@ const STR_SIZE: u64 = 8;
 
 /// The symbol flag bits (`storage::Symbol::FlagBits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SymbolFlags;
+pub(crate) struct SymbolFlags;
 
 impl SymbolFlags {
     /// Bits 0–1: the visibility.
-    pub const VISIBILITY_MASK: u32 = 3;
+    pub(crate) const VISIBILITY_MASK: u32 = 3;
     /// An `Uncommon` record belongs to this symbol.
-    pub const HAS_UNCOMMON: u32 = 1 << 2;
+    pub(crate) const HAS_UNCOMMON: u32 = 1 << 2;
     /// A declaration (for the linker).
-    pub const UNDEFINED: u32 = 1 << 3;
+    pub(crate) const UNDEFINED: u32 = 1 << 3;
     /// Weak, linkonce or extern_weak linkage.
-    pub const WEAK: u32 = 1 << 4;
+    pub(crate) const WEAK: u32 = 1 << 4;
     /// Common linkage.
-    pub const COMMON: u32 = 1 << 5;
+    pub(crate) const COMMON: u32 = 1 << 5;
     /// An alias or ifunc.
-    pub const INDIRECT: u32 = 1 << 6;
+    pub(crate) const INDIRECT: u32 = 1 << 6;
     /// In `llvm.used` or `llvm.compiler.used`, or an undefined inline-asm symbol.
-    pub const USED: u32 = 1 << 7;
+    pub(crate) const USED: u32 = 1 << 7;
     /// Thread-local.
-    pub const TLS: u32 = 1 << 8;
+    pub(crate) const TLS: u32 = 1 << 8;
     /// May be left out of the object's symbol table (`canBeOmittedFromSymbolTable`).
-    pub const MAY_OMIT: u32 = 1 << 9;
+    pub(crate) const MAY_OMIT: u32 = 1 << 9;
     /// Not local linkage.
-    pub const GLOBAL: u32 = 1 << 10;
+    pub(crate) const GLOBAL: u32 = 1 << 10;
     /// Private linkage, an `llvm.*` name or a variable in section `llvm.metadata`.
-    pub const FORMAT_SPECIFIC: u32 = 1 << 11;
+    pub(crate) const FORMAT_SPECIFIC: u32 = 1 << 11;
     /// `unnamed_addr`.
-    pub const UNNAMED_ADDR: u32 = 1 << 12;
+    pub(crate) const UNNAMED_ADDR: u32 = 1 << 12;
     /// A function, or an alias/ifunc of one.
-    pub const EXECUTABLE: u32 = 1 << 13;
+    pub(crate) const EXECUTABLE: u32 = 1 << 13;
     /// Every bit LLVM 19 defines.
-    pub const ALL: u32 = (1 << 14) - 1;
+    pub(crate) const ALL: u32 = (1 << 14) - 1;
 }
 
 /// A symbol's visibility (`GlobalValue::VisibilityTypes`).
@@ -101,7 +101,7 @@ pub struct Symbol<'d> {
     pub ir_name: &'d [u8],
     /// Index into [`Symtab::comdats`], if it is in a comdat.
     pub comdat: Option<u32>,
-    /// The raw flag bits (see [`SymbolFlags`]).
+    /// The raw flag bits (LLVM's `Symbol::FlagBits`).
     pub flags: u32,
     /// Size of a common symbol (0 otherwise).
     pub common_size: u32,
@@ -203,7 +203,7 @@ impl Symbol<'_> {
 /// A bitcode file's irsymtab.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symtab<'d> {
-    /// The layout version ([`SYMTAB_VERSION`]).
+    /// The layout version (`SYMTAB_VERSION`, 3 in LLVM 19).
     pub version: u32,
     /// The LLVM release that wrote it (`19.1.7`).
     pub producer: &'d [u8],

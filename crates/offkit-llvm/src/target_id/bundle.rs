@@ -40,7 +40,7 @@ use crate::triple::{split_once, Arch, CanonicalForm, Os, Triple};
 use crate::version::LlvmVersion;
 
 /// The offload kinds a user target may have.
-pub const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
+pub(crate) const VALID_KINDS: [&str; 4] = ["host", "openmp", "hip", "hipv4"];
 
 /// A bundle entry ID parsed as a release's `OffloadTargetInfo` does. Parsing never fails;
 /// [`is_well_formed`] and [`BundleEntryId::check`] say whether the bundler accepts it.
@@ -247,7 +247,7 @@ impl<'a> BundleEntryId<'a> {
     }
 
     /// `<kind>-<triple4>`: the key the conflict check groups targets by.
-    pub fn group(&self) -> Vec<u8> {
+    pub(crate) fn group(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(self.raw.len() + 8);
         out.extend_from_slice(self.kind);
         out.push(b'-');
@@ -261,7 +261,7 @@ impl<'a> BundleEntryId<'a> {
     }
 
     /// `isTripleValid`: the architecture is known.
-    pub fn is_triple_valid(&self) -> bool {
+    pub(crate) fn is_triple_valid(&self) -> bool {
         !self.triple.as_bytes().is_empty() && self.triple.arch() != Arch::Unknown
     }
 
@@ -463,7 +463,7 @@ pub struct CheckedTargets {
 /// The bundler's checks of `-targets` in release `llvm`, in its order
 /// (`ClangOffloadBundler.cpp`'s `main`): per target, a raw duplicate, then (22) the format
 /// ([`is_well_formed`]), then an invalid kind or triple; then the target-ID conflict check per
-/// `<kind>-<triple4>` group (groups in byte order, see [`find_conflict`]); then the host count
+/// `<kind>-<triple4>` group (groups in byte order, see `target_id::find_conflict`); then the host count
 /// (bundling: exactly one unless all kinds are HIP; unbundling: at most one).
 pub fn check_targets<T: AsRef<[u8]>>(
     llvm: LlvmVersion,

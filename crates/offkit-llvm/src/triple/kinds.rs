@@ -523,7 +523,7 @@ fn parse_bpf_arch(name: &[u8]) -> Arch {
 }
 
 /// `parseArch` of release `llvm`: the architecture of a triple's first component.
-pub fn parse_arch(llvm: LlvmVersion, name: &[u8]) -> Arch {
+pub(crate) fn parse_arch(llvm: LlvmVersion, name: &[u8]) -> Arch {
     let found = first_match_in(llvm, name, ARCH_NAMES, exact)
         .or_else(|| name.starts_with(b"kalimba").then_some(Arch::Kalimba))
         .or_else(|| first_match_in(llvm, name, ARCH_NAMES_AFTER_KALIMBA, exact));
@@ -560,7 +560,7 @@ const VENDOR_NAMES: &[(&str, Vendor, Releases)] = &[
 ];
 
 /// `parseVendor` of release `llvm` (exact names only).
-pub fn parse_vendor(llvm: LlvmVersion, name: &[u8]) -> Vendor {
+pub(crate) fn parse_vendor(llvm: LlvmVersion, name: &[u8]) -> Vendor {
     first_match_in(llvm, name, VENDOR_NAMES, exact).unwrap_or(Vendor::Unknown)
 }
 
@@ -617,7 +617,7 @@ const OS_PREFIXES: &[(&str, Os, Releases)] = &[
 ];
 
 /// `parseOS` of release `llvm` (by prefix: `macosx10.15`, `amdhsa5` are recognized).
-pub fn parse_os(llvm: LlvmVersion, name: &[u8]) -> Os {
+pub(crate) fn parse_os(llvm: LlvmVersion, name: &[u8]) -> Os {
     first_match_in(llvm, name, OS_PREFIXES, prefix).unwrap_or(Os::Unknown)
 }
 
@@ -680,7 +680,7 @@ const ENVIRONMENT_PREFIXES: &[(&str, Environment, Releases)] = &[
 ];
 
 /// `parseEnvironment` of release `llvm` (by prefix).
-pub fn parse_environment(llvm: LlvmVersion, name: &[u8]) -> Environment {
+pub(crate) fn parse_environment(llvm: LlvmVersion, name: &[u8]) -> Environment {
     first_match_in(llvm, name, ENVIRONMENT_PREFIXES, prefix).unwrap_or(Environment::Unknown)
 }
 
@@ -697,7 +697,7 @@ const FORMAT_SUFFIXES: &[(&str, ObjectFormat)] = &[
 
 /// LLVM 19's `parseFormat`: the object format named at the end of an environment component
 /// (`gnu-elf`, `msvc-coff`…).
-pub fn parse_format(name: &[u8]) -> ObjectFormat {
+pub(crate) fn parse_format(name: &[u8]) -> ObjectFormat {
     first_match(name, FORMAT_SUFFIXES, suffix).unwrap_or(ObjectFormat::Unknown)
 }
 
@@ -733,7 +733,7 @@ const KALIMBA_SUBARCH_SUFFIXES: &[(&str, SubArch)] = &[
 /// `parseSubArch` of release `llvm` (22 adds `aarch64_lfi` and `dxilv1.9`). Like LLVM it runs
 /// the ARM architecture parser on any name (so even an unknown architecture may get an ARM
 /// sub-architecture: `a` ends like `armv7-a`); the ARM parser is LLVM 19's for both releases.
-pub fn parse_sub_arch(llvm: LlvmVersion, name: &[u8]) -> SubArch {
+pub(crate) fn parse_sub_arch(llvm: LlvmVersion, name: &[u8]) -> SubArch {
     if name.starts_with(b"mips") && (name.ends_with(b"r6el") || name.ends_with(b"r6")) {
         return SubArch::MipsR6;
     }
@@ -765,7 +765,7 @@ pub fn parse_sub_arch(llvm: LlvmVersion, name: &[u8]) -> SubArch {
 }
 
 /// LLVM 19's `getDefaultFormat`: the object format of a triple whose environment names none.
-pub fn default_format(arch: Arch, os: Os) -> ObjectFormat {
+pub(crate) fn default_format(arch: Arch, os: Os) -> ObjectFormat {
     let darwin = is_os_darwin(os);
     match arch {
         Arch::Unknown
@@ -797,7 +797,7 @@ pub fn default_format(arch: Arch, os: Os) -> ObjectFormat {
 }
 
 /// `Triple::isOSDarwin`: macOS, iOS, tvOS, watchOS, XROS or DriverKit (not bridgeOS).
-pub fn is_os_darwin(os: Os) -> bool {
+pub(crate) fn is_os_darwin(os: Os) -> bool {
     matches!(
         os,
         Os::Darwin | Os::MacOsx | Os::Ios | Os::TvOs | Os::WatchOs | Os::DriverKit | Os::XrOs
