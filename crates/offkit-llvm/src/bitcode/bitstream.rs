@@ -402,8 +402,10 @@ mod tests {
     use super::*;
     use bits::writer::Writer;
 
-    #[test]
-    fn block_with_abbrev_array_and_blob() {
+    /// Block 8 (width 4) with two abbreviations ([literal 7, array of fixed 8] and
+    /// [literal 9, blob]) and three records: "abc" through the first, code 5 [1, 300]
+    /// unabbreviated, "12345" through the second.
+    fn sample_block() -> Vec<u8> {
         let mut w = Writer::default();
         // ENTER_SUBBLOCK id 8, width 4.
         w.emit(1, 2);
@@ -455,8 +457,13 @@ mod tests {
         w.align32();
         let words = ((w.bit - body) / 32) as u32;
         w.out[len_at..len_at + 4].copy_from_slice(&words.to_le_bytes());
+        w.out
+    }
 
-        let mut c = Cursor::new(&w.out, 0x100, 0);
+    #[test]
+    fn block_with_abbrev_array_and_blob() {
+        let data = sample_block();
+        let mut c = Cursor::new(&data, 0x100, 0);
         let Entry::SubBlock { id: 8, .. } = c.advance().unwrap() else {
             panic!()
         };
@@ -482,14 +489,17 @@ mod tests {
         assert!(c.bits().at_end());
 
         // Skipping the block by its length word lands at the same place.
-        let mut c = Cursor::new(&w.out, 0, 0);
+        let mut c = Cursor::new(&data, 0, 0);
         c.advance().unwrap();
         c.skip_block().unwrap();
         assert!(c.bits().at_end());
+    }
 
-        // Every truncation is an error, never a panic.
-        for cut in 0..w.out.len() {
-            let mut c = Cursor::new(&w.out[..cut], 0, 0);
+    #[test]
+    fn every_truncation_is_an_error() {
+        let data = sample_block();
+        for cut in 0..data.len() {
+            let mut c = Cursor::new(&data[..cut], 0, 0);
             let mut ok = true;
             for _ in 0..10 {
                 match c.advance() {

@@ -237,6 +237,72 @@ struct Tables<'d> {
 }
 
 impl<'d> Tables<'d> {
+    /// The module record at `at`.
+    fn module(&self, at: u64) -> Result<SymtabModule> {
+        let what = "bitcode symbol table module";
+        Ok(SymtabModule {
+            begin: self.word(at, what)?,
+            end: self.word(at + 4, what)?,
+            uncommon_begin: self.word(at + 8, what)?,
+        })
+    }
+
+    /// The comdat record at `at`.
+    fn comdat(&self, at: u64) -> Result<Comdat<'d>> {
+        let what = "bitcode symbol table comdat";
+        Ok(Comdat {
+            name: self.str(at, what)?,
+            selection_kind: self.word(at + 8, what)?,
+        })
+    }
+
+    /// The symbol record at `at`, of module `module` (its uncommon fields empty), checked
+    /// against the `ncomdats` comdats.
+    fn symbol(&self, module: usize, at: u64, ncomdats: u64) -> Result<Symbol<'d>> {
+        let what = "bitcode symbol";
+        let offset = self.symtab.base() + at;
+        let flags = self.word(at + 20, what)?;
+        if flags & SymbolFlags::VISIBILITY_MASK == 3 || flags & !SymbolFlags::ALL != 0 {
+            return Err(Error::Invalid {
+                what,
+                offset: offset + 20,
+                reason: format!("unknown flag bits {flags:#x}"),
+            });
+        }
+        let comdat = match self.word(at + 16, what)? {
+            u32::MAX => None,
+            c if u64::from(c) < ncomdats => Some(c),
+            c => {
+                return Err(Error::Invalid {
+                    what,
+                    offset: offset + 16,
+                    reason: format!("comdat index {c} is outside the {ncomdats} comdats"),
+                })
+            }
+        };
+        Ok(Symbol {
+            module,
+            name: self.str(at, what)?,
+            ir_name: self.str(at + 8, what)?,
+            comdat,
+            flags,
+            common_size: 0,
+            common_align: 0,
+            coff_weak_external_fallback: &[],
+            section_name: &[],
+        })
+    }
+
+    /// Fills `sym`'s uncommon fields from the uncommon record at `at`.
+    fn uncommon(&self, at: u64, sym: &mut Symbol<'d>) -> Result<()> {
+        let what = "bitcode symbol uncommon record";
+        sym.common_size = self.word(at, what)?;
+        sym.common_align = self.word(at + 4, what)?;
+        sym.coff_weak_external_fallback = self.str(at + 8, what)?;
+        sym.section_name = self.str(at + 16, what)?;
+        Ok(())
+    }
+
     fn word(&self, pos: u64, what: &'static str) -> Result<u32> {
         let mut r = self.symtab.clone();
         r.seek(pos, what)?;
@@ -325,27 +391,15 @@ pub(super) fn read<'d>(
 
     // Every count was checked against the table's size, so these allocations are bounded by
     // the input.
-    let mut modules = Vec::with_capacity(nmods as usize);
-    for i in 0..nmods {
-        let at = mods_at + i * MODULE_SIZE;
-        modules.push(SymtabModule {
-            begin: t.word(at, "bitcode symbol table module")?,
-            end: t.word(at + 4, "bitcode symbol table module")?,
-            uncommon_begin: t.word(at + 8, "bitcode symbol table module")?,
-        });
-    }
-    let mut comdats = Vec::with_capacity(ncomdats as usize);
-    for i in 0..ncomdats {
-        let at = comdats_at + i * COMDAT_SIZE;
-        comdats.push(Comdat {
-            name: t.str(at, "bitcode symbol table comdat")?,
-            selection_kind: t.word(at + 8, "bitcode symbol table comdat")?,
-        });
-    }
-    let mut dependent_libraries = Vec::with_capacity(nlibs as usize);
-    for i in 0..nlibs {
-        dependent_libraries.push(t.str(libs_at + i * STR_SIZE, "bitcode dependent library")?);
-    }
+    let modules = (0..nmods)
+        .map(|i| t.module(mods_at + i * MODULE_SIZE))
+        .collect::<Result<Vec<_>>>()?;
+    let comdats = (0..ncomdats)
+        .map(|i| t.comdat(comdats_at + i * COMDAT_SIZE))
+        .collect::<Result<Vec<_>>>()?;
+    let dependent_libraries = (0..nlibs)
+        .map(|i| t.str(libs_at + i * STR_SIZE, "bitcode dependent library"))
+        .collect::<Result<Vec<_>>>()?;
 
     let mut symbols = Vec::with_capacity(nsyms as usize);
     for (mi, m) in modules.iter().enumerate() {
@@ -362,50 +416,14 @@ pub(super) fn read<'d>(
         }
         let mut unc = u64::from(m.uncommon_begin);
         for si in u64::from(m.begin)..u64::from(m.end) {
-            let at = syms_at + si * SYMBOL_SIZE;
-            let what = "bitcode symbol";
-            let flags = t.word(at + 20, what)?;
-            if flags & SymbolFlags::VISIBILITY_MASK == 3 || flags & !SymbolFlags::ALL != 0 {
-                return Err(Error::Invalid {
-                    what,
-                    offset: symtab_offset + at + 20,
-                    reason: format!("unknown flag bits {flags:#x}"),
-                });
-            }
-            let comdat = match t.word(at + 16, what)? {
-                u32::MAX => None,
-                c if u64::from(c) < ncomdats => Some(c),
-                c => {
-                    return Err(Error::Invalid {
-                        what,
-                        offset: symtab_offset + at + 16,
-                        reason: format!("comdat index {c} is outside the {ncomdats} comdats"),
-                    })
-                }
-            };
-            let mut sym = Symbol {
-                module: mi,
-                name: t.str(at, what)?,
-                ir_name: t.str(at + 8, what)?,
-                comdat,
-                flags,
-                common_size: 0,
-                common_align: 0,
-                coff_weak_external_fallback: &[],
-                section_name: &[],
-            };
-            if flags & SymbolFlags::HAS_UNCOMMON != 0 {
+            let mut sym = t.symbol(mi, syms_at + si * SYMBOL_SIZE, ncomdats)?;
+            if sym.flags & SymbolFlags::HAS_UNCOMMON != 0 {
                 if unc >= nuncs {
                     return Err(bad_module(format!(
                         "symbol {si} needs uncommon record {unc} of {nuncs}"
                     )));
                 }
-                let u = uncs_at + unc * UNCOMMON_SIZE;
-                let what = "bitcode symbol uncommon record";
-                sym.common_size = t.word(u, what)?;
-                sym.common_align = t.word(u + 4, what)?;
-                sym.coff_weak_external_fallback = t.str(u + 8, what)?;
-                sym.section_name = t.str(u + 16, what)?;
+                t.uncommon(uncs_at + unc * UNCOMMON_SIZE, &mut sym)?;
                 unc += 1;
             }
             symbols.push(sym);
