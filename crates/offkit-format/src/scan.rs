@@ -61,10 +61,11 @@ use offkit_read::limits;
 pub use binaries::{
     all_binaries, holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder,
 };
+pub use hipfb::Unresolved;
 pub use location::{Location, Step};
 pub use report::{
     Address, BundleRef, Compressed, Compression, Container, EntryInfo, Event, Format, Image,
-    ImageInfo, Report, Source, TableInfo, Warning,
+    ImageInfo, Problem, Report, Source, TableInfo, Warning,
 };
 
 /// Reads the members of thin archives, which live in files of their own.

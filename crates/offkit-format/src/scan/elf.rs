@@ -1,12 +1,14 @@
 //! The object-file part of the walk: ELF and COFF sections that hold device code, and ELF entry
 //! tables.
 
+use std::sync::Arc;
+
 use object::read::elf::{FileHeader, ProgramHeader};
 use object::{elf, Endianness, FileKind};
 
 use super::{
-    bundle_target, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
-    Step_, TableInfo, Walker, Warning,
+    bundle_target, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Problem,
+    Source, Step, Step_, TableInfo, Walker, Warning,
 };
 use crate::container::{sections, Section, SectionKind};
 use crate::device::ImageTargetId;
@@ -85,11 +87,10 @@ impl<E> Walker<'_, '_, E> {
         self.emit(Event::Warning(&Warning {
             location: sloc.clone(),
             offset: s.offset,
-            message: format!(
-                "the bundles cannot be followed by their sizes ({why}); the {} \
-                 `__hip_fatbin_wrapper` records of `.hipFatBinSegment` locate them instead",
-                targets.len()
-            ),
+            problem: Problem::BundlesByRecords {
+                records: targets.len(),
+                why: Arc::new(why),
+            },
         }))?;
         for (index, &t) in targets.iter().enumerate() {
             let at = usize::try_from(t).unwrap_or(usize::MAX);
@@ -129,29 +130,32 @@ impl<E> Walker<'_, '_, E> {
         let mut warnings = Vec::new();
         let mut pointed = vec![false; starts.len()];
         for r in records {
-            let why = match &r.target {
-                Err(why) => why.to_string(),
+            let problem = match r.target {
+                Err(why) => Problem::Unresolved {
+                    record: r.index,
+                    offset: r.offset,
+                    why,
+                },
                 Ok(t) => {
-                    let abs = s.offset.saturating_add(*t);
+                    let abs = s.offset.saturating_add(t);
                     match starts.iter().position(|&b| b == abs) {
                         Some(i) => {
                             pointed[i] = true;
                             continue;
                         }
-                        None => format!(
-                            "it points at offset {t:#x} of `.hip_fatbin` (file offset {abs:#x}), \
-                             where no bundle starts"
-                        ),
+                        None => Problem::NoBundleThere {
+                            record: r.index,
+                            offset: r.offset,
+                            target: t,
+                            file_offset: abs,
+                        },
                     }
                 }
             };
             warnings.push(Warning {
                 location: seg.clone(),
                 offset: r.offset,
-                message: format!(
-                    "`__hip_fatbin_wrapper` record {} at {:#x}: {why}",
-                    r.index, r.offset
-                ),
+                problem,
             });
         }
         for (i, (&p, &at)) in pointed.iter().zip(starts).enumerate() {
@@ -159,11 +163,11 @@ impl<E> Walker<'_, '_, E> {
                 warnings.push(Warning {
                     location: sloc.with(Step::Bundle(i)),
                     offset: at,
-                    message: format!(
-                        "bundle {i} at {at:#x} has no `__hip_fatbin_wrapper` record in \
-                         `.hipFatBinSegment` ({} records): the HIP runtime would not register it",
-                        records.len()
-                    ),
+                    problem: Problem::Unregistered {
+                        bundle: i,
+                        offset: at,
+                        records: records.len(),
+                    },
                 });
             }
         }
@@ -214,7 +218,7 @@ impl<E> Walker<'_, '_, E> {
                         self.emit(Event::Warning(&Warning {
                             location: loc.with(Step::Section(name)),
                             offset: e.offset,
-                            message: format!("cannot read the offload entry table: {}", e.error),
+                            problem: Problem::EntryTable(Arc::new(e.error)),
                         }))?;
                     }
                 }

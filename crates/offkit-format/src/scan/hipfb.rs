@@ -34,9 +34,11 @@ pub(super) struct Record {
     pub target: Result<u64, Unresolved>,
 }
 
-/// Why a record does not say where its bundle is (the walk turns it into a warning).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Unresolved {
+/// Why a `__hip_fatbin_wrapper` record does not say where its bundle is (a warning of the
+/// walk, [`super::Problem::Unresolved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Unresolved {
     /// The section ends inside the record: its size.
     Short(usize),
     /// The magic is not `"HIPF"`: the value found.

@@ -3,10 +3,14 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
+use super::hipfb::Unresolved;
 use super::Location;
 use crate::device::ImageTargetId;
 use crate::entry::{self, Layout, Resolution, Role, TableKind};
 use crate::kind::{ImageKind, Model, OffloadKind};
+use crate::Error;
 use offkit_llvm::triple::Triple;
 
 /// What a container is.
@@ -345,15 +349,117 @@ pub struct Warning {
     pub location: Location,
     /// The absolute offset it is about.
     pub offset: u64,
-    /// What is wrong, lowercase, no trailing period.
-    pub message: String,
+    /// What is wrong (its `Display` says it: lowercase, no trailing period).
+    pub problem: Problem,
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location, self.message)
+        write!(f, "{}: {}", self.location, self.problem)
     }
 }
+
+/// What a [`Warning`] is about.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The bundles of `.hip_fatbin` cannot be followed by their sizes (`why`); the
+    /// `__hip_fatbin_wrapper` records of `.hipFatBinSegment`, which all point into the section,
+    /// locate them instead.
+    BundlesByRecords {
+        /// How many records there are.
+        records: usize,
+        /// Why the sizes cannot be followed.
+        why: Arc<Error>,
+    },
+    /// A `__hip_fatbin_wrapper` record does not say where its bundle is.
+    Unresolved {
+        /// The record's index in `.hipFatBinSegment`.
+        record: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// Why.
+        why: Unresolved,
+    },
+    /// A `__hip_fatbin_wrapper` record points where no bundle starts.
+    NoBundleThere {
+        /// The record's index in `.hipFatBinSegment`.
+        record: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// Where it points, in `.hip_fatbin`.
+        target: u64,
+        /// The same, in the file.
+        file_offset: u64,
+    },
+    /// A bundle of `.hip_fatbin` that no `__hip_fatbin_wrapper` record points at: the HIP
+    /// runtime would not register it.
+    Unregistered {
+        /// The bundle's index.
+        bundle: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// How many records there are.
+        records: usize,
+    },
+    /// An offload entry table that cannot be read (the rest of the file is read all the same).
+    EntryTable(Arc<Error>),
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let record = |f: &mut fmt::Formatter<'_>, record: &usize, offset: &u64| {
+            write!(f, "`__hip_fatbin_wrapper` record {record} at {offset:#x}: ")
+        };
+        match self {
+            Problem::BundlesByRecords { records, why } => write!(
+                f,
+                "the bundles cannot be followed by their sizes ({why}); the {records} \
+                 `__hip_fatbin_wrapper` records of `.hipFatBinSegment` locate them instead"
+            ),
+            Problem::Unresolved {
+                record: r,
+                offset,
+                why,
+            } => {
+                record(f, r, offset)?;
+                why.fmt(f)
+            }
+            Problem::NoBundleThere {
+                record: r,
+                offset,
+                target,
+                file_offset,
+            } => {
+                record(f, r, offset)?;
+                write!(
+                    f,
+                    "it points at offset {target:#x} of `.hip_fatbin` (file offset \
+                     {file_offset:#x}), where no bundle starts"
+                )
+            }
+            Problem::Unregistered {
+                bundle,
+                offset,
+                records,
+            } => write!(
+                f,
+                "bundle {bundle} at {offset:#x} has no `__hip_fatbin_wrapper` record in \
+                 `.hipFatBinSegment` ({records} records): the HIP runtime would not register it"
+            ),
+            Problem::EntryTable(e) => write!(f, "cannot read the offload entry table: {e}"),
+        }
+    }
+}
+
+/// Problems compare as they read (the errors they hold are not comparable).
+impl PartialEq for Problem {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for Problem {}
 
 /// A device image and its bytes, as the walk passes it to the visitor.
 #[derive(Debug, Clone, Copy)]

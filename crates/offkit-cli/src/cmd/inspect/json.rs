@@ -25,15 +25,15 @@ struct File<'a> {
     containers: Vec<ContainerJson>,
     images: Vec<ImageJson<'a>>,
     entry_tables: Vec<TableJson<'a>>,
-    warnings: Vec<WarningJson<'a>>,
+    warnings: Vec<WarningJson>,
     error: Option<&'a InputError>,
 }
 
 #[derive(Debug, Serialize)]
-struct WarningJson<'a> {
+struct WarningJson {
     location: String,
     offset: u64,
-    message: &'a str,
+    message: String,
 }
 
 /// Why an input could not be read (schema 2): the file's entry is kept, empty, with this.
@@ -412,7 +412,7 @@ pub fn document<'a>(reports: &'a [(String, Report, Option<InputError>)]) -> Docu
                     .map(|w| WarningJson {
                         location: w.location.to_string(),
                         offset: w.offset,
-                        message: &w.message,
+                        message: w.problem.to_string(),
                     })
                     .collect(),
                 error: error.as_ref(),
