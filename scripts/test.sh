@@ -8,5 +8,7 @@ scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+# The runtime builds offkit-format without its default features (no zlib, zstd, MD5, object).
+cargo check -p offkit-rt --locked
 cargo test --workspace --locked
 scripts/test-python.sh

@@ -28,7 +28,7 @@ impl Resolver for SelfResolver<'_> {
 /// of [`crate::elf_scan::check`] apply.
 pub fn run(data: &[u8]) {
     // The flat list of offload binaries over archives (members, nested archives) too.
-    let _ = offkit_format::container::offload_binaries(data, 0);
+    let _ = offkit_format::scan::all_binaries(data, 0);
     for inflate in [
         offkit_format::scan::Inflate::Whole,
         offkit_format::scan::Inflate::Headers,

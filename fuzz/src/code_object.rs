@@ -8,7 +8,7 @@ pub fn run(data: &[u8]) {
     let Some(mut co) = code_object::describe(data) else {
         return;
     };
-    assert!(co.kernels.len() <= offkit_llvm::limits::MAX_KERNELS);
+    assert!(co.kernels.len() <= offkit_read::limits::MAX_KERNELS);
     let warnings = co.warnings.len();
     let own = co.target_id.clone();
     co.check_container(&own);

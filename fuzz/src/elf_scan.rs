@@ -9,7 +9,7 @@ use offkit_format::Error;
 pub fn run(data: &[u8]) {
     // The flat list of offload binaries (the packager's and the linker wrapper's reading) on the
     // same bytes: it must not panic either.
-    let _ = offkit_format::container::offload_binaries(data, 0);
+    let _ = offkit_format::scan::all_binaries(data, 0);
     // Walked as `extract` walks (compressed bundles decompressed whole) and as `inspect` does
     // (as far as their entry tables, then the first bytes of each image).
     for inflate in [scan::Inflate::Whole, scan::Inflate::Headers] {

@@ -8,7 +8,7 @@
 //! compatibility of a triple with itself holds; a device's canonical form parses to the same
 //! device; an image that fits a device is code for that kind of device.
 
-use offkit_format::device::Device;
+use offkit_format::device::{Device, ImageTargetId};
 use offkit_format::kind::ImageKind;
 use offkit_llvm::target_id::{self, bundle, linker, TargetId};
 use offkit_llvm::triple::{CanonicalForm, Triple};
@@ -141,9 +141,11 @@ pub fn run(data: &[u8]) {
         for b in few {
             let id = String::from_utf8_lossy(b);
             for triple in TRIPLES {
+                let t = Triple::parse(triple);
+                let read = ImageTargetId::read(&t, id.as_ref());
                 for kind in [ImageKind::Object, ImageKind::Cubin, ImageKind::Ptx] {
-                    if let Some(fit) = d.fit(triple, &id, kind) {
-                        assert!(d.same_kind(triple), "{d} fits {triple} {id}");
+                    if let Some(fit) = d.fit(&t, &read, kind) {
+                        assert!(d.same_kind(&t), "{d} fits {triple} {id}");
                         let _ = (fit.rank(), fit.to_string());
                     }
                 }

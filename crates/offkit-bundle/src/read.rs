@@ -89,14 +89,7 @@ pub fn detect(data: &[u8]) -> Option<Kind> {
     if fatobj::is_object(data) {
         return Some(Kind::Object);
     }
-    [
-        text::Comment::Slash,
-        text::Comment::Hash,
-        text::Comment::Semicolon,
-    ]
-    .into_iter()
-    .find(|c| text::find(data, &c.start_marker(), 0).is_some())
-    .map(Kind::Text)
+    text::Comment::find_in(data).map(Kind::Text)
 }
 
 /// Opens `path` (`-` is stdin) strictly. `kind` forces the container kind of the

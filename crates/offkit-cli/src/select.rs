@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 
 use offkit_format::device::Device;
 use offkit_format::scan::ImageInfo;
-use offkit_llvm::target_id::bundle::is_kind_compatible;
 
 /// Parses `--device` (clap value parser; clap prints the message after the value).
 pub fn parse_device(s: &str) -> anyhow::Result<Device> {
@@ -56,17 +55,22 @@ impl Selection {
         if !is_image(i) {
             return false;
         }
-        if self.triple.as_ref().is_some_and(|t| *t != i.triple) {
+        if self
+            .triple
+            .as_ref()
+            .is_some_and(|t| t.as_bytes() != i.triple.as_bytes())
+        {
             return false;
         }
         if let Some(a) = &self.arch {
-            let processor = i.target_id.split(':').next().unwrap_or_default();
-            if *a != i.target_id && (a.contains(':') || *a != processor) {
+            let id = i.target_id.as_str();
+            let processor = id.split(':').next().unwrap_or_default();
+            if a != id && (a.contains(':') || a != processor) {
                 return false;
             }
         }
         if let Some(k) = &self.kind {
-            if !is_kind_compatible(i.offload_kind.as_bytes(), k.as_bytes(), false) {
+            if !i.offload_kind.matches(k) {
                 return false;
             }
         }
@@ -138,12 +142,12 @@ impl Seen {
             return;
         }
         for (set, v) in [
-            (&mut self.kinds, &i.offload_kind),
-            (&mut self.triples, &i.triple),
-            (&mut self.target_ids, &i.target_id),
+            (&mut self.kinds, i.offload_kind.to_string()),
+            (&mut self.triples, i.triple.to_string()),
+            (&mut self.target_ids, i.target_id.to_string()),
         ] {
-            if !v.is_empty() && !set.contains(v.as_str()) {
-                set.insert(v.clone());
+            if !v.is_empty() {
+                set.insert(v);
             }
         }
     }
@@ -152,8 +156,10 @@ impl Seen {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use offkit_format::kind::ImageKind;
+    use offkit_format::device::ImageTargetId;
+    use offkit_format::kind::{BundleKind, ImageKind, Model};
     use offkit_format::scan::{Location, Source};
+    use offkit_llvm::triple::Triple;
 
     fn image(kind: &str, triple: &str, id: &str) -> ImageInfo {
         ImageInfo {
@@ -161,10 +167,10 @@ mod tests {
             source: Source::BundleEntry {
                 id: format!("{kind}-{triple}--{id}"),
             },
-            offload_kind: kind.into(),
+            offload_kind: Model::Bundle(BundleKind::parse(kind)),
             image_kind: ImageKind::Object,
-            triple: triple.into(),
-            target_id: id.into(),
+            triple: Triple::parse(triple),
+            target_id: ImageTargetId::read(&Triple::parse(triple), id),
             strings: Vec::new(),
             offset: 0,
             size: 1,

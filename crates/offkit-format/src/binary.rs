@@ -25,8 +25,8 @@ use std::borrow::Cow;
 
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use offkit_llvm::limits;
-use offkit_llvm::reader::{align_up, Reader};
+use offkit_read::limits;
+use offkit_read::{align_up, Reader};
 
 pub use compress::{Compression, CompressionFormat};
 pub use write::{layout_v1, write, write_v1, Image, ImageSpec, Layout};
@@ -80,7 +80,7 @@ impl Version {
     }
 
     /// The size of this version's header.
-    pub fn header_size(self) -> u64 {
+    pub(crate) fn header_size(self) -> u64 {
         match self {
             Version::V1 | Version::V2 => HEADER_V1,
             Version::V3 => HEADER_V3,
@@ -89,7 +89,7 @@ impl Version {
 }
 
 /// One key/value string of an entry.
-pub type StringPair<'d> = (Cow<'d, [u8]>, Cow<'d, [u8]>);
+pub(crate) type StringPair<'d> = (Cow<'d, [u8]>, Cow<'d, [u8]>);
 
 /// One device image and its metadata, read from an offload binary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +131,7 @@ impl Entry<'_> {
     }
 
     /// Everything but the image, as the writers take it.
-    pub fn spec(&self) -> ImageSpec<'_> {
+    pub(crate) fn spec(&self) -> ImageSpec<'_> {
         ImageSpec {
             image_kind: self.image_kind,
             offload_kind: self.offload_kind,
@@ -153,7 +153,7 @@ impl Entry<'_> {
     }
 
     /// A copy that owns its data.
-    pub fn into_owned(self) -> Entry<'static> {
+    pub(crate) fn into_owned(self) -> Entry<'static> {
         Entry {
             image_kind: self.image_kind,
             offload_kind: self.offload_kind,

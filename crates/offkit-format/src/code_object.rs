@@ -26,20 +26,18 @@ use object::read::elf::{FileHeader, Sym};
 use object::{elf, Endianness, FileKind};
 
 use crate::entry::{self, Role};
-use offkit_llvm::limits;
 use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
-
-pub use mach::{processor as amdgpu_processor, MACHS};
+use offkit_read::limits;
 
 /// `ELFOSABI_AMDGPU_HSA`.
-pub const ELFOSABI_AMDGPU_HSA: u8 = 64;
+pub(crate) const ELFOSABI_AMDGPU_HSA: u8 = 64;
 /// `STT_AMDGPU_HSA_KERNEL` (code object v2 kernel symbols).
-pub const STT_AMDGPU_HSA_KERNEL: u8 = 10;
+pub(crate) const STT_AMDGPU_HSA_KERNEL: u8 = 10;
 /// `STO_CUDA_ENTRY`: a cubin function that is a kernel.
-pub const STO_CUDA_ENTRY: u8 = 0x10;
+pub(crate) const STO_CUDA_ENTRY: u8 = 0x10;
 /// `EF_AMDGPU_MACH`.
-pub const EF_AMDGPU_MACH: u32 = 0xff;
+pub(crate) const EF_AMDGPU_MACH: u32 = 0xff;
 
 /// Which kind of code object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -147,7 +145,7 @@ pub fn describe(data: &[u8]) -> Option<CodeObject> {
 /// Describes the ELF image `data` from its file header only (target ID, code-object version),
 /// without its kernels or entries: all that a prefix of the image (the part of a compressed
 /// bundle decompressed so far) can tell, and what costs one page of a mapped file.
-pub fn describe_header(data: &[u8]) -> Option<CodeObject> {
+pub(crate) fn describe_header(data: &[u8]) -> Option<CodeObject> {
     describe_with(data, false)
 }
 

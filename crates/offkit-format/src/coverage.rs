@@ -31,13 +31,16 @@
 //! assert_eq!(file.verdicts[1].flag.as_deref(), Some("--offload-arch=gfx90a"));
 //! ```
 
-use crate::device::{Device, Fit};
-use crate::kind::ImageKind;
+use std::fmt;
+
+use crate::device::{Device, Fit, ImageTargetId};
+use crate::kind::{ImageKind, Model};
 use crate::scan::{ImageInfo, Location, Source, Step};
+use offkit_llvm::triple::Triple;
 
 /// The first bytes of the files a directory search looks at: ELF, archives (GNU/BSD, thin),
 /// offload bundles (plain and `CCOB`), offload binaries, bitcode.
-pub const CONTAINER_MAGICS: &[&[u8]] = &[
+pub(crate) const CONTAINER_MAGICS: &[&[u8]] = &[
     b"\x7fELF",
     b"!<arch>\n",
     b"!<thin>\n",
@@ -66,12 +69,12 @@ pub fn is_image(i: &ImageInfo) -> bool {
 
 /// Whether `i` is code for a device: an image that is not a bundle's host entry.
 pub fn is_device_code(i: &ImageInfo) -> bool {
-    is_image(i) && i.offload_kind != "host"
+    is_image(i) && !i.offload_kind.is_host()
 }
 
 /// The image `device` would load from `images`: the best fit, the first in file order among
 /// equals.
-pub fn best<'i>(
+pub(crate) fn best<'i>(
     device: &Device,
     images: impl IntoIterator<Item = &'i ImageInfo>,
 ) -> Option<(&'i ImageInfo, Fit)> {
@@ -86,46 +89,62 @@ pub fn best<'i>(
     found
 }
 
-/// How `f` fits, in a word: `exact`, `any`, `generic`, `cubin`, `ptx`, `triple`.
-pub fn fit_name(f: &Fit) -> &'static str {
-    match f {
-        Fit::Exact => "exact",
-        Fit::Any { .. } => "any",
-        Fit::Generic { .. } => "generic",
-        Fit::Cubin { .. } => "cubin",
-        Fit::Ptx { .. } => "ptx",
-        Fit::Triple => "triple",
-    }
+/// What a device's image is found in: the file as a whole (offload binaries, which the linker
+/// wrapper merged into one registration), one bundle of a bundle sequence (a HIP library has
+/// one per translation unit), or one CUDA fat binary.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Module {
+    /// The file as a whole.
+    File,
+    /// The bundle at this location (`lib.so:.hip_fatbin[3]`).
+    Bundle(Location),
+    /// Fat binary `index` of the CUDA section at this location.
+    Fatbin {
+        /// The section.
+        section: Location,
+        /// The fat binary's index in it.
+        index: usize,
+    },
 }
 
-/// The module `i` belongs to, named by its location: the bundle of a sequence or the CUDA fat
-/// binary it is in; `""` for the file as a whole.
-fn module(i: &ImageInfo) -> String {
-    let steps = &i.location.steps;
-    if let Source::CudaFatbinEntry(e) = &i.source {
-        let section = steps.iter().rposition(|s| matches!(s, Step::Section(_)));
-        let prefix = Location {
-            steps: steps
-                .get(..=section.unwrap_or(0))
-                .unwrap_or_default()
-                .to_vec(),
-        };
-        return format!("{prefix} fat binary {}", e.fatbin_index);
-    }
-    match steps.iter().rposition(|s| matches!(s, Step::Bundle(_))) {
-        Some(at) => Location {
+impl Module {
+    /// The module image `i` belongs to, by its location.
+    fn of(i: &ImageInfo) -> Module {
+        let steps = &i.location.steps;
+        let prefix = |at: usize| Location {
             steps: steps.get(..=at).unwrap_or_default().to_vec(),
+        };
+        if let Source::CudaFatbinEntry(e) = &i.source {
+            let section = steps.iter().rposition(|s| matches!(s, Step::Section(_)));
+            return Module::Fatbin {
+                section: prefix(section.unwrap_or(0)),
+                index: e.fatbin_index,
+            };
         }
-        .to_string(),
-        None => String::new(),
+        match steps.iter().rposition(|s| matches!(s, Step::Bundle(_))) {
+            Some(at) => Module::Bundle(prefix(at)),
+            None => Module::File,
+        }
     }
 }
 
-/// `images` grouped by [`module`], in file order.
-fn modules(images: &[ImageInfo]) -> Vec<(String, Vec<&ImageInfo>)> {
-    let mut out: Vec<(String, Vec<&ImageInfo>)> = Vec::new();
+impl fmt::Display for Module {
+    /// The bundle's location, `<section> fat binary <index>`, or nothing for the file.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Module::File => Ok(()),
+            Module::Bundle(at) => at.fmt(f),
+            Module::Fatbin { section, index } => write!(f, "{section} fat binary {index}"),
+        }
+    }
+}
+
+/// `images` grouped by [`Module`], in file order.
+fn modules(images: &[ImageInfo]) -> Vec<(Module, Vec<&ImageInfo>)> {
+    let mut out: Vec<(Module, Vec<&ImageInfo>)> = Vec::new();
     for i in images {
-        let key = module(i);
+        let key = Module::of(i);
         match out.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(i),
             None => out.push((key, vec![i])),
@@ -169,27 +188,120 @@ pub struct Verdict<'i> {
     /// How many modules have code of its kind.
     pub units: usize,
     /// When some modules have an image for it and others do not: those that do not.
-    pub bundles_without: Vec<String>,
-    /// Why, for people: how the image fits, which bundles lack one, or which feature setting
-    /// to name.
-    pub reason: Option<String>,
+    pub bundles_without: Vec<Module>,
+    /// Why: how the image fits, which bundles lack one, or which feature setting to name
+    /// (its `Display` says it for people).
+    pub reason: Option<Reason>,
     /// The compile flag that adds code for the device, when it is missing.
     pub flag: Option<String>,
+}
+
+/// Why a device fares as it does in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Reason {
+    /// Covered: how the image fits, and in how many modules (each has an image).
+    Fits {
+        /// How the image fits.
+        fit: Fit,
+        /// The modules with code of the device's kind.
+        units: usize,
+    },
+    /// Missing from some of the modules with code of its kind.
+    Incomplete {
+        /// The modules without an image for it.
+        without: Vec<Module>,
+        /// The modules with code of the device's kind.
+        units: usize,
+    },
+    /// The file, found in a directory search, has no code of the device's kind.
+    NoCode(Device),
+    /// Missing, and the file's code for the device's processor sets features the device was
+    /// named without.
+    Features {
+        /// The device's processor.
+        processor: &'static str,
+        /// The features the code sets and the device does not name, in file order.
+        features: Vec<String>,
+    },
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reason::Fits { fit, units } => {
+                fit.fmt(f)?;
+                if *units > 1 {
+                    write!(f, "; an image in each of the {units} bundles")?;
+                }
+                Ok(())
+            }
+            Reason::Incomplete { without, units } => {
+                let shown: Vec<String> = without.iter().take(3).map(Module::to_string).collect();
+                let more = if without.len() > shown.len() {
+                    ", …"
+                } else {
+                    ""
+                };
+                write!(
+                    f,
+                    "{} of the {units} bundles have no image for it: {}{more}",
+                    without.len(),
+                    shown.join(", "),
+                )
+            }
+            Reason::NoCode(d) => write!(f, "no {} code in this file", d.kind_name()),
+            Reason::Features {
+                processor,
+                features,
+            } => write!(
+                f,
+                "its {processor} code sets {}: name the device's setting, e.g. `{processor}:{}-`",
+                features.join(" and "),
+                features.join("-:")
+            ),
+        }
+    }
+}
+
+/// What a file's images are for, one kind and triple: `hipv4 amdgcn-amd-amdhsa gfx1030
+/// gfx90a:xnack+` (PTX marked `(ptx)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Available {
+    /// The programming model.
+    pub offload_kind: Model,
+    /// The triple (may be empty).
+    pub triple: Triple,
+    /// The target IDs, in file order, each once, with whether its image is PTX; empty ones
+    /// left out.
+    pub target_ids: Vec<(ImageTargetId, bool)>,
+}
+
+impl fmt::Display for Available {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.offload_kind.fmt(f)?;
+        if !self.triple.as_bytes().is_empty() {
+            write!(f, " {}", String::from_utf8_lossy(self.triple.as_bytes()))?;
+        }
+        for (id, ptx) in &self.target_ids {
+            write!(f, " {id}{}", if *ptx { " (ptx)" } else { "" })?;
+        }
+        Ok(())
+    }
 }
 
 /// What one file offers a set of devices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileCoverage<'i> {
-    /// What the images are for, grouped by kind and triple in file order:
-    /// `hipv4 amdgcn-amd-amdhsa gfx1030 gfx90a:xnack+` (PTX marked `(ptx)`).
-    pub available: Vec<String>,
+    /// What the images are for, grouped by kind and triple in file order.
+    pub available: Vec<Available>,
     /// One verdict per device, in the order given.
     pub verdicts: Vec<Verdict<'i>>,
 }
 
 impl FileCoverage<'_> {
     /// Whether no device is missing (devices not applicable do not count).
-    pub fn covered(&self) -> bool {
+    pub(crate) fn covered(&self) -> bool {
         self.verdicts.iter().all(|v| v.status != Status::Missing)
     }
 }
@@ -268,7 +380,7 @@ pub fn check<'i>(inputs: &[Input<'i>], devices: &[Device]) -> Report<'i> {
 fn verdict<'i>(
     d: &Device,
     images: &'i [ImageInfo],
-    modules: &[(String, Vec<&'i ImageInfo>)],
+    modules: &[(Module, Vec<&'i ImageInfo>)],
     from_dir: bool,
 ) -> Verdict<'i> {
     let relevant: Vec<_> = modules
@@ -295,43 +407,30 @@ fn verdict<'i>(
         flag: Some(d.flag()),
     };
     match found {
-        Some((i, f)) if without.is_empty() => {
-            let mut reason = f.to_string();
-            if units > 1 {
-                reason.push_str(&format!("; an image in each of the {units} bundles"));
-            }
-            Verdict {
-                status: Status::Covered,
-                image: Some((i, f)),
-                units,
-                bundles_without: Vec::new(),
-                reason: Some(reason),
-                flag: None,
-            }
-        }
+        Some((i, f)) if without.is_empty() => Verdict {
+            status: Status::Covered,
+            image: Some((i, f.clone())),
+            units,
+            bundles_without: Vec::new(),
+            reason: Some(Reason::Fits { fit: f, units }),
+            flag: None,
+        },
         // Some modules have code for the device and some do not: a HIP library whose
         // translation units were built for different targets fails at its first kernel from
         // a module without it.
-        Some(_) => {
-            let shown: Vec<&str> = without.iter().take(3).map(String::as_str).collect();
-            let more = if without.len() > shown.len() {
-                ", …"
-            } else {
-                ""
-            };
-            let reason = format!(
-                "{} of the {units} bundles have no image for it: {}{more}",
-                without.len(),
-                shown.join(", "),
-            );
-            missing(Some(reason), without)
-        }
+        Some(_) => missing(
+            Some(Reason::Incomplete {
+                without: without.clone(),
+                units,
+            }),
+            without,
+        ),
         None if from_dir && !images.iter().any(|i| d.same_kind(&i.triple)) => Verdict {
             status: Status::NotApplicable,
             image: None,
             units,
             bundles_without: Vec::new(),
-            reason: Some(format!("no {} code in this file", d.kind_name())),
+            reason: Some(Reason::NoCode(d.clone())),
             flag: None,
         },
         None => missing(feature_hint(d, images), Vec::new()),
@@ -339,45 +438,38 @@ fn verdict<'i>(
 }
 
 /// What the images are for, grouped by kind and triple in file order.
-fn available(images: &[ImageInfo]) -> Vec<String> {
-    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+fn available(images: &[ImageInfo]) -> Vec<Available> {
+    let mut groups: Vec<Available> = Vec::new();
     for i in images {
-        let key = if i.triple.is_empty() {
-            i.offload_kind.clone()
-        } else {
-            format!("{} {}", i.offload_kind, i.triple)
-        };
-        let mut id = i.target_id.clone();
-        if i.image_kind == ImageKind::Ptx {
-            id.push_str(" (ptx)");
-        }
-        let at = match groups.iter().position(|(k, _)| *k == key) {
+        // Grouped as they read: an offload kind and a bundle kind of one name are one group.
+        let kind = i.offload_kind.to_string();
+        let at = match groups
+            .iter()
+            .position(|g| g.offload_kind.to_string() == kind && g.triple == i.triple)
+        {
             Some(at) => at,
             None => {
-                groups.push((key, Vec::new()));
+                groups.push(Available {
+                    offload_kind: i.offload_kind.clone(),
+                    triple: i.triple.clone(),
+                    target_ids: Vec::new(),
+                });
                 groups.len() - 1
             }
         };
-        if let Some((_, ids)) = groups.get_mut(at) {
-            if !id.is_empty() && !ids.contains(&id) {
-                ids.push(id);
+        let id = (i.target_id.clone(), i.image_kind == ImageKind::Ptx);
+        if let Some(g) = groups.get_mut(at) {
+            if !id.0.is_empty() && !g.target_ids.contains(&id) {
+                g.target_ids.push(id);
             }
         }
     }
     groups
-        .into_iter()
-        .map(|(k, ids)| {
-            if ids.is_empty() {
-                k
-            } else {
-                format!("{k} {}", ids.join(" "))
-            }
-        })
-        .collect()
 }
 
-/// The hint for an AMD device written without a feature that the file's images set.
-fn feature_hint(device: &Device, images: &[ImageInfo]) -> Option<String> {
+/// The hint for an AMD device written without a feature that the file's images set (by the
+/// target IDs as written).
+fn feature_hint(device: &Device, images: &[ImageInfo]) -> Option<Reason> {
     let Device::Amdgpu {
         processor,
         features,
@@ -385,25 +477,22 @@ fn feature_hint(device: &Device, images: &[ImageInfo]) -> Option<String> {
     else {
         return None;
     };
-    let mut missing: Vec<&str> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
     for i in images {
-        let mut parts = i.target_id.split(':');
+        let mut parts = i.target_id.as_str().split(':');
         if parts.next() != Some(processor) {
             continue;
         }
         for f in parts {
             let name = f.trim_end_matches(['+', '-']);
-            if !features.iter().any(|(n, _)| n == name) && !missing.contains(&name) {
-                missing.push(name);
+            if !features.iter().any(|(n, _)| n == name) && !missing.iter().any(|m| m == name) {
+                missing.push(name.to_string());
             }
         }
     }
-    (!missing.is_empty()).then(|| {
-        format!(
-            "its {processor} code sets {}: name the device's setting, e.g. `{processor}:{}-`",
-            missing.join(" and "),
-            missing.join("-:")
-        )
+    (!missing.is_empty()).then_some(Reason::Features {
+        processor,
+        features: missing,
     })
 }
 

@@ -19,18 +19,23 @@
 //!
 //! ```
 //! use offkit_format::kind::ImageKind;
-//! use offkit_format::device::{Device, Fit};
+//! use offkit_format::device::{Device, Fit, ImageTargetId};
+//! use offkit_llvm::triple::Triple;
 //!
+//! // An image's triple and target ID are read once; fitting is a comparison.
+//! let amd = Triple::parse("amdgcn-amd-amdhsa");
+//! let image = |id: &str| ImageTargetId::read(&amd, id);
 //! let d = Device::parse("gfx90a:xnack+").unwrap();
-//! let t = "amdgcn-amd-amdhsa";
-//! assert_eq!(d.fit(t, "gfx90a:xnack+", ImageKind::Object), Some(Fit::Exact));
-//! assert!(d.fit(t, "gfx90a", ImageKind::Object).is_some());
-//! assert!(d.fit(t, "gfx90a:xnack-", ImageKind::Object).is_none());
+//! let o = ImageKind::Object;
+//! assert_eq!(d.fit(&amd, &image("gfx90a:xnack+"), o), Some(Fit::Exact));
+//! assert!(d.fit(&amd, &image("gfx90a"), o).is_some());
+//! assert!(d.fit(&amd, &image("gfx90a:xnack-"), o).is_none());
 //! let d = Device::parse("gfx906").unwrap();
-//! assert!(matches!(d.fit(t, "gfx9-generic", ImageKind::Object), Some(Fit::Generic { .. })));
+//! assert!(matches!(d.fit(&amd, &image("gfx9-generic"), o), Some(Fit::Generic { .. })));
+//! let nv = Triple::parse("nvptx64-nvidia-cuda");
 //! let d = Device::parse("sm_86").unwrap();
-//! assert!(d.fit("nvptx64-nvidia-cuda", "sm_80", ImageKind::Cubin).is_some());
-//! assert!(d.fit("nvptx64-nvidia-cuda", "sm_89", ImageKind::Cubin).is_none());
+//! assert!(d.fit(&nv, &ImageTargetId::read(&nv, "sm_80"), ImageKind::Cubin).is_some());
+//! assert!(d.fit(&nv, &ImageTargetId::read(&nv, "sm_89"), ImageKind::Cubin).is_none());
 //! ```
 
 use std::fmt;
@@ -43,12 +48,12 @@ use offkit_llvm::LlvmVersion;
 
 /// The generic target whose code runs on `processor` (canonical name), in the newest LLVM
 /// offkit knows.
-pub fn generic_target_of(processor: &str) -> Option<&'static str> {
+pub(crate) fn generic_target_of(processor: &str) -> Option<&'static str> {
     amdgpu::generic_target(LlvmVersion::NEWEST, processor)
 }
 
 /// Whether `processor` is one of the generic targets of the newest LLVM offkit knows.
-pub fn is_generic(processor: &str) -> bool {
+pub(crate) fn is_generic(processor: &str) -> bool {
     amdgpu::is_generic(LlvmVersion::NEWEST, processor)
 }
 
@@ -78,7 +83,7 @@ pub struct Sm {
 
 impl Sm {
     /// Parses `sm_XY`, `sm_XYa`, `sm_XYf`, `compute_XY…` (the last digit is the minor version).
-    pub fn parse(s: &str) -> Option<Sm> {
+    pub(crate) fn parse(s: &str) -> Option<Sm> {
         let digits = s
             .strip_prefix("sm_")
             .or_else(|| s.strip_prefix("compute_"))?;
@@ -123,6 +128,101 @@ impl fmt::Display for Sm {
             SmVariant::Specific => "a",
         };
         write!(f, "sm_{}{}{suffix}", self.major, self.minor)
+    }
+}
+
+/// A target ID as an image states it, read once for the image's triple: the text as written,
+/// and what offkit makes of it ([`Reading`]).
+///
+/// ```
+/// use offkit_format::device::{ImageTargetId, Reading};
+/// use offkit_llvm::triple::Triple;
+///
+/// let amdgcn = Triple::parse("amdgcn-amd-amdhsa");
+/// let id = ImageTargetId::read(&amdgcn, "fiji");
+/// assert_eq!(id.as_str(), "fiji");
+/// assert!(matches!(id.reading(), Reading::Amdgpu { processor, .. } if processor == "gfx803"));
+/// let id = ImageTargetId::read(&Triple::parse("nvptx64-nvidia-cuda"), "sm_80");
+/// assert!(matches!(id.reading(), Reading::Nvidia { .. }));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ImageTargetId {
+    text: String,
+    reading: Reading,
+}
+
+/// What offkit makes of an image's target ID.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Reading {
+    /// An AMD GPU target ID of an `amdgcn` image ([`TargetId::parse_any`]).
+    Amdgpu {
+        /// The processor's canonical name (`gfx803` for `fiji`), or a generic target.
+        processor: String,
+        /// The features set (`xnack`, on), in the order written.
+        features: Vec<(String, bool)>,
+    },
+    /// The architecture of an `nvptx` image (`sm_80`, `compute_80`).
+    Nvidia {
+        /// The architecture.
+        sm: Sm,
+        /// Written as a virtual architecture (`compute_80`): PTX.
+        virtual_arch: bool,
+    },
+    /// Nothing offkit reads: empty, another target, or text that does not parse.
+    None,
+}
+
+impl ImageTargetId {
+    /// The target ID `text` of an image for `triple`, read.
+    pub fn read(triple: &Triple, text: impl Into<String>) -> ImageTargetId {
+        let text = text.into();
+        let reading = if triple.is_amdgcn() {
+            match TargetId::parse_any(triple, text.as_str()) {
+                Ok(id) => Reading::Amdgpu {
+                    processor: String::from_utf8_lossy(id.processor()).into_owned(),
+                    features: id
+                        .features()
+                        .iter()
+                        .map(|f| (String::from_utf8_lossy(f.name).into_owned(), f.on))
+                        .collect(),
+                },
+                Err(_) => Reading::None,
+            }
+        } else if triple.is_nvptx() {
+            match Sm::parse(&text) {
+                Some(sm) => Reading::Nvidia {
+                    sm,
+                    virtual_arch: text.starts_with("compute_"),
+                },
+                None => Reading::None,
+            }
+        } else {
+            Reading::None
+        };
+        ImageTargetId { text, reading }
+    }
+
+    /// The target ID as written (may be empty).
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// Whether none is written.
+    pub fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// What offkit makes of it.
+    pub fn reading(&self) -> &Reading {
+        &self.reading
+    }
+}
+
+impl fmt::Display for ImageTargetId {
+    /// The target ID as written.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
     }
 }
 
@@ -214,8 +314,7 @@ impl Device {
     }
 
     /// How the image (`triple`, `target_id`, `kind`) would load on this device, or `None`.
-    pub fn fit(&self, triple: &str, target_id: &str, kind: ImageKind) -> Option<Fit> {
-        let t = Triple::parse(triple);
+    pub fn fit(&self, t: &Triple, target_id: &ImageTargetId, kind: ImageKind) -> Option<Fit> {
         match self {
             Device::Amdgpu {
                 processor,
@@ -224,29 +323,31 @@ impl Device {
                 if !t.is_amdgcn() {
                     return None;
                 }
-                let id = TargetId::parse_any(&t, target_id).ok()?;
-                let image = std::str::from_utf8(id.processor()).ok()?;
-                let generic = image != *processor;
-                if generic && generic_target_of(processor) != Some(image) {
+                let Reading::Amdgpu {
+                    processor: image,
+                    features: image_features,
+                } = target_id.reading()
+                else {
+                    return None;
+                };
+                let generic = image != processor;
+                if generic && generic_target_of(processor) != Some(image.as_str()) {
                     return None;
                 }
-                for f in id.features() {
-                    let on = features
-                        .iter()
-                        .find(|(n, _)| n.as_bytes() == f.name)
-                        .map(|&(_, on)| on);
-                    if on != Some(f.on) {
+                for (name, on) in image_features {
+                    let device = features.iter().find(|(n, _)| n == name).map(|&(_, on)| on);
+                    if device != Some(*on) {
                         return None;
                     }
                 }
                 let any: Vec<String> = features
                     .iter()
-                    .filter(|(n, _)| id.feature(n).is_none())
+                    .filter(|(n, _)| !image_features.iter().any(|(m, _)| m == n))
                     .map(|(n, _)| n.clone())
                     .collect();
                 Some(if generic {
                     Fit::Generic {
-                        target: image.to_string(),
+                        target: image.clone(),
                         any,
                     }
                 } else if any.is_empty() {
@@ -259,8 +360,10 @@ impl Device {
                 if !t.is_nvptx() {
                     return None;
                 }
-                let sm = Sm::parse(target_id)?;
-                if kind == ImageKind::Ptx || target_id.starts_with("compute_") {
+                let Reading::Nvidia { sm, virtual_arch } = *target_id.reading() else {
+                    return None;
+                };
+                if kind == ImageKind::Ptx || virtual_arch {
                     // PTX is JIT-compiled for any later device (family PTX for later devices
                     // of its family, arch-specific PTX only for that device).
                     return sm.runs_on(*dev, false).then_some(Fit::Ptx { sm });
@@ -284,11 +387,10 @@ impl Device {
         }
     }
 
-    /// Whether an image for `triple` is code for this kind of device at all (AMD GPU code for
-    /// an AMD GPU, NVIDIA GPU code for an NVIDIA GPU, the same architecture otherwise), whether
+    /// Whether an image for `t` is code for this kind of device at all (AMD GPU code for an
+    /// AMD GPU, NVIDIA GPU code for an NVIDIA GPU, the same architecture otherwise), whether
     /// or not it would load.
-    pub fn same_kind(&self, triple: &str) -> bool {
-        let t = Triple::parse(triple);
+    pub fn same_kind(&self, t: &Triple) -> bool {
         match self {
             Device::Amdgpu { .. } => t.is_amdgcn(),
             Device::Nvidia(_) => t.is_nvptx(),
@@ -370,6 +472,18 @@ pub enum Fit {
 }
 
 impl Fit {
+    /// How it fits, in a word: `exact`, `any`, `generic`, `cubin`, `ptx`, `triple`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Fit::Exact => "exact",
+            Fit::Any { .. } => "any",
+            Fit::Generic { .. } => "generic",
+            Fit::Cubin { .. } => "cubin",
+            Fit::Ptx { .. } => "ptx",
+            Fit::Triple => "triple",
+        }
+    }
+
     /// The loader's preference: larger is better.
     pub fn rank(&self) -> (u32, u32) {
         match self {
@@ -405,7 +519,16 @@ mod tests {
     const NV: &str = "nvptx64-nvidia-cuda";
 
     fn fits(device: &str, triple: &str, id: &str, kind: ImageKind) -> Option<Fit> {
-        Device::parse(device).unwrap().fit(triple, id, kind)
+        fit(&Device::parse(device).unwrap(), triple, id, kind)
+    }
+
+    fn fit(d: &Device, triple: &str, id: &str, kind: ImageKind) -> Option<Fit> {
+        let t = Triple::parse(triple);
+        d.fit(&t, &ImageTargetId::read(&t, id), kind)
+    }
+
+    fn same_kind(d: &Device, triple: &str) -> bool {
+        d.same_kind(&Triple::parse(triple))
     }
 
     #[test]
@@ -461,9 +584,9 @@ mod tests {
         // The device's own processor beats a generic target; a closer feature match beats
         // "any".
         let d = Device::parse("gfx906:xnack+").unwrap();
-        let exact = d.fit(AMD, "gfx906:xnack+", o).unwrap().rank();
-        let any = d.fit(AMD, "gfx906", o).unwrap().rank();
-        let generic = d.fit(AMD, "gfx9-generic:xnack+", o).unwrap().rank();
+        let exact = fit(&d, AMD, "gfx906:xnack+", o).unwrap().rank();
+        let any = fit(&d, AMD, "gfx906", o).unwrap().rank();
+        let generic = fit(&d, AMD, "gfx9-generic:xnack+", o).unwrap().rank();
         assert!(exact > any && any > generic);
     }
 
@@ -487,8 +610,8 @@ mod tests {
         assert!(fits("sm_90", NV, "compute_80", ImageKind::None).is_some());
         assert_eq!(fits("sm_61", NV, "sm_70", ptx), None);
         let d = Device::parse("sm_86").unwrap();
-        let cubin = d.fit(NV, "sm_80", c).unwrap().rank();
-        let ptx86 = d.fit(NV, "sm_86", ptx).unwrap().rank();
+        let cubin = fit(&d, NV, "sm_80", c).unwrap().rank();
+        let ptx86 = fit(&d, NV, "sm_86", ptx).unwrap().rank();
         assert!(cubin > ptx86);
         assert!(Device::parse("compute_80").is_err());
         assert_eq!(
@@ -527,14 +650,16 @@ mod tests {
         assert!(fits("amdgcn-amd-amdhsa", AMD, "gfx90a", o).is_some());
         assert!(Device::parse("foo").is_err());
         let d = Device::parse("gfx1100").unwrap();
-        assert!(d.same_kind(AMD) && !d.same_kind(NV));
+        assert!(same_kind(&d, AMD) && !same_kind(&d, NV));
         assert_eq!(d.kind_name(), "AMD GPU");
-        assert!(Device::parse("sm_80")
-            .unwrap()
-            .same_kind("nvptx-nvidia-cuda"));
-        assert!(Device::parse("x86_64")
-            .unwrap()
-            .same_kind("x86_64-pc-linux-gnu"));
+        assert!(same_kind(
+            &Device::parse("sm_80").unwrap(),
+            "nvptx-nvidia-cuda"
+        ));
+        assert!(same_kind(
+            &Device::parse("x86_64").unwrap(),
+            "x86_64-pc-linux-gnu"
+        ));
         assert_eq!(
             Device::parse("gfx90a:xnack-:sramecc+").unwrap().to_string(),
             "gfx90a:sramecc+:xnack-"

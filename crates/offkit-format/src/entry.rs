@@ -36,11 +36,11 @@ pub use object::Endianness;
 
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
-use offkit_llvm::limits;
 use offkit_llvm::LlvmVersion;
+use offkit_read::limits;
 
 pub use elf::{read_tables, TableError};
-pub use flags::{cuda, describe, omp, Description, Role};
+pub use flags::{describe, Description, Role};
 
 /// Which entry section a table was read from. Each holds entries of either layout
 /// ([`detect_layout`]).
@@ -70,11 +70,12 @@ impl TableKind {
 
     /// The section name.
     pub fn section_name(self) -> &'static str {
+        let [omp, cuda, hip, llvm] = crate::container::ENTRY_TABLES;
         match self {
-            Self::OpenMp => "omp_offloading_entries",
-            Self::Cuda => "cuda_offloading_entries",
-            Self::Hip => "hip_offloading_entries",
-            Self::Llvm => "llvm_offload_entries",
+            Self::OpenMp => omp,
+            Self::Cuda => cuda,
+            Self::Hip => hip,
+            Self::Llvm => llvm,
         }
     }
 
@@ -88,7 +89,7 @@ impl TableKind {
 
     /// The programming model of every entry of a legacy table (`None` for `llvm_offload_entries`,
     /// whose entries carry their own kind).
-    pub fn offload_kind(self) -> Option<OffloadKind> {
+    pub(crate) fn offload_kind(self) -> Option<OffloadKind> {
         match self {
             Self::OpenMp => Some(OffloadKind::OpenMp),
             Self::Cuda => Some(OffloadKind::Cuda),
@@ -101,7 +102,7 @@ impl TableKind {
 impl Format {
     /// The LLVM release whose meanings of the flags a table of this layout has: 19 for the
     /// 32-byte entries, the newest offkit knows for the 56-byte ones.
-    pub fn release(self) -> LlvmVersion {
+    pub(crate) fn release(self) -> LlvmVersion {
         match self {
             Format::Legacy => LlvmVersion::V19,
             Format::Llvm => LlvmVersion::NEWEST,
@@ -440,7 +441,7 @@ pub struct Entry<'d> {
 impl Entry<'_> {
     /// The LLVM release whose meanings of the flags apply: 19 for a 32-byte entry, the newest
     /// offkit knows (22) for a 56-byte one.
-    pub fn release(&self) -> LlvmVersion {
+    pub(crate) fn release(&self) -> LlvmVersion {
         self.format.release()
     }
 

@@ -46,41 +46,39 @@ use std::io::Read;
 
 use crate::error::{Error, Result};
 use crate::kind::ImageKind;
-use offkit_llvm::limits;
-use offkit_llvm::reader::{align_up, Reader};
+use offkit_read::limits;
+use offkit_read::{align_up, Reader};
 
 /// `FATBIN_MAGIC`.
 pub const MAGIC: u32 = 0xBA55_ED50;
-/// The magic of the `__fatBinC_Wrapper_t` records in `.nvFatBinSegment`.
-pub const WRAPPER_MAGIC: u32 = 0x4662_43B1;
 /// The alignment of fat binaries in a section and of entries in a fat binary.
-pub const ALIGN: u64 = 8;
+pub(crate) const ALIGN: u64 = 8;
 
 /// The entry flags (`0x28`), by the names the sources give them.
 pub mod flags {
     /// The code uses 64-bit addresses (`nvptx64`).
     pub const ADDRESS_64BIT: u64 = 0x1;
     /// The code has debug information.
-    pub const DEBUG: u64 = 0x2;
+    pub(crate) const DEBUG: u64 = 0x2;
     /// Produced by CUDA.
-    pub const PRODUCER_CUDA: u64 = 0x4;
+    pub(crate) const PRODUCER_CUDA: u64 = 0x4;
     /// Produced by OpenCL.
-    pub const PRODUCER_OPENCL: u64 = 0x8;
+    pub(crate) const PRODUCER_OPENCL: u64 = 0x8;
     /// Built on a Linux host.
-    pub const HOST_LINUX: u64 = 0x10;
+    pub(crate) const HOST_LINUX: u64 = 0x10;
     /// Built on a macOS host.
-    pub const HOST_MAC: u64 = 0x20;
+    pub(crate) const HOST_MAC: u64 = 0x20;
     /// Built on a Windows host.
-    pub const HOST_WINDOWS: u64 = 0x40;
+    pub(crate) const HOST_WINDOWS: u64 = 0x40;
     /// CUDA 4 and before: compressed PTX (an older scheme offkit does not decompress).
-    pub const OLD_COMPRESSED: u64 = 0x1000;
+    pub(crate) const OLD_COMPRESSED: u64 = 0x1000;
     /// The payload is compressed in the LZ4 block format.
-    pub const COMPRESSED_LZ4: u64 = 0x2000;
+    pub(crate) const COMPRESSED_LZ4: u64 = 0x2000;
     /// The payload is compressed with zstd (CUDA 12.x and later).
-    pub const COMPRESSED_ZSTD: u64 = 0x8000;
+    pub(crate) const COMPRESSED_ZSTD: u64 = 0x8000;
 
     /// Every named bit with its name, in bit order.
-    pub const NAMES: &[(u64, &str)] = &[
+    pub(crate) const NAMES: &[(u64, &str)] = &[
         (ADDRESS_64BIT, "64bit"),
         (DEBUG, "debug"),
         (PRODUCER_CUDA, "cuda"),
@@ -167,7 +165,7 @@ pub enum Method {
 
 impl Method {
     /// `lz4` or `zstd`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Method::Lz4 => "lz4",
             Method::Zstd => "zstd",
@@ -236,7 +234,7 @@ impl<'d> Entry<'d> {
     }
 
     /// The names of the flags set, and the bits that have none.
-    pub fn flag_names(&self) -> (Vec<&'static str>, u64) {
+    pub(crate) fn flag_names(&self) -> (Vec<&'static str>, u64) {
         let mut rest = self.raw.flags;
         let mut names = Vec::new();
         for &(bit, name) in flags::NAMES {
@@ -293,7 +291,7 @@ pub struct EntrySummary {
 
 impl EntrySummary {
     /// The summary of entry `ei` of fat binary `fb`, the `fi`-th of its section.
-    pub fn new(fi: usize, fb: &Fatbin<'_>, ei: usize, e: &Entry<'_>) -> Self {
+    pub(crate) fn new(fi: usize, fb: &Fatbin<'_>, ei: usize, e: &Entry<'_>) -> Self {
         let (flag_names, unknown_flags) = e.flag_names();
         EntrySummary {
             fatbin_index: fi,
@@ -315,7 +313,7 @@ impl EntrySummary {
 }
 
 /// Whether `data` starts with a fat binary's magic.
-pub fn has_magic(data: &[u8]) -> bool {
+pub(crate) fn has_magic(data: &[u8]) -> bool {
     data.get(..4) == Some(&MAGIC.to_le_bytes()[..])
 }
 
@@ -544,7 +542,12 @@ pub fn decompress(method: Method, packed: &[u8], expected: u64, offset: u64) -> 
             let mut out = Vec::new();
             zstd::stream::read::Decoder::with_buffer(packed)
                 .and_then(|d| d.take(expected.saturating_add(1)).read_to_end(&mut out))
-                .map_err(|e| fail(format!("zstd data: {e}")))?;
+                .map_err(|source| Error::Codec {
+                    what: "fat binary entry",
+                    offset,
+                    method: "zstd",
+                    source,
+                })?;
             if out.len() as u64 != expected {
                 return Err(fail(format!(
                     "the zstd data inflates to {}{} bytes, but the header says {expected}",

@@ -1,4 +1,5 @@
-//! Image kinds and offload kinds, with the numeric values of each format version.
+//! Image kinds and offload kinds, with the numeric values of each format version, and the
+//! programming model an image states ([`Model`]: an offload kind or a bundle entry ID's kind).
 
 use std::fmt;
 
@@ -42,7 +43,7 @@ impl ImageKind {
     }
 
     /// The numeric value.
-    pub fn to_raw(self) -> u16 {
+    pub(crate) fn to_raw(self) -> u16 {
         match self {
             Self::None => 0,
             Self::Object => 1,
@@ -206,6 +207,87 @@ impl fmt::Display for OffloadKind {
         match self {
             Self::Other(v) => write!(f, "unknown({v})"),
             k => f.write_str(k.name()),
+        }
+    }
+}
+
+/// The kind part of a bundle entry ID (`hipv4-amdgcn-amd-amdhsa--gfx90a`), as written:
+/// `clang-offload-bundler`'s four kinds, or any other text an ID holds.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum BundleKind {
+    /// `host`: the host object of a bundle.
+    Host,
+    /// `openmp`.
+    OpenMp,
+    /// `hip`.
+    Hip,
+    /// `hipv4`: HIP with code object v4 and later (what clang writes for HIP).
+    HipV4,
+    /// Any other kind (`cuda`, `sycl`, a typo), as written.
+    Other(String),
+}
+
+impl BundleKind {
+    /// The kind written `s`.
+    pub fn parse(s: &str) -> BundleKind {
+        match s {
+            "host" => BundleKind::Host,
+            "openmp" => BundleKind::OpenMp,
+            "hip" => BundleKind::Hip,
+            "hipv4" => BundleKind::HipV4,
+            s => BundleKind::Other(s.to_string()),
+        }
+    }
+
+    /// The kind as written.
+    pub(crate) fn as_str(&self) -> &str {
+        match self {
+            BundleKind::Host => "host",
+            BundleKind::OpenMp => "openmp",
+            BundleKind::Hip => "hip",
+            BundleKind::HipV4 => "hipv4",
+            BundleKind::Other(s) => s,
+        }
+    }
+}
+
+impl fmt::Display for BundleKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The programming model an image is for, as its container states it: an offload kind (an
+/// offload binary's, a CUDA fat binary's, an opaque `.hip_fatbin`'s), or a bundle entry ID's
+/// kind as written.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Model {
+    /// An offload kind.
+    Offload(OffloadKind),
+    /// A bundle entry ID's kind.
+    Bundle(BundleKind),
+}
+
+impl Model {
+    /// Whether this is a bundle's host entry (`host`): the host object, not device code.
+    pub fn is_host(&self) -> bool {
+        *self == Model::Bundle(BundleKind::Host)
+    }
+
+    /// Whether an image of this model is selected by the kind `name`, as the bundler matches
+    /// kinds (`hip` and `hipv4` are one; LLVM's `isOffloadKindCompatible`).
+    pub fn matches(&self, name: &str) -> bool {
+        let mine = self.to_string();
+        offkit_llvm::target_id::bundle::is_kind_compatible(mine.as_bytes(), name.as_bytes(), false)
+    }
+}
+
+impl fmt::Display for Model {
+    /// An offload kind's name (`openmp`, `unknown(16)`), or the bundle kind as written.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Model::Offload(k) => k.fmt(f),
+            Model::Bundle(k) => k.fmt(f),
         }
     }
 }

@@ -35,7 +35,7 @@
 //! let bytes = binary::write_v1(&spec, b"\x7fELF...", offkit_llvm::LlvmVersion::V19).unwrap();
 //! let report = scan::scan(&bytes, "k.bin", &mut scan::Options::default()).unwrap();
 //! assert_eq!(report.images[0].location.to_string(), "k.bin[0]");
-//! assert_eq!(report.images[0].triple, "x86_64-pc-linux-gnu");
+//! assert_eq!(report.images[0].triple.as_str(), Some("x86_64-pc-linux-gnu"));
 //! ```
 
 mod archive;
@@ -52,24 +52,27 @@ use std::fmt;
 use object::FileKind;
 
 use crate::binary;
+use crate::device::ImageTargetId;
 use crate::error::{Error, Result};
-use crate::kind::{ImageKind, OffloadKind};
-use offkit_llvm::limits;
+use crate::kind::{BundleKind, ImageKind, Model};
+use offkit_llvm::triple::Triple;
+use offkit_read::limits;
 
 pub use binaries::{
-    holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder, ReadBinaries,
+    all_binaries, holder, offload_binaries, read_binaries, Binaries, BinariesError, Found, Holder,
 };
+pub use hipfb::Unresolved;
 pub use location::{Location, Step};
 pub use report::{
-    Address, BundleRef, Compression, Container, EntryInfo, Event, Format, Image, ImageInfo, Report,
-    Source, TableInfo, Warning,
+    Address, BundleRef, Compressed, Compression, Container, EntryInfo, Event, Format, Image,
+    ImageInfo, Problem, Report, Source, TableInfo, Warning,
 };
 
 /// Reads the members of thin archives, which live in files of their own.
 pub trait Resolver {
     /// The bytes of member `member` (its name as the archive stores it, normally a path
     /// relative to the archive's directory) of the thin archive at `archive`. The error's
-    /// message names the file (the walk quotes it whole in its own error).
+    /// message names the file (the walk makes it the source of [`Error::ThinMember`]).
     fn thin_member(
         &mut self,
         archive: &Location,
@@ -113,7 +116,7 @@ pub struct Options<'r> {
     pub inflate: Inflate,
     /// Whether device images' symbol tables are read for their kernels and entries
     /// ([`crate::code_object::describe`]); without it only their ELF headers are decoded
-    /// ([`crate::code_object::describe_header`]), which touches one page per image.
+    /// (`code_object::describe_header`), which touches one page per image.
     pub kernels: bool,
     /// Reads thin archive members; without one, a thin member is an error.
     pub resolver: Option<&'r mut dyn Resolver>,
@@ -181,8 +184,7 @@ fn address(info: &ImageInfo, stack: &[Compression]) -> Option<Address> {
     let loc = &info.location;
     if info
         .compression
-        .as_ref()
-        .is_some_and(|c| c.format != "ccob")
+        .is_some_and(|c| !matches!(c.format, Compressed::Ccob { .. }))
     {
         return None;
     }
@@ -199,11 +201,16 @@ fn address(info: &ImageInfo, stack: &[Compression]) -> Option<Address> {
         .filter(|s| matches!(s, Step::Inflated))
         .count();
     match stack {
-        [c] if c.format == "ccob" && inflations == 1 && !loc.is_decoded() => Some(Address {
-            offset: c.offset,
-            size: c.compressed_size,
-            inflated: Some((info.offset, info.size)),
-        }),
+        [c] if matches!(c.format, Compressed::Ccob { .. })
+            && inflations == 1
+            && !loc.is_decoded() =>
+        {
+            Some(Address {
+                offset: c.offset,
+                size: c.compressed_size,
+                inflated: Some((info.offset, info.size)),
+            })
+        }
         _ => None,
     }
 }
@@ -259,18 +266,24 @@ struct Walker<'v, 'r, E> {
     compression: Vec<Compression>,
 }
 
-/// The `__CLANG_OFFLOAD_BUNDLE__` magic of binary bundles and bundle section names.
-pub const BUNDLE_MAGIC: &[u8] = b"__CLANG_OFFLOAD_BUNDLE__";
-
 /// Splits a bundle entry ID (`hip-amdgcn-amd-amdhsa--gfx90a`) into offload kind, triple (its
 /// four components, without trailing empty ones) and target ID.
-pub fn split_bundle_id(id: &str) -> (String, String, String) {
+pub(crate) fn split_bundle_id(id: &str) -> (String, String, String) {
     let (kind, rest) = id.split_once('-').unwrap_or((id, ""));
     let mut parts = rest.splitn(5, '-');
     let triple: Vec<&str> = parts.by_ref().take(4).collect();
     let target_id = parts.next().unwrap_or("");
     let triple = triple.join("-").trim_end_matches('-').to_string();
     (kind.to_string(), triple, target_id.to_string())
+}
+
+/// What a bundle entry ID (`hip-amdgcn-amd-amdhsa--gfx90a`) says an image is for: its kind,
+/// triple and target ID, read.
+pub(crate) fn bundle_target(id: &str) -> (Model, Triple, ImageTargetId) {
+    let (kind, triple, target_id) = split_bundle_id(id);
+    let triple = Triple::parse(triple);
+    let target_id = ImageTargetId::read(&triple, target_id);
+    (Model::Bundle(BundleKind::parse(&kind)), triple, target_id)
 }
 
 /// The image kind of a payload, from its first bytes.
@@ -328,12 +341,12 @@ impl<E> Walker<'_, '_, E> {
         self.count_rows(1, info.offset)?;
         if info.compression.is_none() {
             // Inside inflated data: the image came out of the innermost compressed container.
-            info.compression = self.compression.last().cloned();
+            info.compression = self.compression.last().copied();
         }
         if info.address.is_none() {
             info.address = address(&info, &self.compression);
         }
-        if info.code_object.is_none() && info.offload_kind != "host" {
+        if info.code_object.is_none() && !info.offload_kind.is_host() {
             // A part of an image (a compressed bundle decompressed only as far as its entry
             // table) still has its ELF header, when it has anything.
             let describe = if self.kernels && whole {
@@ -342,7 +355,7 @@ impl<E> Walker<'_, '_, E> {
                 crate::code_object::describe_header
             };
             info.code_object = describe(bytes).map(|mut co| {
-                co.check_container(&info.target_id);
+                co.check_container(info.target_id.as_str());
                 co
             });
         }
@@ -438,9 +451,10 @@ impl<E> Walker<'_, '_, E> {
                 Some(c) => {
                     self.inflate(c.inflated_size, b.offset)?;
                     Some(Compression {
-                        format: "offload-binary",
-                        version: b.version as u16,
-                        method: c.format.name().to_string(),
+                        format: Compressed::OffloadBinary {
+                            version: b.version,
+                            method: c.format,
+                        },
                         offset: b.offset,
                         compressed_size: b.size,
                         uncompressed_size: c.inflated_size,
@@ -452,6 +466,7 @@ impl<E> Walker<'_, '_, E> {
                 let location = loc.with(Step::Binary(n));
                 n += 1;
                 let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+                let triple = Triple::parse(&*e.triple());
                 let info = ImageInfo {
                     location: location.clone(),
                     source: Source::OffloadBinary {
@@ -459,13 +474,10 @@ impl<E> Walker<'_, '_, E> {
                         offset: b.offset,
                         flags: e.flags,
                     },
-                    offload_kind: match e.offload_kind {
-                        OffloadKind::Other(_) => e.offload_kind.to_string(),
-                        k => k.name().to_string(),
-                    },
+                    offload_kind: Model::Offload(e.offload_kind),
                     image_kind: e.image_kind,
-                    triple: e.triple().into_owned(),
-                    target_id: e.arch().into_owned(),
+                    target_id: ImageTargetId::read(&triple, e.arch()),
+                    triple,
                     strings: e
                         .strings
                         .iter()
@@ -473,7 +485,7 @@ impl<E> Walker<'_, '_, E> {
                         .collect(),
                     offset: e.image_offset,
                     size: e.image.len() as u64,
-                    compression: compression.clone(),
+                    compression,
                     bundle: None,
                     address: None,
                     code_object: None,
@@ -483,7 +495,7 @@ impl<E> Walker<'_, '_, E> {
                     Some(c) => {
                         // The image's bytes were inflated: offsets inside them are their own.
                         self.image(info, &e.image, depth, None)?;
-                        self.compression.push(c.clone());
+                        self.compression.push(*c);
                         let r = self.node(
                             &e.image,
                             0,

@@ -40,12 +40,10 @@ mod module;
 use std::borrow::Cow;
 
 use crate::error::{Error, Result};
-use crate::reader::Reader;
 use bitstream::{Cursor, Entry};
+use offkit_read::Reader;
 
-pub use irsymtab::{
-    Comdat, Symbol, SymbolFlags, Symtab, SymtabModule, Visibility, LLVM19_PRODUCER, SYMTAB_VERSION,
-};
+pub use irsymtab::{Symbol, Symtab, Visibility};
 
 /// The magic of raw bitcode: `'B' 'C' 0xC0DE`.
 pub const MAGIC: [u8; 4] = *b"BC\xC0\xDE";
@@ -54,18 +52,18 @@ pub const MAGIC: [u8; 4] = *b"BC\xC0\xDE";
 pub const WRAPPER_MAGIC: [u8; 4] = [0xDE, 0xC0, 0x17, 0x0B];
 
 /// The section name that marks an embedded offload object in `!llvm.embedded.objects`.
-pub const OFFLOADING_SECTION: &[u8] = b".llvm.offloading";
+pub(crate) const OFFLOADING_SECTION: &[u8] = b".llvm.offloading";
 
 /// Block IDs of LLVM 19 (`llvm/Bitcode/LLVMBitCodes.h`).
 pub(crate) mod block {
-    pub const MODULE: u32 = 8;
-    pub const CONSTANTS: u32 = 11;
-    pub const FUNCTION: u32 = 12;
-    pub const IDENTIFICATION: u32 = 13;
-    pub const METADATA: u32 = 15;
-    pub const TYPE: u32 = 17;
-    pub const STRTAB: u32 = 23;
-    pub const SYMTAB: u32 = 25;
+    pub(crate) const MODULE: u32 = 8;
+    pub(crate) const CONSTANTS: u32 = 11;
+    pub(crate) const FUNCTION: u32 = 12;
+    pub(crate) const IDENTIFICATION: u32 = 13;
+    pub(crate) const METADATA: u32 = 15;
+    pub(crate) const TYPE: u32 = 17;
+    pub(crate) const STRTAB: u32 = 23;
+    pub(crate) const SYMTAB: u32 = 25;
 }
 
 /// Whether `data` starts like bitcode (raw or wrapped), as LLVM's `identify_magic` decides.

@@ -1,7 +1,9 @@
 //! The one error type of the LLVM models.
 
+use offkit_read::Limit;
+
 /// Everything that can go wrong while reading LLVM's data (bitcode, triples, target IDs) or
-/// through the bounded [`Reader`](crate::reader::Reader).
+/// through the bounded [`Reader`](offkit_read::Reader).
 ///
 /// Every parse error carries the **absolute** offset (from the start of the outermost input) where
 /// the problem was found, so that a message can point at the byte. `offkit_format::Error` has a
@@ -66,8 +68,12 @@ pub enum Error {
         /// What offkit does not do.
         reason: String,
     },
-    /// A count or size is above one of the named limits of [`crate::limits`].
-    #[error("{what} at offset {offset:#x} is {value}, above the limit of {limit} ({name})")]
+    /// A count or size is above one of the named limits of [`offkit_read::limits`].
+    #[error(
+        "{what} at offset {offset:#x} is {value}, above the limit of {} ({})",
+        limit.value(),
+        limit.name()
+    )]
     LimitExceeded {
         /// What was counted or measured.
         what: &'static str,
@@ -76,24 +82,60 @@ pub enum Error {
         /// The value found.
         value: u64,
         /// The limit.
-        limit: u64,
-        /// The name of the limit in [`crate::limits`].
-        name: &'static str,
+        limit: Limit,
     },
+    /// Another error of a bounded read.
+    #[error(transparent)]
+    Read(offkit_read::Error),
 }
 
 /// The result type of this crate.
-pub type Result<T, E = Error> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
-    /// [`Error::LimitExceeded`] for `limit`: its value and name come from the constant.
-    pub fn limit(limit: crate::limits::Limit, what: &'static str, offset: u64, value: u64) -> Self {
+    /// [`Error::LimitExceeded`] for `limit`.
+    pub(crate) fn limit(limit: Limit, what: &'static str, offset: u64, value: u64) -> Self {
         Error::LimitExceeded {
             what,
             offset,
             value,
-            limit: limit.value(),
-            name: limit.name(),
+            limit,
+        }
+    }
+}
+
+/// What [`offkit_read::Error::Unterminated`] says after `invalid {what} at offset {offset}: `.
+pub(crate) const UNTERMINATED: &str =
+    "string has no terminating NUL before the end of its container";
+
+/// A bounded read's error is the variant of the same name and message.
+impl From<offkit_read::Error> for Error {
+    fn from(e: offkit_read::Error) -> Self {
+        use offkit_read::Error as R;
+        match e {
+            R::Truncated {
+                what,
+                offset,
+                needed,
+                left,
+            } => Error::Truncated {
+                what,
+                offset,
+                needed,
+                left,
+            },
+            R::LimitExceeded {
+                what,
+                offset,
+                value,
+                limit,
+            } => Error::limit(limit, what, offset, value),
+            R::Unterminated { what, offset } => Error::Invalid {
+                what,
+                offset,
+                reason: UNTERMINATED.into(),
+            },
+            e => Error::Read(e),
         }
     }
 }

@@ -147,7 +147,8 @@ impl<O: Copy + PartialEq> Table<O> {
     }
 
     /// `opt` with `value`, spelled canonically, as if it had been on the command line.
-    pub fn synthesized(&self, opt: O, value: &str) -> Arg<O> {
+    #[cfg(test)]
+    pub(crate) fn synthesized(&self, opt: O, value: &str) -> Arg<O> {
         let (spelling, kind) = self
             .canonical(opt)
             .map_or((String::new(), Kind::Joined), |s| (s.spelling(), s.kind));

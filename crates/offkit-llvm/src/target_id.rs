@@ -143,7 +143,7 @@ pub struct TargetId<'a> {
 
 /// `getCanonicalProcessorName` of release `llvm`: its table's canonical name on AMDGPU, the
 /// name itself elsewhere; `None` when the result would be empty.
-pub fn canonical_processor<'a>(
+pub(crate) fn canonical_processor<'a>(
     llvm: LlvmVersion,
     triple: &Triple,
     processor: &'a [u8],
@@ -286,7 +286,7 @@ fn feature_offset(tid: &[u8], name: &[u8]) -> usize {
 
 /// LLVM's `getCanonicalTargetID(processor, features)`: `processor` then `:name±` for each
 /// feature in name order.
-pub fn canonical_target_id(processor: &[u8], features: &[Feature<'_>]) -> Vec<u8> {
+pub(crate) fn canonical_target_id(processor: &[u8], features: &[Feature<'_>]) -> Vec<u8> {
     let mut sorted: Vec<&Feature<'_>> = features.iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(b.name));
     let mut out = processor.to_vec();
@@ -338,7 +338,7 @@ pub enum Conflict<'a> {
 ///   such write, nothing matches it;
 /// - **22**: the slot holds the processor of the last well-formed ID; before any, LLVM crashes
 ///   ([`Conflict::Crash`]).
-pub fn find_conflict<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
+pub(crate) fn find_conflict<'a, I>(llvm: LlvmVersion, ids: I) -> Conflict<'a>
 where
     I: IntoIterator<Item = &'a [u8]>,
 {

@@ -29,10 +29,11 @@ use std::fmt;
 
 use crate::version::LlvmVersion;
 
-pub use kinds::{
+pub(crate) use kinds::{
     default_format, is_os_darwin, parse_arch, parse_environment, parse_format, parse_os,
-    parse_sub_arch, parse_vendor, Arch, Environment, ObjectFormat, Os, SubArch, Vendor,
+    parse_sub_arch, parse_vendor,
 };
+pub use kinds::{Arch, Environment, ObjectFormat, Os, SubArch, Vendor};
 
 /// `Triple::CanonicalForm` (LLVM 20 and later): how many components [`Triple::normalize_form`]
 /// leaves, padding with `unknown` or cutting.
@@ -347,7 +348,7 @@ impl Triple {
     }
 
     /// `isAMDGPU`: `amdgcn` or `r600`.
-    pub fn is_amdgpu(&self) -> bool {
+    pub(crate) fn is_amdgpu(&self) -> bool {
         matches!(self.arch, Arch::Amdgcn | Arch::R600)
     }
 

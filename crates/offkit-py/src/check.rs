@@ -201,7 +201,7 @@ fn file_coverage(
 ) -> FileCoverage {
     FileCoverage {
         path: path.display().to_string(),
-        available: c.available.clone(),
+        available: c.available.iter().map(ToString::to_string).collect(),
         devices: c
             .verdicts
             .iter()
@@ -211,13 +211,10 @@ fn file_coverage(
                 status: v.status.name().to_string(),
                 covered: v.status == Status::Covered,
                 image: v.image.as_ref().map(|(i, _)| Image::of(i, path)),
-                fit: v
-                    .image
-                    .as_ref()
-                    .map(|(_, f)| coverage::fit_name(f).to_string()),
-                reason: v.reason.clone(),
+                fit: v.image.as_ref().map(|(_, f)| f.name().to_string()),
+                reason: v.reason.as_ref().map(ToString::to_string),
                 flag: v.flag.clone(),
-                bundles_without: v.bundles_without.clone(),
+                bundles_without: v.bundles_without.iter().map(ToString::to_string).collect(),
             })
             .collect(),
         error: error.map(|f| f.reason.clone()),

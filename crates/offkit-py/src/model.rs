@@ -13,7 +13,7 @@ pub struct Compression {
     /// `ccob` (a compressed offload bundle) or `offload-binary`.
     pub format: String,
     /// The compressed container's version.
-    pub version: u16,
+    pub version: u32,
     /// `zstd`, `zlib`, or `method N`.
     pub method: String,
     /// The absolute offset of the compressed container's header.
@@ -129,16 +129,16 @@ impl Image {
             path: path.display().to_string(),
             location: i.location.to_string(),
             source: i.source.name().to_string(),
-            offload_kind: i.offload_kind.clone(),
+            offload_kind: i.offload_kind.to_string(),
             image_kind: i.image_kind.to_string(),
-            triple: i.triple.clone(),
-            target_id: i.target_id.clone(),
+            triple: i.triple.to_string(),
+            target_id: i.target_id.to_string(),
             offset: i.offset,
             size: i.size,
             compression: i.compression.as_ref().map(|c| Compression {
-                format: c.format.to_string(),
-                version: c.version,
-                method: c.method.clone(),
+                format: c.format.name().to_string(),
+                version: c.format.version(),
+                method: c.format.method().to_string(),
                 offset: c.offset,
                 compressed_size: c.compressed_size,
                 uncompressed_size: c.uncompressed_size,

@@ -8,7 +8,6 @@ use offkit_bundle::thin::ThinResolver;
 use offkit_format::coverage::is_image;
 use offkit_format::device::Device;
 use offkit_format::scan::{self, EntryTables, Event, ImageInfo, Inflate, Options};
-use offkit_llvm::target_id::bundle::is_kind_compatible;
 use offkit_tools::MappedFile;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
@@ -69,10 +68,12 @@ struct Select {
 
 impl Select {
     fn selects(&self, i: &ImageInfo) -> bool {
-        let kind = |k: &String| is_kind_compatible(i.offload_kind.as_bytes(), k.as_bytes(), false);
         is_image(i)
-            && self.kind.as_ref().is_none_or(kind)
-            && self.triple.as_ref().is_none_or(|t| *t == i.triple)
+            && self.kind.as_ref().is_none_or(|k| i.offload_kind.matches(k))
+            && self
+                .triple
+                .as_ref()
+                .is_none_or(|t| t.as_bytes() == i.triple.as_bytes())
             && self
                 .device
                 .as_ref()

@@ -3,8 +3,10 @@
 //! entries are moved down one after another as they were, its header's `fatSize` shrinks to
 //! them and the bytes freed are zeroed.
 
-use object::{Object, ObjectSection};
+use offkit_format::container::{sections, SectionKind};
+use offkit_format::device::ImageTargetId;
 use offkit_format::fatbin;
+use offkit_llvm::triple::Triple;
 
 use crate::edit::Filter;
 use crate::error::{Error, Result};
@@ -39,21 +41,33 @@ fn name(e: &fatbin::Entry<'_>) -> String {
 }
 
 /// The fat binaries of `data` with the entries `filter` does not keep taken out (a fat binary
-/// left without entries keeps its header, with `fatSize` 0); only those that change.
+/// left without entries keeps its header, with `fatSize` 0); only those that change. Data that
+/// is no object file (a raw bundle) has none; an object file whose sections cannot be read is
+/// an error.
 pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<FatbinPrune>> {
-    let Ok(file) = object::File::parse(data) else {
+    use object::FileKind as K;
+    let object = matches!(
+        K::parse(data),
+        Ok(K::Elf32
+            | K::Elf64
+            | K::Coff
+            | K::CoffBig
+            | K::Pe32
+            | K::Pe64
+            | K::MachO32
+            | K::MachO64)
+    );
+    if !object {
         return Ok(Vec::new());
-    };
+    }
     let mut out = Vec::new();
-    for s in file.sections() {
-        let Ok(sname) = s.name() else { continue };
-        if sname != ".nv_fatbin" && sname != "__nv_relfatbin" {
+    for s in sections(data, 0) {
+        let s = s?;
+        if s.kind != SectionKind::CudaFatbin {
             continue;
         }
-        let Some((offset, _)) = s.file_range() else {
-            continue;
-        };
-        let bytes = s.data().unwrap_or_default();
+        let (bytes, offset) = (s.data, s.offset);
+        let sname = String::from_utf8_lossy(s.name);
         for fb in fatbin::parse_all(bytes, offset)? {
             let (mut kept, mut removed) = (Vec::new(), Vec::new());
             let header_size = u64::from(fb.header.header_size);
@@ -64,7 +78,8 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                 .to_vec();
             for e in &fb.entries {
                 let kind = e.kind.image_kind(e.data);
-                let keep = filter.keeps_image(e.triple(), &e.sm(), kind);
+                let triple = Triple::parse(e.triple());
+                let keep = filter.keeps_image(&triple, &ImageTargetId::read(&triple, e.sm()), kind);
                 if keep {
                     let len = u64::from(e.raw.header_size) + e.raw.payload_size;
                     new.extend_from_slice(

@@ -3,12 +3,11 @@
 use offkit_format::bundle::binary;
 use offkit_format::bundle::compressed::{self, Options};
 use offkit_format::bundle::sequence::{Kind, Piece};
-use offkit_format::device::Device;
+use offkit_format::device::{Device, ImageTargetId, Reading};
 use offkit_format::kind::ImageKind;
-use offkit_llvm::limits;
 use offkit_llvm::target_id::bundle::BundleEntryId;
-use offkit_llvm::target_id::TargetId;
 use offkit_llvm::triple::Triple;
+use offkit_read::limits;
 
 /// Which entries of a bundle a prune keeps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,13 +33,14 @@ impl Filter {
         if id.kind() == b"host" {
             return true;
         }
-        let triple = String::from_utf8_lossy(id.triple().as_bytes()).into_owned();
-        let tid = String::from_utf8_lossy(id.target_id()).into_owned();
+        // Read as images are (LLVM 19's triple tables), whatever release parsed the ID.
+        let triple = Triple::parse(id.triple().as_bytes());
+        let tid = ImageTargetId::read(&triple, String::from_utf8_lossy(id.target_id()));
         self.keeps_image(&triple, &tid, ImageKind::Object)
     }
 
     /// Whether a device image for `triple` and target ID `tid` stays.
-    pub fn keeps_image(&self, triple: &str, tid: &str, kind: ImageKind) -> bool {
+    pub fn keeps_image(&self, triple: &Triple, tid: &ImageTargetId, kind: ImageKind) -> bool {
         match self {
             Filter::Keep(devices) => devices
                 .iter()
@@ -95,10 +95,11 @@ pub(crate) fn split_binaries(
     for b in offkit_format::binary::parse_all(bytes, offset) {
         let b = b?;
         let names = image_names(&b);
-        let keep = b
-            .entries
-            .iter()
-            .any(|e| filter.keeps_image(&e.triple(), &e.arch(), e.image_kind));
+        let keep = b.entries.iter().any(|e| {
+            let triple = Triple::parse(&*e.triple());
+            let tid = ImageTargetId::read(&triple, e.arch());
+            filter.keeps_image(&triple, &tid, e.image_kind)
+        });
         let start = b.offset - offset;
         let mut end = start + b.size;
         if b.version != 1 {
@@ -124,23 +125,28 @@ pub(crate) fn split_binaries(
 }
 
 /// Whether the image (`triple`, `tid`) was made for `device` in the sense of [`Filter::Drop`].
-fn made_for(device: &Device, triple: &str, tid: &str) -> bool {
+fn made_for(device: &Device, triple: &Triple, tid: &ImageTargetId) -> bool {
     match device {
         Device::Amdgpu {
             processor,
             features,
         } => {
-            let t = Triple::parse(triple);
-            if !t.is_amdgcn() {
+            if !triple.is_amdgcn() {
                 return false;
             }
-            let Ok(id) = TargetId::parse_any(&t, tid) else {
+            let Reading::Amdgpu {
+                processor: image,
+                features: set,
+            } = tid.reading()
+            else {
                 return false;
             };
-            id.processor() == processor.as_bytes()
-                && features
-                    .iter()
-                    .all(|(n, on)| id.feature(n).is_none_or(|v| v == *on))
+            image == processor
+                && features.iter().all(|(n, on)| {
+                    set.iter()
+                        .find(|(m, _)| m == n)
+                        .is_none_or(|(_, v)| v == on)
+                })
         }
         d => d.fit(triple, tid, ImageKind::Object).is_some(),
     }
@@ -299,38 +305,37 @@ fn pruned_stream(
     let mut out = l.header.clone();
     // The payloads come in the order of the entry table (the bundler's layout, checked by
     // `bundler_alignment`), which is their order in the new bundle too.
-    let mut next = 0;
-    let mut pos = 0u64;
-    let mut sink = |chunk: &[u8]| -> Result<(), std::convert::Infallible> {
-        let end = pos + chunk.len() as u64;
-        while let Some((e, &to)) = keep.get(next).zip(l.offsets.get(next)) {
-            let (a, b) = (e.offset, e.offset.saturating_add(e.size));
-            if a > end || (a == end && e.size > 0) {
-                break;
-            }
+    let ranges: Vec<_> = keep
+        .iter()
+        .map(|e| e.offset..e.offset.saturating_add(e.size))
+        .collect();
+    let mut sink = |i: usize, part: &[u8]| -> Result<(), std::convert::Infallible> {
+        if let Some(&to) = l.offsets.get(i) {
             if (out.len() as u64) < to {
                 out.resize(to as usize, 0);
             }
-            out.extend_from_slice(compressed::stream::part_of(chunk, pos, a..b));
-            if b > end {
-                break;
-            }
-            next += 1;
         }
-        pos = end;
+        out.extend_from_slice(part);
         Ok(())
     };
-    match compressed::stream::inflate_into(blob, &mut sink) {
-        Ok(()) => {}
+    let produced = match compressed::stream::inflate_ranges(blob, &ranges, &mut sink) {
+        Ok(n) => n,
         Err(compressed::stream::SinkOr::Format(e)) => return Err(e),
         Err(compressed::stream::SinkOr::Sink(never)) => match never {},
-    }
-    if next < keep.len() {
+    };
+    if ranges.iter().any(|r| r.end > produced) {
         return Err(offkit_format::Error::Invalid {
             what: "offload bundle",
             offset: at,
             reason: "its entries' payloads run past its decompressed bytes".into(),
         });
+    }
+    // A last entry without payload bytes still has its place.
+    if let Some((&to, &size)) = l.offsets.last().zip(sizes.last()) {
+        let end = to.saturating_add(size) as usize;
+        if out.len() < end {
+            out.resize(end, 0);
+        }
     }
     Ok(out)
 }

@@ -3,9 +3,10 @@
 
 use std::fs::File;
 
-use object::{Object, ObjectSection};
+use object::Object;
 use offkit_format::bundle::sequence::{self, Piece};
-use offkit_llvm::limits;
+use offkit_format::container::{sections, SectionKind};
+use offkit_read::limits;
 
 use crate::edit::{apply, Content, Edit};
 use crate::error::{Error, Result};
@@ -21,6 +22,17 @@ pub struct Region {
     pub offset: u64,
     /// Its size.
     pub size: u64,
+    /// Its section header, for a section (`None` for a raw bundle file).
+    pub section: Option<SectionRef>,
+}
+
+/// Where a section's header is, for rewriting it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SectionRef {
+    /// Its index in the section header table.
+    pub index: usize,
+    /// Its alignment.
+    pub align: u64,
 }
 
 /// One bundle and what it becomes.
@@ -95,6 +107,8 @@ impl Change {
 pub struct BinarySection {
     /// The section's name.
     pub name: String,
+    /// Its index in the section header table.
+    pub index: usize,
     /// Its absolute offset (which does not change).
     pub offset: u64,
     /// Its size now.
@@ -186,28 +200,29 @@ pub(crate) fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
     };
     match object::FileKind::parse(data) {
         Ok(object::FileKind::Elf32 | object::FileKind::Elf64) => {
-            let file = object::File::parse(data)
-                .map_err(|e| unusable(format!("cannot read it as an ELF file: {e}")))?;
             let mut out = Vec::new();
-            for s in file.sections() {
-                let Ok(name) = s.name() else { continue };
-                if name != ".hip_fatbin" && !name.starts_with("__CLANG_OFFLOAD_BUNDLE__") {
+            for s in sections(data, 0) {
+                let s = s.map_err(|source| Error::Format {
+                    input: input.to_string(),
+                    source,
+                })?;
+                if !matches!(s.kind, SectionKind::HipFatbin | SectionKind::Bundle) {
                     continue;
                 }
-                let Some((offset, size)) = s.file_range() else {
-                    continue;
-                };
-                let bytes = s.data().unwrap_or_default();
-                let first = bytes.iter().position(|&b| b != 0).unwrap_or(bytes.len());
+                let first = s.data.iter().position(|&b| b != 0).unwrap_or(s.data.len());
                 // A fat object's `__CLANG_OFFLOAD_BUNDLE__<id>` section holds a code object,
                 // not a bundle.
-                if !sequence::starts_bundle(bytes.get(first..).unwrap_or_default()) {
+                if !sequence::starts_bundle(s.data.get(first..).unwrap_or_default()) {
                     continue;
                 }
                 out.push(Region {
-                    name: name.to_string(),
-                    offset,
-                    size,
+                    name: String::from_utf8_lossy(s.name).into_owned(),
+                    offset: s.offset,
+                    size: s.size(),
+                    section: Some(SectionRef {
+                        index: s.index,
+                        align: s.align,
+                    }),
                 });
             }
             Ok(out)
@@ -219,6 +234,7 @@ pub(crate) fn regions(data: &[u8], input: &str) -> Result<Vec<Region>> {
             name: "(file)".into(),
             offset: 0,
             size: data.len() as u64,
+            section: None,
         }]),
         _ => Err(unusable(
             "it is neither an ELF file nor an offload bundle".into(),
@@ -467,23 +483,19 @@ fn prune_binaries(
     data: &[u8],
     filter: &crate::edit::Filter,
 ) -> offkit_format::Result<Vec<BinarySection>> {
-    let Ok(file) = object::File::parse(data) else {
-        return Ok(Vec::new());
-    };
     let mut out = Vec::new();
-    for s in file.sections() {
-        if s.name() != Ok(".llvm.offloading") {
+    for s in sections(data, 0) {
+        let s = s?;
+        if s.kind != SectionKind::OffloadBinaries {
             continue;
         }
-        let Some((offset, size)) = s.file_range() else {
-            continue;
-        };
-        let split = crate::edit::split_binaries(s.data().unwrap_or_default(), offset, filter)?;
+        let split = crate::edit::split_binaries(s.data, s.offset, filter)?;
         if !split.removed.is_empty() {
             out.push(BinarySection {
-                name: ".llvm.offloading".into(),
-                offset,
-                old_size: size,
+                name: String::from_utf8_lossy(s.name).into_owned(),
+                index: s.index,
+                offset: s.offset,
+                old_size: s.size(),
                 kept: split.kept,
                 removed: split.removed,
                 bytes: split.section,

@@ -252,7 +252,7 @@ impl<'d> Linked<'d> {
                             .try_into()
                             .ok()?,
                     );
-                    if count == 0 || count > offkit_llvm::limits::MAX_REGISTERED_IMAGES {
+                    if count == 0 || count > offkit_read::limits::MAX_REGISTERED_IMAGES {
                         return None;
                     }
                     let array = self.word(d + 8)?;

@@ -6,13 +6,14 @@ use std::path::Path;
 
 use offkit_format::bundle::sequence::{self, Kind};
 use offkit_format::bundle::{binary, compressed};
+use offkit_format::container::sections;
 use offkit_tools::fs::AtomicFile;
 
 use crate::edit::{Content, Part};
 use crate::error::{Error, Result};
 use crate::par::{par_map, par_window};
 use crate::perms::Perms;
-use crate::plan::{Change, Plan};
+use crate::plan::{Change, Plan, SectionRef};
 
 /// What was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -464,16 +465,7 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
     let elf = ElfHeaders::parse(data).ok_or_else(|| fail("cannot read its ELF headers".into()))?;
     let mut out = data.to_vec();
     for b in &plan.binaries {
-        let index = {
-            use object::{Object, ObjectSection};
-            let file = object::File::parse(data)
-                .map_err(|e| fail(format!("cannot read it as an ELF file: {e}")))?;
-            let sec = file
-                .sections()
-                .find(|s| s.file_range().map(|f| f.0) == Some(b.offset) && s.name() == Ok(&b.name))
-                .ok_or_else(|| fail(format!("no section header for `{}`", b.name)))?;
-            sec.index().0
-        };
+        let index = b.index;
         let start = b.offset as usize;
         if let Some(dst) = out.get_mut(start..start + b.old_size as usize) {
             dst.fill(0);
@@ -520,16 +512,9 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
                 }
             }
         }
-        let (index, align) = {
-            use object::{Object, ObjectSection};
-            let file = object::File::parse(data)
-                .map_err(|e| fail(format!("cannot read it as an ELF file: {e}")))?;
-            let sec = file
-                .sections()
-                .find(|s| s.file_range().map(|f| f.0) == Some(r.offset) && s.name() == Ok(&r.name))
-                .ok_or_else(|| fail(format!("no section header for `{}`", r.name)))?;
-            (sec.index().0, sec.align())
-        };
+        let SectionRef { index, align } = r
+            .section
+            .ok_or_else(|| fail(format!("no section header for `{}`", r.name)))?;
         if !grows {
             elf.set_offset_size(&mut out, index, r.offset, bytes.len() as u64);
             continue;
@@ -702,14 +687,16 @@ fn validate_releasing(plan: &Plan, before: &[u8], after: &[u8], release: &dyn Fn
         return Err(bad("its bundle sections changed".into()));
     }
     for b in &plan.binaries {
-        use object::{Object, ObjectSection};
-        let file = object::File::parse(after).map_err(|e| bad(e.to_string()))?;
-        let sec = file
-            .sections()
-            .find(|s| s.file_range().map(|f| f.0) == Some(b.offset) && s.name() == Ok(&b.name))
-            .ok_or_else(|| bad(format!("`{}` went missing", b.name)))?;
+        let mut sec = None;
+        for s in sections(after, 0) {
+            let s = s.map_err(reread)?;
+            if s.index == b.index && s.offset == b.offset {
+                sec = Some(s);
+            }
+        }
+        let sec = sec.ok_or_else(|| bad(format!("`{}` went missing", b.name)))?;
         let mut ids = Vec::new();
-        for bin in offkit_format::binary::parse_all(sec.data().unwrap_or_default(), b.offset) {
+        for bin in offkit_format::binary::parse_all(sec.data, b.offset) {
             let bin = bin.map_err(reread)?;
             ids.extend(crate::edit::image_names(&bin));
         }

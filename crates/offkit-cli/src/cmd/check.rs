@@ -87,9 +87,9 @@ struct Verdict<'a> {
 #[derive(Debug, Serialize)]
 struct ImageJson<'a> {
     location: String,
-    offload_kind: &'a str,
+    offload_kind: String,
     image_kind: String,
-    triple: &'a str,
+    triple: String,
     target_id: &'a str,
     size: u64,
 }
@@ -121,13 +121,13 @@ fn verdict_json<'a>(d: &Device, v: coverage::Verdict<'a>) -> Verdict<'a> {
         Some((i, f)) => (
             Some(ImageJson {
                 location: i.location.to_string(),
-                offload_kind: &i.offload_kind,
+                offload_kind: i.offload_kind.to_string(),
                 image_kind: i.image_kind.to_string(),
-                triple: &i.triple,
-                target_id: &i.target_id,
+                triple: i.triple.to_string(),
+                target_id: i.target_id.as_str(),
                 size: i.size,
             }),
-            Some(coverage::fit_name(&f)),
+            Some(f.name()),
         ),
         None => (None, None),
     };
@@ -137,9 +137,9 @@ fn verdict_json<'a>(d: &Device, v: coverage::Verdict<'a>) -> Verdict<'a> {
         covered: v.status == Status::Covered,
         image,
         fit,
-        reason: v.reason,
+        reason: v.reason.as_ref().map(ToString::to_string),
         flag: v.flag,
-        bundles_without: v.bundles_without,
+        bundles_without: v.bundles_without.iter().map(ToString::to_string).collect(),
     }
 }
 
@@ -197,7 +197,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                 .zip(&args.device)
                 .map(|(v, d)| verdict_json(d, v))
                 .collect(),
-            available: c.available,
+            available: c.available.iter().map(ToString::to_string).collect(),
             error: error.clone(),
         });
     }

@@ -10,7 +10,8 @@ use offkit_bundle::archive;
 use offkit_bundle::io::Input;
 use offkit_bundle::read::{self, Bundle, Kind};
 use offkit_bundle::types::FileType;
-use offkit_llvm::limits::MAX_INFLATED_SIZE;
+use offkit_format::scan::Compressed;
+use offkit_read::limits::MAX_INFLATED_SIZE;
 use offkit_tools::Env;
 
 /// List the entries of an offload bundle.
@@ -136,7 +137,15 @@ fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
                     offkit_format::scan::Source::BundleEntry { id } => id.clone(),
                     _ => return Ok(()),
                 };
-                let c = i.compression.as_ref().filter(|c| c.format == "ccob");
+                let compressed = i.compression.and_then(|c| match c.format {
+                    Compressed::Ccob { version, method } => Some(JsonCompressed {
+                        offset: c.offset,
+                        version,
+                        method: method.name(),
+                        uncompressed_size: c.uncompressed_size,
+                    }),
+                    _ => None,
+                });
                 rows.push(JsonEntry {
                     member: None,
                     bundle: Some(b.index),
@@ -145,12 +154,7 @@ fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
                     offset: i.offset,
                     size: i.size,
                     host_marker: false,
-                    compressed: c.map(|c| JsonCompressed {
-                        offset: c.offset,
-                        version: c.version,
-                        method: if c.method == "zlib" { "zlib" } else { "zstd" },
-                        uncompressed_size: c.uncompressed_size,
-                    }),
+                    compressed,
                 });
             }
         }

@@ -117,6 +117,19 @@ const TOOL: cl::Tool<cl::Cl> = cl::Tool {
 
 type Run<T = ()> = Result<T, Error>;
 
+/// Formats `v` with `,` thousands separators, as LLVM's verbose output does.
+fn with_commas(v: u64) -> String {
+    let s = v.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn error(msg: impl Into<String>) -> Error {
     Error::msg(msg)
 }
@@ -431,5 +444,15 @@ fn handler(ty: &str, reference: &[u8]) -> Run<Handler> {
         "o" | "a" if offkit_bundle::fatobj::is_object(reference) => Ok(Handler::Object),
         "o" | "a" => Ok(Handler::Binary),
         _ => Err(error(format!("'{ty}': invalid file type specified"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn commas() {
+        assert_eq!(super::with_commas(5182), "5,182");
+        assert_eq!(super::with_commas(100), "100");
+        assert_eq!(super::with_commas(1234567), "1,234,567");
     }
 }

@@ -45,8 +45,8 @@ pub enum Error {
         io: io::Error,
     },
     /// An offload format error, in offkit's words (where LLVM 19 would crash or read past
-    /// the end).
-    #[error(transparent)]
+    /// the end): the error and its causes on one line, as LLVM's `toString(Error)` joins them.
+    #[error("{}", one_line(.0))]
     Format(#[from] offkit_format::Error),
     /// A registration-object error.
     #[error(transparent)]
@@ -71,6 +71,37 @@ impl Error {
             path: path.into(),
             io,
         }
+    }
+}
+
+/// `error: cause: cause …`, on one line.
+fn one_line(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        s.push_str(": ");
+        s.push_str(&cause.to_string());
+        next = cause.source();
+    }
+    s
+}
+
+/// What LLVM's `CompressedOffloadBundle::decompress` prints (after the caller's
+/// `Failed to decompress input: `) for a failure of its reading of a compressed bundle
+/// ([`offkit_format::bundle::compressed::decompress_llvm`]): the same words in 19 and 22.
+pub fn decompress_message(e: &offkit_format::Error) -> String {
+    use offkit_format::Error as F;
+    const COULD_NOT: &str = "Could not decompress embedded file contents: ";
+    match e {
+        F::LlvmHeaderTooShort { .. } => "Compressed bundle header size too small".into(),
+        F::LlvmUnknownMethod { .. } => "Unknown compressing method".into(),
+        F::LlvmZlib { name } => format!("{COULD_NOT}zlib error: {name}"),
+        F::LlvmZstd { name } => format!("{COULD_NOT}{name}"),
+        // Where LLVM reserves the size and aborts, offkit says why.
+        F::LlvmReserve { size } => format!(
+            "{COULD_NOT}cannot reserve the {size} bytes the header gives as the uncompressed size"
+        ),
+        e => e.to_string(),
     }
 }
 

@@ -1,4 +1,4 @@
-//! Peak memory against the bounds `offkit_llvm::limits` states, on a HIP library whose one bundle
+//! Peak memory against the bounds `offkit_read::limits` states, on a HIP library whose one bundle
 //! holds two 40 MiB code objects (a kernel and a 40 MiB initialized `__device__` array, for
 //! gfx90a and gfx1030): compressed by offkit, the bundle shrinks to a few KiB and the 80 MiB it
 //! freed become a hole of the file.

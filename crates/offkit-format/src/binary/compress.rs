@@ -9,8 +9,8 @@
 
 use super::{parse_entries_v2, Binary, Compressed, Version, ALIGN, HEADER_V3};
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
-use offkit_llvm::reader::{align_up, Reader};
+use offkit_read::limits;
+use offkit_read::{align_up, Reader};
 
 /// The zstd frame magic (`28 B5 2F FD`).
 const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
@@ -26,7 +26,7 @@ pub enum CompressionFormat {
 
 impl CompressionFormat {
     /// The method's name: `zlib` or `zstd`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             CompressionFormat::Zlib => "zlib",
             CompressionFormat::Zstd => "zstd",
@@ -53,9 +53,9 @@ pub enum Compression {
 
 impl Compression {
     /// LLVM's default zlib level (6).
-    pub const ZLIB_DEFAULT_LEVEL: u32 = 6;
+    pub(crate) const ZLIB_DEFAULT_LEVEL: u32 = 6;
     /// LLVM's default zstd level (5).
-    pub const ZSTD_DEFAULT_LEVEL: i32 = 5;
+    pub(crate) const ZSTD_DEFAULT_LEVEL: i32 = 5;
 
     /// zlib at LLVM's default level.
     pub fn zlib() -> Compression {
@@ -126,7 +126,11 @@ fn zstd(_body: &[u8], _level: i32) -> Result<Vec<u8>> {
 /// One frame as `ZSTD_compress` makes it.
 #[cfg(feature = "compress")]
 fn zstd(body: &[u8], level: i32) -> Result<Vec<u8>> {
-    ::zstd::bulk::compress(body, level).map_err(compress_error)
+    ::zstd::bulk::compress(body, level).map_err(|source| Error::Compress {
+        what: "offload binary",
+        method: "zstd",
+        source,
+    })
 }
 
 /// One-shot zlib as `compress2` does it: the whole input, then finish.
@@ -140,10 +144,14 @@ fn zlib(body: &[u8], level: u32) -> Result<Vec<u8>> {
         if out.len() == out.capacity() {
             out.reserve(out.capacity().max(64));
         }
-        match c
+        let status = c
             .compress_vec(input, &mut out, flate2::FlushCompress::Finish)
-            .map_err(compress_error)?
-        {
+            .map_err(|e| Error::Compress {
+                what: "offload binary",
+                method: "zlib",
+                source: std::io::Error::other(e),
+            })?;
+        match status {
             flate2::Status::StreamEnd => return Ok(out),
             flate2::Status::Ok | flate2::Status::BufError => {}
         }
@@ -207,7 +215,7 @@ pub(super) fn parse_compressed<'d>(bin: &Reader<'d>, inflated: u64) -> Result<Bi
     // start: there is no file offset for bytes that exist only once decompressed.
     let inner = Reader::new(&whole, base);
     let entries = parse_entries_v2(&inner, Version::V3)
-        .map_err(decompressed_context)?
+        .map_err(decompressed_context(base))?
         .into_iter()
         .map(|e| {
             let mut e = e.into_owned();
@@ -228,16 +236,11 @@ pub(super) fn parse_compressed<'d>(bin: &Reader<'d>, inflated: u64) -> Result<Bi
     })
 }
 
-fn decompressed_context(e: Error) -> Error {
-    match e {
-        Error::Truncated { offset, .. }
-        | Error::Invalid { offset, .. }
-        | Error::LimitExceeded { offset, .. } => Error::Invalid {
-            what: "decompressed offload binary",
-            offset,
-            reason: format!("(offset within the inflated data) {e}"),
-        },
-        other => other,
+fn decompressed_context(offset: u64) -> impl Fn(Error) -> Error {
+    move |e| Error::Inflated {
+        what: "compressed offload binary",
+        offset,
+        source: Box::new(e),
     }
 }
 
@@ -256,8 +259,12 @@ fn inflate(
     };
     let mut out = Vec::new();
     let limit = expected.saturating_add(1);
-    decode(packed, format, limit, &mut out)
-        .map_err(|e| fail(format!("{} data: {e}", format.name())))?;
+    decode(packed, format, limit, &mut out).map_err(|source| Error::Codec {
+        what: "compressed offload binary",
+        offset,
+        method: format.name(),
+        source,
+    })?;
     if out.len() as u64 != expected {
         return Err(fail(format!(
             "the {} data inflates to {}{} bytes, but the header says {expected}",

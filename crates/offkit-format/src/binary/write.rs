@@ -7,9 +7,9 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::kind::{ImageKind, OffloadKind};
-use offkit_llvm::reader::align_up;
 use offkit_llvm::string_table::StringTable;
 use offkit_llvm::LlvmVersion;
+use offkit_read::align_up;
 
 /// What to write around one image: everything but the image bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +49,7 @@ pub struct Layout {
 
 impl Layout {
     /// Where the image starts, relative to the binary.
-    pub fn image_offset(&self) -> u64 {
+    pub(crate) fn image_offset(&self) -> u64 {
         self.head.len() as u64
     }
 

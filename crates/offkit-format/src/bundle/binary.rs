@@ -11,13 +11,13 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use offkit_llvm::adt::stringmap::StringMap;
-use offkit_llvm::limits;
-use offkit_llvm::reader::Reader;
+use offkit_read::limits;
+use offkit_read::Reader;
 
 use super::{align_to, MAGIC};
 
 /// The size of the fixed part of the header: the magic and the entry count.
-pub const FIXED_HEADER: u64 = 32;
+pub(crate) const FIXED_HEADER: u64 = 32;
 
 /// The size of the fixed part of one entry record: offset, size and ID length.
 pub const RECORD_FIXED: u64 = 24;
@@ -37,7 +37,7 @@ pub struct Entry<'d> {
 
 impl Entry<'_> {
     /// The payload's byte range within the bundle, if it is representable.
-    pub fn range(&self) -> Option<Range<usize>> {
+    pub(crate) fn range(&self) -> Option<Range<usize>> {
         let start = usize::try_from(self.offset).ok()?;
         let end = usize::try_from(self.offset.checked_add(self.size)?).ok()?;
         Some(start..end)

@@ -21,23 +21,22 @@ use md5::{Digest, Md5};
 use zstd::zstd_safe;
 
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
-use offkit_llvm::reader::Reader;
+use offkit_read::limits;
+use offkit_read::Reader;
 
 mod llvm;
 pub mod stream;
 mod write;
-pub use llvm::{
-    decompress_llvm, decompress_llvm19, decompress_llvm_object, is_compressed_for,
-    Llvm19Decompressed, Llvm19Header, LlvmDecompressed, LlvmHeader,
-};
+#[cfg(test)]
+pub(crate) use llvm::decompress_llvm19;
+pub use llvm::{decompress_llvm, decompress_llvm_object, LlvmDecompressed, LlvmHeader};
 pub use write::{compress, compress_pieces, compress_stream, Compressed, Options};
 
 /// The magic bytes of a compressed bundle.
 pub const MAGIC: [u8; 4] = *b"CCOB";
 
 /// The smallest buffer LLVM 19 considers compressed (a version-1 header).
-pub const MIN_SIZE: usize = 20;
+pub(crate) const MIN_SIZE: usize = 20;
 
 /// The compression method field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -58,7 +57,7 @@ impl Method {
     }
 
     /// The method for a field value.
-    pub fn from_raw(v: u16) -> Option<Method> {
+    pub(crate) fn from_raw(v: u16) -> Option<Method> {
         match v {
             0 => Some(Method::Zlib),
             1 => Some(Method::Zstd),
@@ -95,7 +94,7 @@ pub struct Header {
 }
 
 /// The header size of a version.
-pub fn header_size(version: u16) -> Option<u64> {
+pub(crate) fn header_size(version: u16) -> Option<u64> {
     match version {
         1 => Some(20),
         2 => Some(24),
@@ -105,7 +104,7 @@ pub fn header_size(version: u16) -> Option<u64> {
 }
 
 /// Whether LLVM 19 treats `data` as compressed: the magic and at least 20 bytes.
-pub fn is_compressed(data: &[u8]) -> bool {
+pub(crate) fn is_compressed(data: &[u8]) -> bool {
     data.len() >= MIN_SIZE && data.starts_with(&MAGIC)
 }
 
@@ -132,10 +131,10 @@ fn truncated(md5: Md5) -> u64 {
 }
 
 /// The magic of a regular zstd frame (little-endian).
-pub const ZSTD_FRAME_MAGIC: u32 = 0xFD2F_B528;
+pub(crate) const ZSTD_FRAME_MAGIC: u32 = 0xFD2F_B528;
 
 /// Whether `magic` is a zstd skippable frame's (`0x184D2A50` to `0x184D2A5F`).
-pub fn is_skippable_magic(magic: u32) -> bool {
+pub(crate) fn is_skippable_magic(magic: u32) -> bool {
     magic & 0xFFFF_FFF0 == 0x184D_2A50
 }
 
@@ -274,7 +273,7 @@ pub struct Blob<'d> {
 
 /// Splits `data` into its concatenated compressed bundles (strict): versions 2 and 3 end where
 /// their total size says; a version-1 bundle (which has no total size) where its stream ends
-/// ([`stream::stream_len`]). Zero bytes between bundles (and after the last) are padding, as in
+/// (the stream's length). Zero bytes between bundles (and after the last) are padding, as in
 /// a `.hip_fatbin` section; anything else must start the next bundle.
 pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
     let mut out = Vec::new();
@@ -330,14 +329,22 @@ pub fn blobs(data: &[u8], base: u64) -> Result<Vec<Blob<'_>>> {
 /// and the hash must match.
 pub fn decompress_blob(blob: &Blob<'_>, limit: u64) -> Result<Vec<u8>> {
     let h = &blob.header;
-    let max = limit.min(limits::MAX_INFLATED_SIZE);
-    if h.uncompressed_size > max {
-        return Err(Error::LimitExceeded {
-            what: "compressed bundle uncompressed size",
+    let what = "compressed bundle uncompressed size";
+    if h.uncompressed_size > limits::MAX_INFLATED_SIZE {
+        let offset = size_field(h);
+        return Err(Error::limit(
+            limits::Limit::InflatedSize,
+            what,
+            offset,
+            h.uncompressed_size,
+        ));
+    }
+    if h.uncompressed_size > limit {
+        return Err(Error::OverBudget {
+            what,
             offset: size_field(h),
             value: h.uncompressed_size,
-            limit: max,
-            name: limits::Limit::InflatedSize.name(),
+            budget: limit,
         });
     }
     // The output grows with what the stream yields; the stream is stopped the moment it yields
@@ -453,19 +460,6 @@ pub fn decompress_all(data: &[u8], base: u64, limit: u64) -> Result<Vec<(Header,
     Ok(out)
 }
 
-/// Formats `v` with `,` thousands separators, as LLVM's verbose output does.
-pub fn with_commas(v: u64) -> String {
-    let s = v.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -516,10 +510,12 @@ mod tests {
         let all = decompress_all(&both, 0, u64::MAX).unwrap();
         assert_eq!(all[1].1, b"second");
         // LLVM 19 fails on two concatenated bundles.
-        assert_eq!(
-            decompress_llvm19(&both).unwrap_err().to_string(),
-            "Could not decompress embedded file contents: Src size is incorrect"
-        );
+        assert!(matches!(
+            decompress_llvm19(&both),
+            Err(Error::LlvmZstd {
+                name: "Src size is incorrect"
+            })
+        ));
         // LLVM 19 reads version 3 as version 2.
         assert!(decompress_llvm19(&b).is_err());
         // Wrong hash.
@@ -544,14 +540,14 @@ mod tests {
         ));
         let mut m = a.clone();
         m[6] = 7;
-        assert_eq!(
-            decompress_llvm19(&m).unwrap_err().to_string(),
-            "Unknown compressing method"
-        );
-        assert_eq!(
-            decompress_llvm19(&a[..21]).unwrap_err().to_string(),
-            "Compressed bundle header size too small"
-        );
+        assert!(matches!(
+            decompress_llvm19(&m),
+            Err(Error::LlvmUnknownMethod { method: 7 })
+        ));
+        assert!(matches!(
+            decompress_llvm19(&a[..21]),
+            Err(Error::LlvmHeaderTooShort { .. })
+        ));
         for cut in 0..a.len() {
             let _ = decompress_all(&a[..cut], 0, u64::MAX);
             let _ = decompress_llvm19(&a[..cut]);
@@ -687,17 +683,21 @@ mod tests {
                 .header_size,
             32
         );
-        let msg = |v, d: &[u8]| decompress_llvm(v, d).unwrap_err().to_string();
-        let too_small = "Compressed bundle header size too small";
-        assert_eq!(msg(LlvmVersion::V22, &v3[..31]), too_small);
+        let too_small = |v, d: &[u8]| {
+            matches!(
+                decompress_llvm(v, d),
+                Err(Error::LlvmHeaderTooShort { llvm }) if llvm == v
+            )
+        };
+        assert!(too_small(LlvmVersion::V22, &v3[..31]));
         // 22 takes 8 bytes with the magic for compressed; 19 wants 20.
-        assert_eq!(msg(LlvmVersion::V22, &v3[..8]), too_small);
+        assert!(too_small(LlvmVersion::V22, &v3[..8]));
         assert!(decompress_llvm19(&v3[..8]).unwrap().header.is_none());
         // Any other version is "too small" in 22 whatever the size; 19 reads it as version 2.
         let mut v4 = v3.clone();
         v4[4] = 4;
         v4.resize(1 << 16, 0);
-        assert_eq!(msg(LlvmVersion::V22, &v4), too_small);
+        assert!(too_small(LlvmVersion::V22, &v4));
         let mut v0 = ccob(1, &frame, &data);
         v0[4] = 0;
         assert!(decompress_llvm(LlvmVersion::V22, &v0).is_err());
@@ -733,12 +733,5 @@ mod tests {
         v1.push(0);
         assert!(decompress_llvm_object(&v1).is_err());
         assert!(decompress_llvm_object(b"CCOB").unwrap().header.is_none());
-    }
-
-    #[test]
-    fn commas() {
-        assert_eq!(with_commas(5182), "5,182");
-        assert_eq!(with_commas(100), "100");
-        assert_eq!(with_commas(1234567), "1,234,567");
     }
 }

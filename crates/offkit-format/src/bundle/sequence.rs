@@ -15,7 +15,7 @@
 
 use super::{binary, compressed, MAGIC};
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// What one bundle of a sequence is.
 #[derive(Debug, Clone, PartialEq, Eq)]

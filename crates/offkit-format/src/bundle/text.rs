@@ -9,7 +9,7 @@
 //! The newline before each marker belongs to the marker, so a payload comes back byte for byte.
 
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// The line-comment syntax of a text bundle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,14 @@ pub enum Comment {
 }
 
 impl Comment {
+    /// The first comment syntax (`//`, `#`, `;`, in that order) whose bundle start marker
+    /// appears anywhere in `data`: the text bundle `data` holds, if any.
+    pub fn find_in(data: &[u8]) -> Option<Comment> {
+        [Comment::Slash, Comment::Hash, Comment::Semicolon]
+            .into_iter()
+            .find(|c| find(data, &c.start_marker(), 0).is_some())
+    }
+
     /// The comment for a `-type` value, if it is a text type.
     pub fn for_type(ty: &str) -> Option<Comment> {
         match ty {
@@ -34,7 +42,7 @@ impl Comment {
     }
 
     /// The comment text.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Comment::Slash => "//",
             Comment::Hash => "#",
@@ -48,7 +56,7 @@ impl Comment {
     }
 
     /// `"\n" + comment + " __CLANG_OFFLOAD_BUNDLE____END__ "`.
-    pub fn end_marker(self) -> Vec<u8> {
+    pub(crate) fn end_marker(self) -> Vec<u8> {
         format!("\n{} __CLANG_OFFLOAD_BUNDLE____END__ ", self.as_str()).into_bytes()
     }
 
@@ -81,7 +89,7 @@ pub fn write(comment: Comment, entries: &[(&[u8], &[u8])]) -> Vec<u8> {
 }
 
 /// `StringRef::find(needle, from)`: `None` for "npos" (also when `from` is past the end).
-pub fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+pub(crate) fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     let tail = hay.get(from..)?;
     if needle.is_empty() {
         return Some(from);

@@ -5,7 +5,7 @@
 //! reserved in 22) are 19's only, kept so that old code objects still read.
 
 /// `(EF_AMDGPU_MACH value, processor)`, by value.
-pub const MACHS: &[(u32, &str)] = &[
+pub(crate) const MACHS: &[(u32, &str)] = &[
     (0x001, "r600"),
     (0x002, "r630"),
     (0x003, "rs880"),
@@ -80,7 +80,7 @@ pub const MACHS: &[(u32, &str)] = &[
 ];
 
 /// The processor of `EF_AMDGPU_MACH` value `mach`.
-pub fn processor(mach: u32) -> Option<&'static str> {
+pub(crate) fn processor(mach: u32) -> Option<&'static str> {
     MACHS
         .binary_search_by_key(&mach, |&(v, _)| v)
         .ok()

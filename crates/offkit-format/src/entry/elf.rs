@@ -20,9 +20,10 @@ use super::{
     detect_layout, parse_raw, read_word, Address, Entry, Format, Layout, Name, Resolution, Table,
     TableKind,
 };
+use crate::container::{Section, SectionKind};
 use crate::error::{Error, Result};
 use crate::kind::OffloadKind;
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// An entry section whose table cannot be read: a warning on that table, never a failed file.
 #[derive(Debug)]
@@ -81,88 +82,124 @@ fn tables_of<'d, Elf: FileHeader<Endian = Endianness>>(
     data: &'d [u8],
     base: u64,
 ) -> Result<Vec<TableResult<'d>>> {
+    let found = entry_sections(data, base)?;
+    if found.is_empty() {
+        return Ok(Vec::new());
+    }
     let err = obj_err("ELF file", base);
     let header = Elf::parse(data).map_err(&err)?;
     let endian = header.endian().map_err(&err)?;
     let sections = header.sections(endian, data).map_err(&err)?;
-    let mut found = Vec::new();
-    for (index, sh) in sections.enumerate() {
-        let Ok(name) = sections.section_name(endian, sh) else {
-            continue;
-        };
-        if let Some(kind) = TableKind::from_section_name(name) {
-            if sh.sh_type(endian) != elf::SHT_NOBITS {
-                found.push((index, kind, sh));
-            }
-        }
-    }
-    if found.is_empty() {
-        return Ok(Vec::new());
-    }
-    let pointer_size: u8 = if header.is_class_64() { 8 } else { 4 };
-    let machine = header.e_machine(endian);
-    // The alignment of i64 on 32-bit hosts: 4 on i386, 8 on the others LLVM targets.
-    let i64_align = if pointer_size == 8 || machine == elf::EM_386 {
-        pointer_size
-    } else {
-        8
-    };
-    let linked = header.e_type(endian) != elf::ET_REL;
-    let mut ctx = Ctx::<Elf> {
-        data,
-        base,
-        endian,
-        pointer_size,
-        sections: &sections,
-        symtabs: HashMap::new(),
-        by_section_value: None,
-        by_address: None,
-        loads: Vec::new(),
-        is_mips64el: header.is_mips64el(endian),
-        i64_align,
-        linked,
-    };
-    if linked {
-        for ph in header.program_headers(endian, data).map_err(&err)? {
-            if ph.p_type(endian) == elf::PT_LOAD {
-                ctx.loads.push((
-                    ph.p_vaddr(endian).into(),
-                    ph.p_offset(endian).into(),
-                    ph.p_filesz(endian).into(),
-                ));
-            }
-        }
-    }
-    let mut out = Vec::new();
+    let mut ctx = Ctx::new(header, data, base, &sections)?;
     let mut rows = 0usize;
-    for (index, kind, sh) in found {
-        let (file_off, _) = sh.file_range(endian).unwrap_or((0, 0));
-        let offset = base.saturating_add(file_off);
-        let table = ctx.table(index, kind, sh, offset, &mut rows);
-        out.push(table.map_err(|error| TableError {
+    let tables = found.into_iter().map(|(kind, s)| {
+        let s = s?;
+        ctx.table(kind, &s, &mut rows).map_err(|error| TableError {
             kind,
-            section_index: index.0,
-            offset,
+            section_index: s.index,
+            offset: s.offset,
             error,
-        }));
+        })
+    });
+    Ok(tables.collect())
+}
+
+/// The entry sections of `data` ([`crate::container::sections`]), each with its kind: the
+/// section, or the error (a table's warning) when its contents are not in the file.
+#[allow(clippy::type_complexity)]
+fn entry_sections(
+    data: &[u8],
+    base: u64,
+) -> Result<Vec<(TableKind, std::result::Result<Section<'_>, TableError>)>> {
+    let mut found = Vec::new();
+    for s in crate::container::sections(data, base) {
+        match s {
+            Ok(s) => {
+                if let Some(kind) = TableKind::from_section_name(s.name) {
+                    if s.kind == SectionKind::EntryTable {
+                        found.push((kind, Ok(s)));
+                    }
+                }
+            }
+            Err(Error::SectionContents {
+                name,
+                index,
+                offset,
+                source,
+                ..
+            }) => {
+                if let Some(kind) = TableKind::from_section_name(name.as_bytes()) {
+                    let error = obj_err("offload entry section", offset)(source);
+                    found.push((
+                        kind,
+                        Err(TableError {
+                            kind,
+                            section_index: index,
+                            offset,
+                            error,
+                        }),
+                    ));
+                }
+            }
+            Err(e) => return Err(e),
+        }
     }
-    Ok(out)
+    Ok(found)
+}
+
+impl<'t, 'd, Elf: FileHeader<Endian = Endianness>> Ctx<'t, 'd, Elf> {
+    /// What resolving the pointers of the entry tables of the ELF file `header` needs.
+    fn new(
+        header: &Elf,
+        data: &'d [u8],
+        base: u64,
+        sections: &'t SectionTable<'d, Elf, &'d [u8]>,
+    ) -> Result<Self> {
+        let err = obj_err("ELF file", base);
+        let endian = header.endian().map_err(&err)?;
+        let pointer_size: u8 = if header.is_class_64() { 8 } else { 4 };
+        let machine = header.e_machine(endian);
+        // The alignment of i64 on 32-bit hosts: 4 on i386, 8 on the others LLVM targets.
+        let i64_align = if pointer_size == 8 || machine == elf::EM_386 {
+            pointer_size
+        } else {
+            8
+        };
+        let linked = header.e_type(endian) != elf::ET_REL;
+        let mut loads = Vec::new();
+        if linked {
+            for ph in header.program_headers(endian, data).map_err(&err)? {
+                if ph.p_type(endian) == elf::PT_LOAD {
+                    loads.push((
+                        ph.p_vaddr(endian).into(),
+                        ph.p_offset(endian).into(),
+                        ph.p_filesz(endian).into(),
+                    ));
+                }
+            }
+        }
+        Ok(Ctx {
+            data,
+            base,
+            endian,
+            pointer_size,
+            sections,
+            symtabs: HashMap::new(),
+            by_section_value: None,
+            by_address: None,
+            loads,
+            is_mips64el: header.is_mips64el(endian),
+            i64_align,
+            linked,
+        })
+    }
 }
 
 impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
     /// Reads one entry section (`rows` counts the entries of the file so far).
-    fn table(
-        &mut self,
-        index: SectionIndex,
-        kind: TableKind,
-        sh: &'d Elf::SectionHeader,
-        offset: u64,
-        rows: &mut usize,
-    ) -> Result<Table<'d>> {
+    fn table(&mut self, kind: TableKind, s: &Section<'d>, rows: &mut usize) -> Result<Table<'d>> {
         let (endian, linked) = (self.endian, self.linked);
-        let bytes = sh
-            .data(endian, self.data)
-            .map_err(obj_err("offload entry section", offset))?;
+        let (index, offset, bytes) = (SectionIndex(s.index), s.offset, s.data);
         let layout = detect_layout(bytes, kind, self.pointer_size, self.i64_align, endian);
         let raw = parse_raw(bytes, layout, endian, offset)?;
         *rows = rows.saturating_add(raw.len());
@@ -175,7 +212,7 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
             ));
         }
         let (relocs, resolution) = if linked {
-            let addr: u64 = sh.sh_addr(endian).into();
+            let addr = s.addr;
             (
                 self.dynamic_relocs(addr, bytes.len() as u64)?,
                 Resolution::Dynamic,
@@ -183,7 +220,7 @@ impl<'d, Elf: FileHeader<Endian = Endianness>> Ctx<'_, 'd, Elf> {
         } else {
             (self.static_relocs(index)?, Resolution::Static)
         };
-        let section_addr: u64 = if linked { sh.sh_addr(endian).into() } else { 0 };
+        let section_addr = if linked { s.addr } else { 0 };
         let mut entries = Vec::with_capacity(raw.len());
         for (i, r) in raw.into_iter().enumerate() {
             let at = i as u64 * layout.stride;

@@ -72,23 +72,23 @@ pub struct Description {
 
 /// OpenMP entry flags (`OpenMPOffloadingDeclareTargetFlags` of `offload/include/omptarget.h`
 /// and the requires bit).
-pub mod omp {
+pub(crate) mod omp {
     use super::Releases;
 
     /// `declare target link`.
-    pub const LINK: u32 = 0x01;
+    pub(crate) const LINK: u32 = 0x01;
     /// Global constructor (LLVM 19; the bit is unused by 22).
-    pub const CTOR: u32 = 0x02;
+    pub(crate) const CTOR: u32 = 0x02;
     /// Global destructor (LLVM 19; the bit is unused by 22).
-    pub const DTOR: u32 = 0x04;
+    pub(crate) const DTOR: u32 = 0x04;
     /// `declare target indirect` function.
-    pub const INDIRECT: u32 = 0x08;
+    pub(crate) const INDIRECT: u32 = 0x08;
     /// A `requires` registration entry.
-    pub const REGISTER_REQUIRES: u32 = 0x10;
+    pub(crate) const REGISTER_REQUIRES: u32 = 0x10;
     /// An indirect vtable (LLVM 22).
-    pub const INDIRECT_VTABLE: u32 = 0x20;
+    pub(crate) const INDIRECT_VTABLE: u32 = 0x20;
     /// The names of the flag bits, with the releases whose runtime knows each.
-    pub const NAMES: [(u32, &str, Releases); 6] = [
+    pub(crate) const NAMES: [(u32, &str, Releases); 6] = [
         (LINK, "link", Releases::ALL),
         (CTOR, "ctor", Releases::UNTIL_22),
         (DTOR, "dtor", Releases::UNTIL_22),
@@ -98,7 +98,7 @@ pub mod omp {
     ];
     /// The `requires` clauses (`OMP_REQ_*`, the same in 19 and 22) in the `data` of a requires
     /// entry.
-    pub const REQUIRES_NAMES: [(u64, &str); 5] = [
+    pub(crate) const REQUIRES_NAMES: [(u64, &str); 5] = [
         (0x001, "none"),
         (0x002, "reverse_offload"),
         (0x004, "unified_address"),
@@ -108,25 +108,25 @@ pub mod omp {
 }
 
 /// CUDA and HIP entry flags (`OffloadEntryKindFlag`, the same in 19 and 22).
-pub mod cuda {
+pub(crate) mod cuda {
     /// Bits 0–2: the kind of a variable entry.
-    pub const KIND_MASK: u32 = 0x7;
+    pub(crate) const KIND_MASK: u32 = 0x7;
     /// A global variable.
-    pub const GLOBAL: u32 = 0;
+    pub(crate) const GLOBAL: u32 = 0;
     /// A `__managed__` variable.
-    pub const MANAGED: u32 = 1;
+    pub(crate) const MANAGED: u32 = 1;
     /// A surface.
-    pub const SURFACE: u32 = 2;
+    pub(crate) const SURFACE: u32 = 2;
     /// A texture.
-    pub const TEXTURE: u32 = 3;
+    pub(crate) const TEXTURE: u32 = 3;
     /// The variable is `extern` (defined in another translation unit).
-    pub const EXTERN: u32 = 0x08;
+    pub(crate) const EXTERN: u32 = 0x08;
     /// The variable is `__constant__`.
-    pub const CONSTANT: u32 = 0x10;
+    pub(crate) const CONSTANT: u32 = 0x10;
     /// The texture is normalized.
-    pub const NORMALIZED: u32 = 0x20;
+    pub(crate) const NORMALIZED: u32 = 0x20;
     /// The names of the flag bits above the kind.
-    pub const NAMES: [(u32, &str); 3] = [
+    pub(crate) const NAMES: [(u32, &str); 3] = [
         (EXTERN, "extern"),
         (CONSTANT, "constant"),
         (NORMALIZED, "normalized"),

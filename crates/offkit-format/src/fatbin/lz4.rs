@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 
 /// Decompresses `src` (an LZ4 block whose first byte is at absolute offset `offset`) into
 /// exactly `expected` bytes.
-pub fn decompress(src: &[u8], expected: u64, offset: u64) -> Result<Vec<u8>> {
+pub(crate) fn decompress(src: &[u8], expected: u64, offset: u64) -> Result<Vec<u8>> {
     let fail = |at: usize, reason: String| Error::Decompress {
         what: "lz4-compressed fat binary entry",
         offset: offset.saturating_add(at as u64),

@@ -2,7 +2,7 @@
 //! sources are in `docs/formats.md` ("CUDA fat binaries").
 
 use crate::error::Result;
-use offkit_llvm::reader::Reader;
+use offkit_read::Reader;
 
 /// `fatBinaryHeader` (16 bytes): the header of one fat binary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -19,10 +19,10 @@ pub struct Header {
 
 impl Header {
     /// The header's size on disk.
-    pub const SIZE: u64 = 16;
+    pub(crate) const SIZE: u64 = 16;
 
     /// Reads a header at the reader's position.
-    pub fn read(r: &mut Reader<'_>) -> Result<Self> {
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self> {
         Ok(Header {
             magic: r.u32_le("fat binary magic")?,
             version: r.u16_le("fat binary version")?,
@@ -80,10 +80,10 @@ pub struct EntryHeader {
 
 impl EntryHeader {
     /// The size of the fixed part.
-    pub const SIZE: u64 = 64;
+    pub(crate) const SIZE: u64 = 64;
 
     /// Reads the fixed part at the reader's position.
-    pub fn read(r: &mut Reader<'_>) -> Result<Self> {
+    pub(crate) fn read(r: &mut Reader<'_>) -> Result<Self> {
         Ok(EntryHeader {
             kind: r.u16_le("fat binary entry kind")?,
             version: r.u16_le("fat binary entry version")?,
@@ -120,35 +120,5 @@ impl EntryHeader {
         b[0x30..0x38].copy_from_slice(&self.reserved.to_le_bytes());
         b[0x38..0x40].copy_from_slice(&self.uncompressed_size.to_le_bytes());
         b
-    }
-}
-
-/// `__fatBinC_Wrapper_t` (24 bytes on 64-bit hosts), the record in `.nvFatBinSegment` that
-/// the host code registers: it points at the fat binary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Wrapper {
-    /// `magic`: [`super::WRAPPER_MAGIC`].
-    pub magic: u32,
-    /// `version`: 1, or 2 for relocatable device code (then `filename_or_fatbins` points at
-    /// the prelinked fat binaries).
-    pub version: u32,
-    /// `data`: the address of the fat binary.
-    pub data: u64,
-    /// `filename_or_fatbins`.
-    pub filename_or_fatbins: u64,
-}
-
-impl Wrapper {
-    /// The record's size on 64-bit hosts.
-    pub const SIZE: u64 = 24;
-
-    /// Reads a record at the reader's position.
-    pub fn read(r: &mut Reader<'_>) -> Result<Self> {
-        Ok(Wrapper {
-            magic: r.u32_le("fat binary wrapper magic")?,
-            version: r.u32_le("fat binary wrapper version")?,
-            data: r.u64_le("fat binary wrapper data")?,
-            filename_or_fatbins: r.u64_le("fat binary wrapper filename")?,
-        })
     }
 }

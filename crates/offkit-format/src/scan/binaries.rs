@@ -10,9 +10,9 @@ use object::read::archive::ArchiveFile;
 
 use super::{Location, Resolver, Step};
 use crate::binary::{self, Binary, Entry};
-use crate::container::{elf_sections, SHT_LLVM_OFFLOADING};
+use crate::container::{sections, SectionKind};
 use crate::error::{Error, Result};
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// What a file is, by its first bytes, for the kinds that hold offload binaries (LLVM's
 /// `identify_magic`).
@@ -106,7 +106,7 @@ fn owned(b: Binary<'_>) -> Binary<'static> {
 /// Reads the offload binaries of one section or raw file (its bytes and absolute offset) into
 /// binaries: [`read_binaries`] for offkit's rules, a face's own for LLVM's checks and
 /// messages.
-pub type ReadBinaries<'r, E> =
+pub(crate) type ReadBinaries<'r, E> =
     &'r mut dyn for<'a> FnMut(&'a [u8], u64) -> std::result::Result<Vec<Binary<'a>>, E>;
 
 /// How [`offload_binaries`] reads, where the faces' rules differ.
@@ -138,7 +138,7 @@ pub fn read_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
 
 /// Every offload image in `data` (at absolute offset `base`), in file order: a raw offload
 /// binary; an ELF relocatable object, executable or shared object (every section of type
-/// `SHT_LLVM_OFFLOADING`); a COFF object or PE image (see `scan::elf::coff_sections`); every member of
+/// `SHT_LLVM_OFFLOADING`); a COFF object or PE image (see [`crate::container::sections`]); every member of
 /// an archive, recursively; a bitcode file's `!llvm.embedded.objects`. Anything else holds
 /// none.
 ///
@@ -152,6 +152,20 @@ pub fn offload_binaries<'d, E: BinariesError>(
     let mut out = Vec::new();
     collect(data, base, &Location::file(name), &[], 0, opts, &mut out)?;
     Ok(out)
+}
+
+/// Every offload binary in `data` (raw, ELF, COFF, an archive of those, bitcode), in file
+/// order, read by offkit's rules: [`offload_binaries`] with [`read_binaries`].
+pub fn all_binaries(data: &[u8], base: u64) -> Result<Vec<Binary<'_>>> {
+    let mut read = read_binaries;
+    let mut opts = Binaries {
+        read: &mut read,
+        resolver: None,
+        skip_shared_input: false,
+        bitcode_error: |e| e,
+    };
+    let found = offload_binaries(data, base, "", &mut opts)?;
+    Ok(found.into_iter().map(|f| f.binary).collect())
 }
 
 fn push<'d, E: BinariesError>(
@@ -202,17 +216,13 @@ fn collect<'d, E: BinariesError>(
             push(out, members, entries, base)
         }
         Holder::Elf { e_type: 3 } if depth == 0 && opts.skip_shared_input => Ok(()),
-        Holder::Elf { e_type: 1..=3 } => {
-            for s in elf_sections(data, base, |_, t| t == SHT_LLVM_OFFLOADING)? {
-                let entries = (opts.read)(s.data, s.offset)?;
-                push(out, members, entries, s.offset)?;
-            }
-            Ok(())
-        }
-        Holder::Coff => {
-            for s in super::elf::coff_sections(data, base)? {
-                let entries = (opts.read)(s.data, s.offset)?;
-                push(out, members, entries, s.offset)?;
+        Holder::Elf { e_type: 1..=3 } | Holder::Coff => {
+            for s in sections(data, base) {
+                let s = s?;
+                if s.kind == SectionKind::OffloadBinaries {
+                    let entries = (opts.read)(s.data, s.offset)?;
+                    push(out, members, entries, s.offset)?;
+                }
             }
             Ok(())
         }
@@ -225,7 +235,7 @@ fn collect<'d, E: BinariesError>(
                 }
             };
             let archive = ArchiveFile::parse(data).map_err(err("archive", base))?;
-            for m in super::archive::members(&archive, data, base) {
+            for m in crate::container::members(&archive, data, base) {
                 let m = m?;
                 let mut inner_members = members.to_vec();
                 inner_members.push(m.name.clone());
@@ -233,13 +243,13 @@ fn collect<'d, E: BinariesError>(
                     let Some(r) = opts.resolver.as_deref_mut() else {
                         continue;
                     };
-                    let bytes = r
-                        .thin_member(loc, &m.name)
-                        .map_err(|reason| Error::Invalid {
-                            what: "thin archive member",
-                            offset: m.header,
-                            reason: reason.to_string(),
-                        })?;
+                    let bytes =
+                        r.thin_member(loc, &m.name)
+                            .map_err(|source| Error::ThinMember {
+                                member: m.name.clone(),
+                                offset: m.header,
+                                source,
+                            })?;
                     let mut inner = Vec::new();
                     let mloc = loc.with(Step::ThinMember(m.name));
                     let bytes = (*bytes).as_ref();

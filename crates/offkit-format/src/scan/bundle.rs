@@ -3,12 +3,12 @@
 //! as its entry table, and its entries are reported with the bundle they are in.
 
 use super::{
-    split_bundle_id, BundleRef, Compression, Container, Event, Format, ImageInfo, Inflate,
-    Location, Pos, Source, Step, Step_, Walker,
+    bundle_target, BundleRef, Compressed, Compression, Container, Event, Format, ImageInfo,
+    Inflate, Location, Pos, Source, Step, Step_, Walker,
 };
 use crate::bundle::{binary, compressed, sequence, text};
 use crate::error::Error;
-use offkit_llvm::limits;
+use offkit_read::limits;
 
 /// The comment syntax of a text bundle that starts at `data[0]`, if one does.
 pub(super) fn text_bundle(data: &[u8]) -> Option<text::Comment> {
@@ -37,7 +37,7 @@ impl<E> Walker<'_, '_, E> {
         depth: usize,
     ) -> Step_<E> {
         let id = String::from_utf8_lossy(id).into_owned();
-        let (kind, triple, target_id) = split_bundle_id(&id);
+        let (kind, triple, target_id) = bundle_target(&id);
         let info = ImageInfo {
             location: loc.with(Step::BundleEntry(id.clone())),
             source: Source::BundleEntry { id },
@@ -53,7 +53,7 @@ impl<E> Walker<'_, '_, E> {
             address: None,
             code_object: None,
         };
-        let pos = if info.offload_kind == "host" {
+        let pos = if info.offload_kind.is_host() {
             Pos::Host
         } else {
             Pos::Image
@@ -196,16 +196,17 @@ impl<E> Walker<'_, '_, E> {
     ) -> Step_<E> {
         let h = &blob.header;
         let info = Compression {
-            format: "ccob",
-            version: h.version,
-            method: h.method.name().to_string(),
+            format: Compressed::Ccob {
+                version: h.version,
+                method: h.method,
+            },
             offset: h.offset,
             compressed_size: bref.size,
             uncompressed_size: h.uncompressed_size,
         };
         self.emit(Event::Container(&Container {
             location: bloc.clone(),
-            format: Format::CompressedBundle(info.clone()),
+            format: Format::CompressedBundle(info),
             offset: h.offset,
             size: bref.size,
         }))?;

@@ -3,10 +3,14 @@
 //! decompressed when its entry is compressed.
 
 use super::{
-    Compression, Container, Event, Format, ImageInfo, Location, Pos, Source, Step, Step_, Walker,
+    Compressed, Compression, Container, Event, Format, ImageInfo, Location, Pos, Source, Step,
+    Step_, Walker,
 };
 use crate::container::Section;
+use crate::device::ImageTargetId;
 use crate::fatbin;
+use crate::kind::{Model, OffloadKind};
+use offkit_llvm::triple::Triple;
 
 impl<E> Walker<'_, '_, E> {
     /// The fat binaries of section `s` (at `sloc`): a container per fat binary, an image per
@@ -24,10 +28,11 @@ impl<E> Walker<'_, '_, E> {
             for (ei, e) in fb.entries.iter().enumerate() {
                 let location = sloc.with(Step::Binary(n));
                 n += 1;
-                let compression = e.compression.map(|m| Compression {
-                    format: "nv-fatbin",
-                    version: fb.header.version,
-                    method: m.name().to_string(),
+                let compression = e.compression.map(|method| Compression {
+                    format: Compressed::NvFatbin {
+                        version: fb.header.version,
+                        method,
+                    },
                     offset: e.data_offset,
                     compressed_size: e.data.len() as u64,
                     uncompressed_size: e.raw.uncompressed_size,
@@ -42,17 +47,18 @@ impl<E> Walker<'_, '_, E> {
                     Some(_) => (location.with(Step::Inflated), 0),
                     None => (location, e.data_offset),
                 };
+                let triple = Triple::parse(e.triple());
                 let info = ImageInfo {
                     location,
                     source: Source::CudaFatbinEntry(fatbin::EntrySummary::new(fi, fb, ei, e)),
-                    offload_kind: "cuda".into(),
+                    offload_kind: Model::Offload(OffloadKind::Cuda),
                     image_kind: e.kind.image_kind(&bytes),
-                    triple: e.triple().into(),
-                    target_id: e.sm(),
+                    target_id: ImageTargetId::read(&triple, e.sm()),
+                    triple,
                     strings: Vec::new(),
                     offset,
                     size: bytes.len() as u64,
-                    compression: compression.clone(),
+                    compression,
                     bundle: None,
                     address: None,
                     code_object: None,

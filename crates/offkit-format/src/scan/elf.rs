@@ -1,21 +1,25 @@
 //! The object-file part of the walk: ELF and COFF sections that hold device code, and ELF entry
 //! tables.
 
+use std::sync::Arc;
+
 use object::read::elf::{FileHeader, ProgramHeader};
 use object::{elf, Endianness, FileKind};
 
 use super::{
-    split_bundle_id, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Source, Step,
-    Step_, TableInfo, Walker, Warning, BUNDLE_MAGIC,
+    bundle_target, Container, EntryTables, Event, Format, ImageInfo, Location, Pos, Problem,
+    Source, Step, Step_, TableInfo, Walker, Warning,
 };
-use crate::container::{elf_sections, Section, SHT_LLVM_OFFLOADING};
+use crate::container::{sections, Section, SectionKind};
+use crate::device::ImageTargetId;
 use crate::entry;
 use crate::error::Error;
-use crate::kind::ImageKind;
+use crate::kind::{ImageKind, Model, OffloadKind};
+use offkit_llvm::triple::Triple;
 
 /// The `llvm-objdump` name of an ELF file's format (`elf64-x86-64`, `elf32-i386`,
 /// `elf64-powerpc`, `elf64-amdgpu`), its file type, and whether it is big-endian.
-pub fn elf_format(data: &[u8]) -> Option<Format> {
+pub(crate) fn elf_format(data: &[u8]) -> Option<Format> {
     fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8]) -> Option<Format> {
         let h = Elf::parse(data).ok()?;
         let endian = h.endian().ok()?;
@@ -68,57 +72,6 @@ pub fn elf_format(data: &[u8]) -> Option<Format> {
     }
 }
 
-/// The sections of a COFF object or PE image that hold offload binaries (as sections of type
-/// `SHT_LLVM_OFFLOADING`). In a COFF object they are named `.llvm.offloading*` (long names live
-/// in the string table), as LLVM reads them. In a PE image a section name has at most 8 bytes
-/// and lld cuts longer ones: there a section also counts when its name is a cut
-/// `.llvm.offloading` (`.llvm`, `.llvm.of`) and its contents start with the offload binary
-/// magic.
-pub fn coff_sections(data: &[u8], base: u64) -> crate::error::Result<Vec<Section<'_>>> {
-    use object::{Object, ObjectSection};
-    const NAME: &[u8] = b".llvm.offloading";
-    let file = object::File::parse(data).map_err(|source| Error::Object {
-        what: "COFF file",
-        offset: base,
-        source,
-    })?;
-    let pe = file.format() == object::BinaryFormat::Pe;
-    let mut out = Vec::new();
-    for (index, s) in file.sections().enumerate() {
-        let Ok(name) = s.name_bytes() else { continue };
-        let cut = pe && name.len() >= 5 && NAME.starts_with(name);
-        if !name.starts_with(NAME) && !cut {
-            continue;
-        }
-        let (off, _) = s.file_range().unwrap_or((0, 0));
-        let contents = s.data().map_err(|source| Error::Object {
-            what: "COFF section",
-            offset: base.saturating_add(off),
-            source,
-        })?;
-        if cut && !crate::binary::has_magic(contents) {
-            continue;
-        }
-        out.push(Section {
-            name,
-            index,
-            sh_type: SHT_LLVM_OFFLOADING,
-            offset: base.saturating_add(off),
-            data: contents,
-        });
-    }
-    Ok(out)
-}
-
-/// Whether an ELF section may hold device code or a bundle.
-fn interesting(name: &[u8], sh_type: u32) -> bool {
-    sh_type == SHT_LLVM_OFFLOADING
-        || (name.len() > BUNDLE_MAGIC.len() && name.starts_with(BUNDLE_MAGIC))
-        || name == b".hip_fatbin"
-        || name == b".nv_fatbin"
-        || name == b"__nv_relfatbin"
-}
-
 impl<E> Walker<'_, '_, E> {
     /// The bundles of `.hip_fatbin` found through the wrapper records (at section offsets
     /// `targets`, sorted), when walking by sizes failed with `why`: each is read alone, and a
@@ -134,11 +87,10 @@ impl<E> Walker<'_, '_, E> {
         self.emit(Event::Warning(&Warning {
             location: sloc.clone(),
             offset: s.offset,
-            message: format!(
-                "the bundles cannot be followed by their sizes ({why}); the {} \
-                 `__hip_fatbin_wrapper` records of `.hipFatBinSegment` locate them instead",
-                targets.len()
-            ),
+            problem: Problem::BundlesByRecords {
+                records: targets.len(),
+                why: Arc::new(why),
+            },
         }))?;
         for (index, &t) in targets.iter().enumerate() {
             let at = usize::try_from(t).unwrap_or(usize::MAX);
@@ -178,29 +130,32 @@ impl<E> Walker<'_, '_, E> {
         let mut warnings = Vec::new();
         let mut pointed = vec![false; starts.len()];
         for r in records {
-            let why = match &r.target {
-                Err(why) => why.to_string(),
+            let problem = match r.target {
+                Err(why) => Problem::Unresolved {
+                    record: r.index,
+                    offset: r.offset,
+                    why,
+                },
                 Ok(t) => {
-                    let abs = s.offset.saturating_add(*t);
+                    let abs = s.offset.saturating_add(t);
                     match starts.iter().position(|&b| b == abs) {
                         Some(i) => {
                             pointed[i] = true;
                             continue;
                         }
-                        None => format!(
-                            "it points at offset {t:#x} of `.hip_fatbin` (file offset {abs:#x}), \
-                             where no bundle starts"
-                        ),
+                        None => Problem::NoBundleThere {
+                            record: r.index,
+                            offset: r.offset,
+                            target: t,
+                            file_offset: abs,
+                        },
                     }
                 }
             };
             warnings.push(Warning {
                 location: seg.clone(),
                 offset: r.offset,
-                message: format!(
-                    "`__hip_fatbin_wrapper` record {} at {:#x}: {why}",
-                    r.index, r.offset
-                ),
+                problem,
             });
         }
         for (i, (&p, &at)) in pointed.iter().zip(starts).enumerate() {
@@ -208,11 +163,11 @@ impl<E> Walker<'_, '_, E> {
                 warnings.push(Warning {
                     location: sloc.with(Step::Bundle(i)),
                     offset: at,
-                    message: format!(
-                        "bundle {i} at {at:#x} has no `__hip_fatbin_wrapper` record in \
-                         `.hipFatBinSegment` ({} records): the HIP runtime would not register it",
-                        records.len()
-                    ),
+                    problem: Problem::Unregistered {
+                        bundle: i,
+                        offset: at,
+                        records: records.len(),
+                    },
                 });
             }
         }
@@ -263,19 +218,24 @@ impl<E> Walker<'_, '_, E> {
                         self.emit(Event::Warning(&Warning {
                             location: loc.with(Step::Section(name)),
                             offset: e.offset,
-                            message: format!("cannot read the offload entry table: {}", e.error),
+                            problem: Problem::EntryTable(Arc::new(e.error)),
                         }))?;
                     }
                 }
             }
         }
-        for s in elf_sections(data, base, interesting)? {
-            if s.name == b".hip_fatbin" {
-                let sloc = loc.with(Step::Section(".hip_fatbin".into()));
-                self.hip_fatbin(data, base, &s, sloc, depth)?;
-                continue;
+        for s in sections(data, base) {
+            let s = s?;
+            match s.kind {
+                SectionKind::HipFatbin => {
+                    let sloc = loc.with(Step::Section(".hip_fatbin".into()));
+                    self.hip_fatbin(data, base, &s, sloc, depth)?;
+                }
+                SectionKind::OffloadBinaries | SectionKind::Bundle | SectionKind::CudaFatbin => {
+                    self.section(&s, loc, depth)?
+                }
+                _ => {}
             }
-            self.section(&s, loc, depth)?;
         }
         Ok(())
     }
@@ -287,16 +247,19 @@ impl<E> Walker<'_, '_, E> {
         loc: &Location,
         depth: usize,
     ) -> Step_<E> {
-        for section in coff_sections(data, base)? {
-            self.section(&section, loc, depth)?;
+        for s in sections(data, base) {
+            let s = s?;
+            if s.kind == SectionKind::OffloadBinaries {
+                self.section(&s, loc, depth)?;
+            }
         }
         Ok(())
     }
 
     fn section(&mut self, s: &Section<'_>, loc: &Location, depth: usize) -> Step_<E> {
         let name = String::from_utf8_lossy(s.name).into_owned();
-        let sloc = loc.with(Step::Section(name.clone()));
-        if s.sh_type == SHT_LLVM_OFFLOADING {
+        let sloc = loc.with(Step::Section(name));
+        if s.kind == SectionKind::OffloadBinaries {
             return self
                 .binaries(s.data, s.offset, &sloc, depth + 1)
                 .map_err(|e| match e {
@@ -304,11 +267,12 @@ impl<E> Walker<'_, '_, E> {
                     v => v,
                 });
         }
-        if let Some(id) = name.strip_prefix("__CLANG_OFFLOAD_BUNDLE__") {
+        if let Some(id) = s.bundle_id() {
+            let id = String::from_utf8_lossy(id);
             // One `\0` byte stands for the host object itself (the bundler's placeholder).
             let host_placeholder = s.data == [0];
-            let (kind, triple, target_id) = split_bundle_id(id);
-            let kind_is_host = kind == "host";
+            let (kind, triple, target_id) = bundle_target(&id);
+            let kind_is_host = kind.is_host();
             let info = ImageInfo {
                 location: sloc,
                 source: Source::BundleSection {
@@ -383,10 +347,10 @@ impl<E> Walker<'_, '_, E> {
         let info = ImageInfo {
             location: sloc,
             source: Source::HipFatbin,
-            offload_kind: "hip".into(),
+            offload_kind: Model::Offload(OffloadKind::Hip),
             image_kind: ImageKind::None,
-            triple: String::new(),
-            target_id: String::new(),
+            triple: Triple::parse(""),
+            target_id: ImageTargetId::read(&Triple::parse(""), ""),
             strings: Vec::new(),
             offset: s.offset,
             size: s.data.len() as u64,

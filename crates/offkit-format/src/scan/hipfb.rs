@@ -12,14 +12,16 @@
 
 use std::fmt;
 
-use object::read::elf::{FileHeader, Rela, SectionHeader, Sym};
+use object::read::elf::{FileHeader, Rela, SectionHeader, Sym, SymbolTable};
 use object::{elf, Endianness, FileKind};
 
+use crate::container::SectionKind;
+
 /// The record's magic, `"HIPF"` read as a little-endian `u32`.
-pub const WRAPPER_MAGIC: u32 = 0x4849_5046;
+pub(crate) const WRAPPER_MAGIC: u32 = 0x4849_5046;
 
 /// The size of one record on a 64-bit target.
-pub const WRAPPER_SIZE: usize = 24;
+pub(crate) const WRAPPER_SIZE: usize = 24;
 
 /// One `__hip_fatbin_wrapper` record.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,9 +34,11 @@ pub(super) struct Record {
     pub target: Result<u64, Unresolved>,
 }
 
-/// Why a record does not say where its bundle is (the walk turns it into a warning).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Unresolved {
+/// Why a `__hip_fatbin_wrapper` record does not say where its bundle is (a warning of the
+/// walk, [`super::Problem::Unresolved`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Unresolved {
     /// The section ends inside the record: its size.
     Short(usize),
     /// The magic is not `"HIPF"`: the value found.
@@ -82,45 +86,77 @@ impl fmt::Display for Unresolved {
 /// The records of a 64-bit ELF file that has both `.hipFatBinSegment` and `.hip_fatbin`;
 /// `None` if it lacks either (or is not a 64-bit ELF file).
 pub(super) fn records(data: &[u8], base: u64) -> Option<Vec<Record>> {
-    match FileKind::parse(data) {
-        Ok(FileKind::Elf64) => records_of(data, base),
-        _ => None,
+    if FileKind::parse(data) != Ok(FileKind::Elf64) {
+        return None;
     }
-}
-
-fn records_of(data: &[u8], base: u64) -> Option<Vec<Record>> {
+    let (mut seg, mut fb) = (None, None);
+    for s in crate::container::sections(data, base) {
+        let s = s.ok()?;
+        match s.kind {
+            SectionKind::HipWrappers => seg = seg.or(Some(s)),
+            SectionKind::HipFatbin => fb = fb.or(Some(s)),
+            _ => {}
+        }
+    }
+    let (seg, fb) = (seg?, fb?);
     let header = elf::FileHeader64::<Endianness>::parse(data).ok()?;
     let endian = header.endian().ok()?;
-    let sections = header.sections(endian, data).ok()?;
-    let named = |n: &[u8]| {
-        sections
-            .iter()
-            .enumerate()
-            .find(|(_, s)| sections.section_name(endian, s).ok() == Some(n))
-    };
-    let (seg_index, seg) = named(b".hipFatBinSegment")?;
-    let (fb_index, fb) = named(b".hip_fatbin")?;
-    let seg_data = seg.data(endian, data).ok()?;
-    let (seg_off, _) = seg.file_range(endian)?;
-    let fb_size = fb.sh_size(endian);
     let relocatable = header.e_type(endian) == elf::ET_REL;
-    let relative = match header.e_machine(endian) {
-        elf::EM_X86_64 => Some(elf::R_X86_64_RELATIVE),
-        elf::EM_AARCH64 => Some(elf::R_AARCH64_RELATIVE),
-        _ => None,
+    let (relocs, symtab) = relocations(header, data, relocatable.then_some(seg.index))?;
+    let pointers = Pointers {
+        endian,
+        relocs,
+        symtab,
+        relative: match header.e_machine(endian) {
+            elf::EM_X86_64 => Some(elf::R_X86_64_RELATIVE),
+            elf::EM_AARCH64 => Some(elf::R_AARCH64_RELATIVE),
+            _ => None,
+        },
+        relocatable,
+        seg_addr: seg.addr,
+        fb_index: fb.index,
+        fb_addr: fb.addr,
+        fb_size: fb.size(),
     };
-    // Relocations that apply to the pointer fields: in an object, those of the RELA sections
-    // for `.hipFatBinSegment`; in a linked file, every RELA section's (`.rela.dyn`).
-    let mut relocs: Vec<(u64, Option<u32>, i64, elf::RelocationType)> = Vec::new();
+    let records = seg
+        .data
+        .chunks(WRAPPER_SIZE)
+        .enumerate()
+        .map(|(index, rec)| Record {
+            index,
+            offset: seg.offset + (index * WRAPPER_SIZE) as u64,
+            target: pointers.target(index, rec),
+        });
+    Some(records.collect())
+}
+
+/// The symbol table of a 64-bit ELF file.
+type Symtab<'d> = SymbolTable<'d, elf::FileHeader64<Endianness>>;
+
+/// A relocation of a pointer field: its offset (in the section, or its address), symbol,
+/// addend and type.
+type Reloc = (u64, Option<u32>, i64, elf::RelocationType);
+
+/// The relocations that apply to the pointer fields: in an object, those of the RELA sections
+/// for `.hipFatBinSegment` (section `segment`), with the symbol table they link to; in a linked
+/// file, every RELA section's (`.rela.dyn`).
+fn relocations<'d>(
+    header: &elf::FileHeader64<Endianness>,
+    data: &'d [u8],
+    segment: Option<usize>,
+) -> Option<(Vec<Reloc>, Option<Symtab<'d>>)> {
+    let endian = header.endian().ok()?;
+    let sections = header.sections(endian, data).ok()?;
+    let mut relocs = Vec::new();
     let mut symtab = None;
     for s in sections.iter() {
         let Ok(Some((rela, link))) = s.rela(endian, data) else {
             continue;
         };
-        if relocatable && s.sh_info(endian) as usize != seg_index {
-            continue;
-        }
-        if relocatable {
+        if let Some(seg) = segment {
+            if s.sh_info(endian) as usize != seg {
+                continue;
+            }
             symtab = sections.symbol_table_by_index(endian, data, link).ok();
         }
         for r in rela {
@@ -132,71 +168,86 @@ fn records_of(data: &[u8], base: u64) -> Option<Vec<Record>> {
             ));
         }
     }
-    let seg_addr = seg.sh_addr(endian);
-    let fb_addr = fb.sh_addr(endian);
-    let mut out = Vec::new();
-    for (index, rec) in seg_data.chunks(WRAPPER_SIZE).enumerate() {
-        let offset = base + seg_off + (index * WRAPPER_SIZE) as u64;
-        let word = |at: usize, n: usize| -> Option<u64> {
-            let b = rec.get(at..at + n)?;
-            let mut v = [0u8; 8];
-            v.get_mut(..n)?.copy_from_slice(b);
-            Some(match endian {
-                Endianness::Little => u64::from_le_bytes(v),
-                Endianness::Big => {
-                    let mut v2 = [0u8; 8];
-                    v2.get_mut(8 - n..)?.copy_from_slice(b);
-                    u64::from_be_bytes(v2)
-                }
-            })
+    Some((relocs, symtab))
+}
+
+/// What resolving a record's pointer needs.
+struct Pointers<'d> {
+    endian: Endianness,
+    relocs: Vec<Reloc>,
+    symtab: Option<Symtab<'d>>,
+    /// The relative relocation type of the machine, if offkit knows it.
+    relative: Option<elf::RelocationType>,
+    relocatable: bool,
+    seg_addr: u64,
+    fb_index: usize,
+    fb_addr: u64,
+    fb_size: u64,
+}
+
+impl Pointers<'_> {
+    /// Where record `index` (its bytes `rec`) points: an offset in `.hip_fatbin`.
+    fn target(&self, index: usize, rec: &[u8]) -> Result<u64, Unresolved> {
+        let word = |at: usize, n: usize| word(self.endian, rec, at, n).unwrap_or_default();
+        if rec.len() < WRAPPER_SIZE {
+            return Err(Unresolved::Short(rec.len()));
+        }
+        let magic = word(0, 4);
+        if magic != u64::from(WRAPPER_MAGIC) {
+            return Err(Unresolved::Magic(magic));
+        }
+        let version = word(4, 4);
+        if version != 1 {
+            return Err(Unresolved::Version(version));
+        }
+        let field = (index * WRAPPER_SIZE + 8) as u64;
+        if self.relocatable {
+            return self.relocated(field);
+        }
+        let addr = self.seg_addr.wrapping_add(field);
+        let value = match self.relocs.iter().find(|r| r.0 == addr) {
+            Some(&(_, _, addend, ty)) if Some(ty) == self.relative => addend as u64,
+            Some(_) => return Err(Unresolved::NotRelative),
+            None => word(8, 8),
         };
-        let target = (|| {
-            if rec.len() < WRAPPER_SIZE {
-                return Err(Unresolved::Short(rec.len()));
-            }
-            let magic = word(0, 4).unwrap_or_default();
-            if magic != u64::from(WRAPPER_MAGIC) {
-                return Err(Unresolved::Magic(magic));
-            }
-            let version = word(4, 4).unwrap_or_default();
-            if version != 1 {
-                return Err(Unresolved::Version(version));
-            }
-            let field = (index * WRAPPER_SIZE + 8) as u64;
-            let stored = word(8, 8).unwrap_or_default();
-            if relocatable {
-                let Some(&(_, sym, addend, _)) = relocs.iter().find(|r| r.0 == field) else {
-                    return Err(Unresolved::NoRelocation);
-                };
-                let sym = symtab
-                    .as_ref()
-                    .zip(sym)
-                    .and_then(|(t, i)| t.symbol(object::SymbolIndex(i as usize)).ok())
-                    .ok_or(Unresolved::NoSymbol)?;
-                if usize::from(sym.st_shndx(endian).0) != fb_index {
-                    return Err(Unresolved::OutsideSection);
-                }
-                return sym
-                    .st_value(endian)
-                    .checked_add_signed(addend)
-                    .ok_or(Unresolved::AddendOverflow);
-            }
-            let addr = seg_addr.wrapping_add(field);
-            let value = match relocs.iter().find(|r| r.0 == addr) {
-                Some(&(_, _, addend, ty)) if Some(ty) == relative => addend as u64,
-                Some(_) => return Err(Unresolved::NotRelative),
-                None => stored,
-            };
-            value
-                .checked_sub(fb_addr)
-                .filter(|&o| o < fb_size)
-                .ok_or(Unresolved::PointsOutside(value))
-        })();
-        out.push(Record {
-            index,
-            offset,
-            target,
-        });
+        value
+            .checked_sub(self.fb_addr)
+            .filter(|&o| o < self.fb_size)
+            .ok_or(Unresolved::PointsOutside(value))
     }
-    Some(out)
+
+    /// In an object: the offset in `.hip_fatbin` the relocation of the pointer at `field` gives.
+    fn relocated(&self, field: u64) -> Result<u64, Unresolved> {
+        let Some(&(_, sym, addend, _)) = self.relocs.iter().find(|r| r.0 == field) else {
+            return Err(Unresolved::NoRelocation);
+        };
+        let sym = self
+            .symtab
+            .as_ref()
+            .zip(sym)
+            .and_then(|(t, i)| t.symbol(object::SymbolIndex(i as usize)).ok())
+            .ok_or(Unresolved::NoSymbol)?;
+        if usize::from(sym.st_shndx(self.endian).0) != self.fb_index {
+            return Err(Unresolved::OutsideSection);
+        }
+        sym.st_value(self.endian)
+            .checked_add_signed(addend)
+            .ok_or(Unresolved::AddendOverflow)
+    }
+}
+
+/// The `n`-byte word (4 or 8) at `at` of `rec`, in the file's byte order.
+fn word(endian: Endianness, rec: &[u8], at: usize, n: usize) -> Option<u64> {
+    let b = rec.get(at..at.checked_add(n)?)?;
+    let mut v = [0u8; 8];
+    Some(match endian {
+        Endianness::Little => {
+            v.get_mut(..n)?.copy_from_slice(b);
+            u64::from_le_bytes(v)
+        }
+        Endianness::Big => {
+            v.get_mut(8 - n..)?.copy_from_slice(b);
+            u64::from_be_bytes(v)
+        }
+    })
 }

@@ -82,7 +82,7 @@ impl Location {
 
     /// Wraps an error found here into [`Error::Within`], unless this is the input file itself
     /// (the caller names that) or the error already says where it is.
-    pub fn wrap(&self, e: Error) -> Error {
+    pub(crate) fn wrap(&self, e: Error) -> Error {
         if self.steps.len() <= 1 || matches!(e, Error::Within { .. }) {
             return e;
         }

@@ -3,9 +3,15 @@
 
 use std::fmt;
 
+use std::sync::Arc;
+
+use super::hipfb::Unresolved;
 use super::Location;
+use crate::device::ImageTargetId;
 use crate::entry::{self, Layout, Resolution, Role, TableKind};
-use crate::kind::{ImageKind, OffloadKind};
+use crate::kind::{ImageKind, Model, OffloadKind};
+use crate::Error;
+use offkit_llvm::triple::Triple;
 
 /// What a container is.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -69,15 +75,11 @@ pub struct Container {
     pub size: u64,
 }
 
-/// How an image's bytes were compressed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// How an image's bytes were compressed: the compressed container, and where it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Compression {
-    /// The container format: `ccob` (compressed offload bundle) or `offload-binary`.
-    pub format: &'static str,
-    /// The format's version.
-    pub version: u16,
-    /// `zlib`, `zstd`, or `method N`.
-    pub method: String,
+    /// The compressed container, its version and method.
+    pub format: Compressed,
     /// The absolute offset of the compressed container's header.
     pub offset: u64,
     /// The compressed size (the container's, header included).
@@ -86,12 +88,76 @@ pub struct Compression {
     pub uncompressed_size: u64,
 }
 
+/// A compressed container: its format, version and method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Compressed {
+    /// A compressed offload bundle (`CCOB`).
+    Ccob {
+        /// The header's version (1, 2 or 3).
+        version: u16,
+        /// zlib or zstd.
+        method: crate::bundle::compressed::Method,
+    },
+    /// A compressed offload binary (version 3).
+    OffloadBinary {
+        /// The binary's version.
+        version: u32,
+        /// zlib or zstd.
+        method: crate::binary::CompressionFormat,
+    },
+    /// A compressed entry of a CUDA fat binary.
+    NvFatbin {
+        /// The fat binary's version.
+        version: u16,
+        /// LZ4 or zstd.
+        method: crate::fatbin::Method,
+    },
+}
+
+impl Compressed {
+    /// The format's name: `ccob`, `offload-binary` or `nv-fatbin`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compressed::Ccob { .. } => "ccob",
+            Compressed::OffloadBinary { .. } => "offload-binary",
+            Compressed::NvFatbin { .. } => "nv-fatbin",
+        }
+    }
+
+    /// The format's version.
+    pub fn version(self) -> u32 {
+        match self {
+            Compressed::Ccob { version, .. } | Compressed::NvFatbin { version, .. } => {
+                u32::from(version)
+            }
+            Compressed::OffloadBinary { version, .. } => version,
+        }
+    }
+
+    /// The method's name: `zlib`, `zstd` or `lz4`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Compressed::Ccob { method, .. } => method.name(),
+            Compressed::OffloadBinary { method, .. } => method.name(),
+            Compressed::NvFatbin { method, .. } => method.name(),
+        }
+    }
+}
+
+impl fmt::Display for Compressed {
+    /// `ccob v3 zstd`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} v{} {}", self.name(), self.version(), self.method())
+    }
+}
+
 impl fmt::Display for Compression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} v{} {} {}→{}",
-            self.format, self.version, self.method, self.compressed_size, self.uncompressed_size
+            "{} {}→{}",
+            self.format, self.compressed_size, self.uncompressed_size
         )
     }
 }
@@ -151,15 +217,16 @@ pub struct ImageInfo {
     pub location: Location,
     /// What holds it.
     pub source: Source,
-    /// The programming model: `openmp`, `cuda`, `hip`, `none` (offload binaries), or a
-    /// bundle entry's kind as written (`host`, `hip`, `hipv4`, `openmp`, …).
-    pub offload_kind: String,
+    /// The programming model: an offload binary's kind (`openmp`, `cuda`, `hip`, `none`), or
+    /// a bundle entry's kind as written (`host`, `hip`, `hipv4`, `openmp`, …).
+    pub offload_kind: Model,
     /// What the image is.
     pub image_kind: ImageKind,
-    /// The target triple.
-    pub triple: String,
-    /// The target ID (`arch`): a processor and features, e.g. `gfx90a:xnack+`; may be empty.
-    pub target_id: String,
+    /// The target triple (as written; may be empty).
+    pub triple: Triple,
+    /// The target ID (`arch`): a processor and features, e.g. `gfx90a:xnack+`, as written
+    /// (may be empty) and read for the triple.
+    pub target_id: ImageTargetId,
     /// All key/value strings of an offload binary entry, in file order.
     pub strings: Vec<(String, String)>,
     /// The absolute offset of the image's first byte (in the inflated data when
@@ -282,15 +349,117 @@ pub struct Warning {
     pub location: Location,
     /// The absolute offset it is about.
     pub offset: u64,
-    /// What is wrong, lowercase, no trailing period.
-    pub message: String,
+    /// What is wrong (its `Display` says it: lowercase, no trailing period).
+    pub problem: Problem,
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.location, self.message)
+        write!(f, "{}: {}", self.location, self.problem)
     }
 }
+
+/// What a [`Warning`] is about.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Problem {
+    /// The bundles of `.hip_fatbin` cannot be followed by their sizes (`why`); the
+    /// `__hip_fatbin_wrapper` records of `.hipFatBinSegment`, which all point into the section,
+    /// locate them instead.
+    BundlesByRecords {
+        /// How many records there are.
+        records: usize,
+        /// Why the sizes cannot be followed.
+        why: Arc<Error>,
+    },
+    /// A `__hip_fatbin_wrapper` record does not say where its bundle is.
+    Unresolved {
+        /// The record's index in `.hipFatBinSegment`.
+        record: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// Why.
+        why: Unresolved,
+    },
+    /// A `__hip_fatbin_wrapper` record points where no bundle starts.
+    NoBundleThere {
+        /// The record's index in `.hipFatBinSegment`.
+        record: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// Where it points, in `.hip_fatbin`.
+        target: u64,
+        /// The same, in the file.
+        file_offset: u64,
+    },
+    /// A bundle of `.hip_fatbin` that no `__hip_fatbin_wrapper` record points at: the HIP
+    /// runtime would not register it.
+    Unregistered {
+        /// The bundle's index.
+        bundle: usize,
+        /// Its absolute offset.
+        offset: u64,
+        /// How many records there are.
+        records: usize,
+    },
+    /// An offload entry table that cannot be read (the rest of the file is read all the same).
+    EntryTable(Arc<Error>),
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let record = |f: &mut fmt::Formatter<'_>, record: &usize, offset: &u64| {
+            write!(f, "`__hip_fatbin_wrapper` record {record} at {offset:#x}: ")
+        };
+        match self {
+            Problem::BundlesByRecords { records, why } => write!(
+                f,
+                "the bundles cannot be followed by their sizes ({why}); the {records} \
+                 `__hip_fatbin_wrapper` records of `.hipFatBinSegment` locate them instead"
+            ),
+            Problem::Unresolved {
+                record: r,
+                offset,
+                why,
+            } => {
+                record(f, r, offset)?;
+                why.fmt(f)
+            }
+            Problem::NoBundleThere {
+                record: r,
+                offset,
+                target,
+                file_offset,
+            } => {
+                record(f, r, offset)?;
+                write!(
+                    f,
+                    "it points at offset {target:#x} of `.hip_fatbin` (file offset \
+                     {file_offset:#x}), where no bundle starts"
+                )
+            }
+            Problem::Unregistered {
+                bundle,
+                offset,
+                records,
+            } => write!(
+                f,
+                "bundle {bundle} at {offset:#x} has no `__hip_fatbin_wrapper` record in \
+                 `.hipFatBinSegment` ({records} records): the HIP runtime would not register it"
+            ),
+            Problem::EntryTable(e) => write!(f, "cannot read the offload entry table: {e}"),
+        }
+    }
+}
+
+/// Problems compare as they read (the errors they hold are not comparable).
+impl PartialEq for Problem {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for Problem {}
 
 /// A device image and its bytes, as the walk passes it to the visitor.
 #[derive(Debug, Clone, Copy)]

@@ -32,9 +32,9 @@ fn images(data: &[u8]) -> Vec<(String, Vec<u8>, CodeObject)> {
         },
         &mut |ev| {
             if let Event::Image(i) = ev {
-                if i.info.offload_kind != "host" {
+                if !i.info.offload_kind.is_host() {
                     let co = i.info.code_object.clone().expect("described");
-                    out.push((i.info.target_id.clone(), i.bytes.to_vec(), co));
+                    out.push((i.info.target_id.to_string(), i.bytes.to_vec(), co));
                 }
             }
             Ok::<(), offkit_format::Error>(())

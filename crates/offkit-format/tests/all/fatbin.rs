@@ -123,9 +123,9 @@ fn walk_rows_extraction_and_code_objects() {
             info.location.to_string(),
             format!("host.o:{section}[{}]", i % n)
         );
-        assert_eq!(info.offload_kind, "cuda");
-        assert_eq!(info.triple, "nvptx64-nvidia-cuda");
-        assert_eq!(info.target_id, format!("sm_{sm}"));
+        assert_eq!(info.offload_kind.to_string(), "cuda");
+        assert_eq!(info.triple.as_str(), Some("nvptx64-nvidia-cuda"));
+        assert_eq!(info.target_id.as_str(), format!("sm_{sm}"));
         assert_eq!(bytes, data, "{}", info.location);
         assert_eq!(info.size, data.len() as u64);
         let Source::CudaFatbinEntry(summary) = &info.source else {
@@ -138,7 +138,7 @@ fn walk_rows_extraction_and_code_objects() {
             p => {
                 let c = info.compression.as_ref().unwrap();
                 let method = if *p == Packing::Zstd { "zstd" } else { "lz4" };
-                assert_eq!((c.format, c.method.as_str()), ("nv-fatbin", method));
+                assert_eq!((c.format.name(), c.format.method()), ("nv-fatbin", method));
                 assert_eq!(c.uncompressed_size, data.len() as u64);
                 assert_eq!(c.compressed_size, summary.stored_size);
                 // The compressed bytes are where the row says.

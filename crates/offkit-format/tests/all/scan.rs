@@ -13,7 +13,7 @@ use offkit_format::entry::{self, Format, Name, Resolution, Role, TableKind};
 use offkit_format::kind::{ImageKind, OffloadKind};
 use offkit_format::scan::{self, Location, Options, Report, Resolver, Source, Step};
 use offkit_format::{binary, Error};
-use offkit_llvm::limits;
+use offkit_read::limits;
 use offkit_testutil::fixtures::*;
 use offkit_testutil::{llvm_tool, run_ok};
 
@@ -388,15 +388,15 @@ fn hip_entries_and_hip_fatbin() {
         nm("libh.so").get("dv").copied()
     );
     let dir = format!("{}/", fx().dir.display());
-    let rows: Vec<(String, &str, &str, &str, ImageKind)> = r
+    let rows: Vec<(String, String, String, String, ImageKind)> = r
         .images
         .iter()
         .map(|i| {
             (
                 i.location.to_string().replace(&dir, ""),
-                i.offload_kind.as_str(),
-                i.triple.as_str(),
-                i.target_id.as_str(),
+                i.offload_kind.to_string(),
+                i.triple.to_string(),
+                i.target_id.to_string(),
                 i.image_kind,
             )
         })
@@ -406,16 +406,16 @@ fn hip_entries_and_hip_fatbin() {
         [
             (
                 "libh.so:.hip_fatbin[0]:host-x86_64-unknown-linux--".to_string(),
-                "host",
-                "x86_64-unknown-linux",
-                "",
+                "host".to_string(),
+                "x86_64-unknown-linux".to_string(),
+                "".to_string(),
                 ImageKind::None
             ),
             (
                 "libh.so:.hip_fatbin[0]:hip-amdgcn-amd-amdhsa--gfx90a".to_string(),
-                "hip",
-                "amdgcn-amd-amdhsa",
-                "gfx90a",
+                "hip".to_string(),
+                "amdgcn-amd-amdhsa".to_string(),
+                "gfx90a".to_string(),
                 ImageKind::Object
             ),
         ]
@@ -458,9 +458,9 @@ fn rows(r: &Report) -> Vec<(String, String, String, String)> {
         .map(|i| {
             (
                 i.location.to_string().replace(&dir, ""),
-                i.offload_kind.clone(),
-                i.triple.clone(),
-                i.target_id.clone(),
+                i.offload_kind.to_string(),
+                i.triple.to_string(),
+                i.target_id.to_string(),
             )
         })
         .collect()
@@ -519,7 +519,7 @@ fn bundled_object_and_compressed_bundle() {
     )));
     // The host entry is the one-byte placeholder; the openmp entry is k64.o itself, whose
     // .llvm.offloading the walk finds too.
-    let host = r.images.iter().find(|i| i.offload_kind == "host").unwrap();
+    let host = r.images.iter().find(|i| i.offload_kind.is_host()).unwrap();
     assert!(matches!(
         host.source,
         Source::BundleSection {
@@ -542,11 +542,11 @@ fn bundled_object_and_compressed_bundle() {
 
     let r = scan_file("fat.ccob");
     let c = match &r.containers[0].format {
-        scan::Format::CompressedBundle(c) => c.clone(),
+        scan::Format::CompressedBundle(c) => *c,
         other => panic!("{other:?}"),
     };
     assert_eq!(
-        (c.format, c.version, c.method.as_str()),
+        (c.format.name(), c.format.version(), c.format.method()),
         ("ccob", 2, "zstd")
     );
     assert_eq!(c.compressed_size, read("fat.ccob").len() as u64);
@@ -625,11 +625,11 @@ fn zlib_and_v1_v3_compressed_bundles_nest() {
             ]
         );
         let last = &r.images[2];
-        assert_eq!(last.target_id, "gfx90a:xnack+");
+        assert_eq!(last.target_id.as_str(), "gfx90a:xnack+");
         let comp = last.compression.as_ref().unwrap();
         assert_eq!(
-            (comp.version, comp.method.as_str()),
-            (version, method.name())
+            (comp.format.version(), comp.format.method()),
+            (u32::from(version), method.name())
         );
         assert_eq!(comp.uncompressed_size, bundle.len() as u64);
     }
@@ -665,7 +665,10 @@ fn limits_nesting_and_inflation() {
     assert!(
         matches!(
             e,
-            Error::LimitExceeded { name, .. } if name == limits::Limit::InflatedSize.name()
+            Error::LimitExceeded {
+                limit: limits::Limit::InflatedSize,
+                ..
+            }
         ),
         "{e}"
     );
@@ -765,11 +768,14 @@ fn compressed_v3_offload_binaries_are_inflated_and_walked() {
             ["v3.bin[0]", "v3.bin[0]:.llvm.offloading[0]", "v3.bin[1]"]
         );
         let comp = r.images[0].compression.as_ref().unwrap();
-        assert_eq!((comp.format, comp.version), ("offload-binary", 3));
+        assert_eq!(
+            (comp.format.name(), comp.format.version()),
+            ("offload-binary", 3)
+        );
         assert_eq!(r.images[1].compression.as_ref(), Some(comp));
         assert!(r.images[1].location.is_inflated());
         assert!(!r.images[0].location.is_inflated());
-        assert_eq!(r.images[2].target_id, "x");
+        assert_eq!(r.images[2].target_id.as_str(), "x");
     }
 }
 
@@ -929,7 +935,7 @@ fn flat_list_agrees_with_the_walk() {
                     })
                     .collect::<Vec<_>>()
                     .join("/");
-                (member, i.triple.clone(), i.offset, i.size as usize)
+                (member, i.triple.to_string(), i.offset, i.size as usize)
             })
             .collect();
         assert!(!flat.is_empty(), "{name}");
@@ -985,7 +991,7 @@ fn coff_objects_and_archives_as_llvm_19() {
             scan::Format::Coff
         );
         let data = read(name);
-        let bins = offkit_format::container::offload_binaries(&data, 0).unwrap();
+        let bins = offkit_format::scan::all_binaries(&data, 0).unwrap();
         assert_eq!(bins.len(), 1, "{name}");
         assert_eq!(bins[0].entries[0].image.as_ref(), &theirs[..], "{name}");
     }
@@ -1032,14 +1038,14 @@ fn pe_images_linked_by_lld() {
     let top: Vec<&scan::ImageInfo> = r.images.iter().filter(|i| binary_depth(i) == 1).collect();
     assert_eq!(top.len(), 1);
     assert_eq!(top[0].location.to_string(), "k.exe:.llvm[0]");
-    assert_eq!(top[0].triple, "x86_64-pc-linux-gnu");
+    assert_eq!(top[0].triple.to_string(), "x86_64-pc-linux-gnu");
     let at = usize::try_from(top[0].offset).unwrap();
     assert_eq!(data.get(at..at + linked.len()), Some(&linked[..]));
     assert_eq!(top[0].size as usize, linked.len());
     // LLVM 19's tools find nothing in it; the flat list (LLVM 19's rules) neither.
     let objdump = run_ok(llvm_tool("llvm-objdump"), ["--offloading", "k.exe"], d);
     assert!(!String::from_utf8_lossy(&objdump.stdout).contains("OFFLOADING IMAGE"));
-    assert!(offkit_format::container::offload_binaries(&data, 0)
+    assert!(offkit_format::scan::all_binaries(&data, 0)
         .unwrap()
         .is_empty());
 }

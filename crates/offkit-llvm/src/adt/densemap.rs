@@ -8,7 +8,7 @@
 //! * before inserting the `n`-th key (counting from 1), the table doubles when
 //!   `n * 4 >= buckets * 3`, re-inserting the old keys in bucket order;
 //! * a key's home bucket is `hash & (buckets - 1)` with the hash of
-//!   [`super::hashing::dense_map_hash`]; collisions probe quadratically (`+1`, `+2`, `+3`, …);
+//!   `hashing::dense_map_hash`; collisions probe quadratically (`+1`, `+2`, `+3`, …);
 //! * iteration walks the buckets from 0.
 //!
 //! No key is ever erased there, so tombstones never occur.
@@ -16,7 +16,7 @@
 use super::hashing::dense_map_hash;
 
 /// The buckets a default-constructed `DenseMap` allocates on its first insertion.
-pub const INITIAL_BUCKETS: usize = 64;
+pub(crate) const INITIAL_BUCKETS: usize = 64;
 
 /// A model of the bucket array of a `DenseMap` with string keys (only the layout; values are
 /// kept by the caller). Keys are identified by the index the caller gives them.

@@ -8,7 +8,7 @@
 //! [`super::densemap`]). Newer LLVM (20+) switched `hash_value` to xxh3; this is the 19 one.
 
 /// The execution seed of LLVM 19 release builds (`get_execution_seed`).
-pub const SEED: u64 = 0xff51_afd7_ed55_8ccd;
+pub(crate) const SEED: u64 = 0xff51_afd7_ed55_8ccd;
 
 const K0: u64 = 0xc3a5_c85c_97cb_3127;
 const K1: u64 = 0xb492_b66f_be98_f273;
@@ -16,17 +16,17 @@ const K2: u64 = 0x9ae1_6a3b_2f90_404f;
 const K3: u64 = 0xc949_d7c7_509e_6557;
 
 /// `llvm::hash_value(StringRef)` with the release seed: the full 64-bit `hash_code`.
-pub fn hash_value(bytes: &[u8]) -> u64 {
+pub(crate) fn hash_value(bytes: &[u8]) -> u64 {
     hash_bytes(bytes, SEED)
 }
 
 /// `DenseMapInfo<StringRef>::getHashValue` in LLVM 19: the low 32 bits of [`hash_value`].
-pub fn dense_map_hash(bytes: &[u8]) -> u32 {
+pub(crate) fn dense_map_hash(bytes: &[u8]) -> u32 {
     hash_value(bytes) as u32
 }
 
 /// `hash_combine_range` over contiguous bytes with an explicit seed.
-pub fn hash_bytes(s: &[u8], seed: u64) -> u64 {
+pub(crate) fn hash_bytes(s: &[u8], seed: u64) -> u64 {
     let len = s.len();
     if len <= 64 {
         return hash_short(s, seed);

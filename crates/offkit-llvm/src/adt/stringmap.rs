@@ -53,7 +53,7 @@ impl<K: AsRef<[u8]>, V> Default for StringMap<K, V> {
 }
 
 /// LLVM 19's `StringMapImpl::hash`: XXH3-64 of the key, truncated to 32 bits.
-pub fn hash(key: &[u8]) -> u32 {
+pub(crate) fn hash(key: &[u8]) -> u32 {
     xxhash_rust::xxh3::xxh3_64(key) as u32
 }
 

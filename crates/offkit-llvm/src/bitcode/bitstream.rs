@@ -26,22 +26,23 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::limits;
+use offkit_read::limits;
 use record::{check_plausible, read_scalar, MAX_CHUNK};
 
 pub use bits::Bits;
-pub use record::{Abbrev, AbbrevOp, Ops, Record};
+pub(crate) use record::{Abbrev, AbbrevOp};
+pub use record::{Ops, Record};
 
 /// Abbreviation ID 0: the end of the current block.
-pub const END_BLOCK: u32 = 0;
+pub(crate) const END_BLOCK: u32 = 0;
 /// Abbreviation ID 1: a sub-block starts.
-pub const ENTER_SUBBLOCK: u32 = 1;
+pub(crate) const ENTER_SUBBLOCK: u32 = 1;
 /// Abbreviation ID 2: an abbreviation definition.
-pub const DEFINE_ABBREV: u32 = 2;
+pub(crate) const DEFINE_ABBREV: u32 = 2;
 /// Abbreviation ID 3: a record with VBR6 code, count and operands.
-pub const UNABBREV_RECORD: u32 = 3;
+pub(crate) const UNABBREV_RECORD: u32 = 3;
 /// The block ID of `BLOCKINFO`, which holds abbreviations for other blocks.
-pub const BLOCKINFO_BLOCK_ID: u32 = 0;
+pub(crate) const BLOCKINFO_BLOCK_ID: u32 = 0;
 /// `BLOCKINFO_CODE_SETBID`: the block ID the following abbreviations are for.
 const BLOCKINFO_CODE_SETBID: u32 = 1;
 
@@ -103,7 +104,7 @@ impl<'d> Cursor<'d> {
     }
 
     /// The absolute byte offset of the current bit.
-    pub fn offset(&self) -> u64 {
+    pub(crate) fn offset(&self) -> u64 {
         self.bits.offset()
     }
 
@@ -401,8 +402,10 @@ mod tests {
     use super::*;
     use bits::writer::Writer;
 
-    #[test]
-    fn block_with_abbrev_array_and_blob() {
+    /// Block 8 (width 4) with two abbreviations ([literal 7, array of fixed 8] and
+    /// [literal 9, blob]) and three records: "abc" through the first, code 5 [1, 300]
+    /// unabbreviated, "12345" through the second.
+    fn sample_block() -> Vec<u8> {
         let mut w = Writer::default();
         // ENTER_SUBBLOCK id 8, width 4.
         w.emit(1, 2);
@@ -454,8 +457,13 @@ mod tests {
         w.align32();
         let words = ((w.bit - body) / 32) as u32;
         w.out[len_at..len_at + 4].copy_from_slice(&words.to_le_bytes());
+        w.out
+    }
 
-        let mut c = Cursor::new(&w.out, 0x100, 0);
+    #[test]
+    fn block_with_abbrev_array_and_blob() {
+        let data = sample_block();
+        let mut c = Cursor::new(&data, 0x100, 0);
         let Entry::SubBlock { id: 8, .. } = c.advance().unwrap() else {
             panic!()
         };
@@ -481,14 +489,17 @@ mod tests {
         assert!(c.bits().at_end());
 
         // Skipping the block by its length word lands at the same place.
-        let mut c = Cursor::new(&w.out, 0, 0);
+        let mut c = Cursor::new(&data, 0, 0);
         c.advance().unwrap();
         c.skip_block().unwrap();
         assert!(c.bits().at_end());
+    }
 
-        // Every truncation is an error, never a panic.
-        for cut in 0..w.out.len() {
-            let mut c = Cursor::new(&w.out[..cut], 0, 0);
+    #[test]
+    fn every_truncation_is_an_error() {
+        let data = sample_block();
+        for cut in 0..data.len() {
+            let mut c = Cursor::new(&data[..cut], 0, 0);
             let mut ok = true;
             for _ in 0..10 {
                 match c.advance() {
@@ -628,7 +639,10 @@ mod tests {
         };
         assert!(matches!(
             err,
-            Error::LimitExceeded { name, .. } if name == limits::Limit::BitcodeBlockDepth.name()
+            Error::LimitExceeded {
+                limit: limits::Limit::BitcodeBlockDepth,
+                ..
+            }
         ));
     }
 

@@ -8,14 +8,14 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::reader::Reader;
+use offkit_read::Reader;
 
 /// The irsymtab layout version LLVM 19 writes and reads (`storage::Header::kCurrentVersion`).
-pub const SYMTAB_VERSION: u32 = 3;
+pub(crate) const SYMTAB_VERSION: u32 = 3;
 
 /// The producer string LLVM 19.1.7 (Debian) writes; LLVM 19 rebuilds tables from other
 /// producers.
-pub const LLVM19_PRODUCER: &[u8] = b"19.1.7";
+pub(crate) const LLVM19_PRODUCER: &[u8] = b"19.1.7";
 
 const HEADER_SIZE: u64 = 76;
 const MODULE_SIZE: u64 = 12;
@@ -26,37 +26,37 @@ const STR_SIZE: u64 = 8;
 
 /// The symbol flag bits (`storage::Symbol::FlagBits`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct SymbolFlags;
+pub(crate) struct SymbolFlags;
 
 impl SymbolFlags {
     /// Bits 0–1: the visibility.
-    pub const VISIBILITY_MASK: u32 = 3;
+    pub(crate) const VISIBILITY_MASK: u32 = 3;
     /// An `Uncommon` record belongs to this symbol.
-    pub const HAS_UNCOMMON: u32 = 1 << 2;
+    pub(crate) const HAS_UNCOMMON: u32 = 1 << 2;
     /// A declaration (for the linker).
-    pub const UNDEFINED: u32 = 1 << 3;
+    pub(crate) const UNDEFINED: u32 = 1 << 3;
     /// Weak, linkonce or extern_weak linkage.
-    pub const WEAK: u32 = 1 << 4;
+    pub(crate) const WEAK: u32 = 1 << 4;
     /// Common linkage.
-    pub const COMMON: u32 = 1 << 5;
+    pub(crate) const COMMON: u32 = 1 << 5;
     /// An alias or ifunc.
-    pub const INDIRECT: u32 = 1 << 6;
+    pub(crate) const INDIRECT: u32 = 1 << 6;
     /// In `llvm.used` or `llvm.compiler.used`, or an undefined inline-asm symbol.
-    pub const USED: u32 = 1 << 7;
+    pub(crate) const USED: u32 = 1 << 7;
     /// Thread-local.
-    pub const TLS: u32 = 1 << 8;
+    pub(crate) const TLS: u32 = 1 << 8;
     /// May be left out of the object's symbol table (`canBeOmittedFromSymbolTable`).
-    pub const MAY_OMIT: u32 = 1 << 9;
+    pub(crate) const MAY_OMIT: u32 = 1 << 9;
     /// Not local linkage.
-    pub const GLOBAL: u32 = 1 << 10;
+    pub(crate) const GLOBAL: u32 = 1 << 10;
     /// Private linkage, an `llvm.*` name or a variable in section `llvm.metadata`.
-    pub const FORMAT_SPECIFIC: u32 = 1 << 11;
+    pub(crate) const FORMAT_SPECIFIC: u32 = 1 << 11;
     /// `unnamed_addr`.
-    pub const UNNAMED_ADDR: u32 = 1 << 12;
+    pub(crate) const UNNAMED_ADDR: u32 = 1 << 12;
     /// A function, or an alias/ifunc of one.
-    pub const EXECUTABLE: u32 = 1 << 13;
+    pub(crate) const EXECUTABLE: u32 = 1 << 13;
     /// Every bit LLVM 19 defines.
-    pub const ALL: u32 = (1 << 14) - 1;
+    pub(crate) const ALL: u32 = (1 << 14) - 1;
 }
 
 /// A symbol's visibility (`GlobalValue::VisibilityTypes`).
@@ -101,7 +101,7 @@ pub struct Symbol<'d> {
     pub ir_name: &'d [u8],
     /// Index into [`Symtab::comdats`], if it is in a comdat.
     pub comdat: Option<u32>,
-    /// The raw flag bits (see [`SymbolFlags`]).
+    /// The raw flag bits (LLVM's `Symbol::FlagBits`).
     pub flags: u32,
     /// Size of a common symbol (0 otherwise).
     pub common_size: u32,
@@ -203,7 +203,7 @@ impl Symbol<'_> {
 /// A bitcode file's irsymtab.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Symtab<'d> {
-    /// The layout version ([`SYMTAB_VERSION`]).
+    /// The layout version (`SYMTAB_VERSION`, 3 in LLVM 19).
     pub version: u32,
     /// The LLVM release that wrote it (`19.1.7`).
     pub producer: &'d [u8],
@@ -237,10 +237,76 @@ struct Tables<'d> {
 }
 
 impl<'d> Tables<'d> {
+    /// The module record at `at`.
+    fn module(&self, at: u64) -> Result<SymtabModule> {
+        let what = "bitcode symbol table module";
+        Ok(SymtabModule {
+            begin: self.word(at, what)?,
+            end: self.word(at + 4, what)?,
+            uncommon_begin: self.word(at + 8, what)?,
+        })
+    }
+
+    /// The comdat record at `at`.
+    fn comdat(&self, at: u64) -> Result<Comdat<'d>> {
+        let what = "bitcode symbol table comdat";
+        Ok(Comdat {
+            name: self.str(at, what)?,
+            selection_kind: self.word(at + 8, what)?,
+        })
+    }
+
+    /// The symbol record at `at`, of module `module` (its uncommon fields empty), checked
+    /// against the `ncomdats` comdats.
+    fn symbol(&self, module: usize, at: u64, ncomdats: u64) -> Result<Symbol<'d>> {
+        let what = "bitcode symbol";
+        let offset = self.symtab.base() + at;
+        let flags = self.word(at + 20, what)?;
+        if flags & SymbolFlags::VISIBILITY_MASK == 3 || flags & !SymbolFlags::ALL != 0 {
+            return Err(Error::Invalid {
+                what,
+                offset: offset + 20,
+                reason: format!("unknown flag bits {flags:#x}"),
+            });
+        }
+        let comdat = match self.word(at + 16, what)? {
+            u32::MAX => None,
+            c if u64::from(c) < ncomdats => Some(c),
+            c => {
+                return Err(Error::Invalid {
+                    what,
+                    offset: offset + 16,
+                    reason: format!("comdat index {c} is outside the {ncomdats} comdats"),
+                })
+            }
+        };
+        Ok(Symbol {
+            module,
+            name: self.str(at, what)?,
+            ir_name: self.str(at + 8, what)?,
+            comdat,
+            flags,
+            common_size: 0,
+            common_align: 0,
+            coff_weak_external_fallback: &[],
+            section_name: &[],
+        })
+    }
+
+    /// Fills `sym`'s uncommon fields from the uncommon record at `at`.
+    fn uncommon(&self, at: u64, sym: &mut Symbol<'d>) -> Result<()> {
+        let what = "bitcode symbol uncommon record";
+        sym.common_size = self.word(at, what)?;
+        sym.common_align = self.word(at + 4, what)?;
+        sym.coff_weak_external_fallback = self.str(at + 8, what)?;
+        sym.section_name = self.str(at + 16, what)?;
+        Ok(())
+    }
+
     fn word(&self, pos: u64, what: &'static str) -> Result<u32> {
         let mut r = self.symtab.clone();
         r.seek(pos, what)?;
-        r.u32_le(what)
+        Ok(r.u32_le(what)?)
     }
 
     /// A `Str` at `pos` of the symbol table.
@@ -325,27 +391,15 @@ pub(super) fn read<'d>(
 
     // Every count was checked against the table's size, so these allocations are bounded by
     // the input.
-    let mut modules = Vec::with_capacity(nmods as usize);
-    for i in 0..nmods {
-        let at = mods_at + i * MODULE_SIZE;
-        modules.push(SymtabModule {
-            begin: t.word(at, "bitcode symbol table module")?,
-            end: t.word(at + 4, "bitcode symbol table module")?,
-            uncommon_begin: t.word(at + 8, "bitcode symbol table module")?,
-        });
-    }
-    let mut comdats = Vec::with_capacity(ncomdats as usize);
-    for i in 0..ncomdats {
-        let at = comdats_at + i * COMDAT_SIZE;
-        comdats.push(Comdat {
-            name: t.str(at, "bitcode symbol table comdat")?,
-            selection_kind: t.word(at + 8, "bitcode symbol table comdat")?,
-        });
-    }
-    let mut dependent_libraries = Vec::with_capacity(nlibs as usize);
-    for i in 0..nlibs {
-        dependent_libraries.push(t.str(libs_at + i * STR_SIZE, "bitcode dependent library")?);
-    }
+    let modules = (0..nmods)
+        .map(|i| t.module(mods_at + i * MODULE_SIZE))
+        .collect::<Result<Vec<_>>>()?;
+    let comdats = (0..ncomdats)
+        .map(|i| t.comdat(comdats_at + i * COMDAT_SIZE))
+        .collect::<Result<Vec<_>>>()?;
+    let dependent_libraries = (0..nlibs)
+        .map(|i| t.str(libs_at + i * STR_SIZE, "bitcode dependent library"))
+        .collect::<Result<Vec<_>>>()?;
 
     let mut symbols = Vec::with_capacity(nsyms as usize);
     for (mi, m) in modules.iter().enumerate() {
@@ -362,50 +416,14 @@ pub(super) fn read<'d>(
         }
         let mut unc = u64::from(m.uncommon_begin);
         for si in u64::from(m.begin)..u64::from(m.end) {
-            let at = syms_at + si * SYMBOL_SIZE;
-            let what = "bitcode symbol";
-            let flags = t.word(at + 20, what)?;
-            if flags & SymbolFlags::VISIBILITY_MASK == 3 || flags & !SymbolFlags::ALL != 0 {
-                return Err(Error::Invalid {
-                    what,
-                    offset: symtab_offset + at + 20,
-                    reason: format!("unknown flag bits {flags:#x}"),
-                });
-            }
-            let comdat = match t.word(at + 16, what)? {
-                u32::MAX => None,
-                c if u64::from(c) < ncomdats => Some(c),
-                c => {
-                    return Err(Error::Invalid {
-                        what,
-                        offset: symtab_offset + at + 16,
-                        reason: format!("comdat index {c} is outside the {ncomdats} comdats"),
-                    })
-                }
-            };
-            let mut sym = Symbol {
-                module: mi,
-                name: t.str(at, what)?,
-                ir_name: t.str(at + 8, what)?,
-                comdat,
-                flags,
-                common_size: 0,
-                common_align: 0,
-                coff_weak_external_fallback: &[],
-                section_name: &[],
-            };
-            if flags & SymbolFlags::HAS_UNCOMMON != 0 {
+            let mut sym = t.symbol(mi, syms_at + si * SYMBOL_SIZE, ncomdats)?;
+            if sym.flags & SymbolFlags::HAS_UNCOMMON != 0 {
                 if unc >= nuncs {
                     return Err(bad_module(format!(
                         "symbol {si} needs uncommon record {unc} of {nuncs}"
                     )));
                 }
-                let u = uncs_at + unc * UNCOMMON_SIZE;
-                let what = "bitcode symbol uncommon record";
-                sym.common_size = t.word(u, what)?;
-                sym.common_align = t.word(u + 4, what)?;
-                sym.coff_weak_external_fallback = t.str(u + 8, what)?;
-                sym.section_name = t.str(u + 16, what)?;
+                t.uncommon(uncs_at + unc * UNCOMMON_SIZE, &mut sym)?;
                 unc += 1;
             }
             symbols.push(sym);

@@ -8,45 +8,45 @@ use std::borrow::Cow;
 use super::bitstream::{Bits, Cursor, Entry, Record};
 use super::{block, Embedded, Module, ModuleHeader, OFFLOADING_SECTION};
 use crate::error::{Error, Result};
-use crate::limits;
+use offkit_read::limits;
 
 const EMBEDDED_OBJECTS: &[u8] = b"llvm.embedded.objects";
 
 /// Module record codes (`MODULE_CODE_*`).
 mod code {
-    pub const VERSION: u32 = 1;
-    pub const TRIPLE: u32 = 2;
-    pub const DATALAYOUT: u32 = 3;
-    pub const GLOBALVAR: u32 = 7;
-    pub const FUNCTION: u32 = 8;
-    pub const ALIAS_OLD: u32 = 9;
-    pub const ALIAS: u32 = 14;
-    pub const VSTOFFSET: u32 = 13;
-    pub const SOURCE_FILENAME: u32 = 16;
-    pub const IFUNC: u32 = 18;
+    pub(crate) const VERSION: u32 = 1;
+    pub(crate) const TRIPLE: u32 = 2;
+    pub(crate) const DATALAYOUT: u32 = 3;
+    pub(crate) const GLOBALVAR: u32 = 7;
+    pub(crate) const FUNCTION: u32 = 8;
+    pub(crate) const ALIAS_OLD: u32 = 9;
+    pub(crate) const ALIAS: u32 = 14;
+    pub(crate) const VSTOFFSET: u32 = 13;
+    pub(crate) const SOURCE_FILENAME: u32 = 16;
+    pub(crate) const IFUNC: u32 = 18;
 }
 
 /// Constants record codes (`CST_CODE_*`).
 mod cst {
-    pub const SETTYPE: u32 = 1;
-    pub const STRING: u32 = 8;
-    pub const CSTRING: u32 = 9;
-    pub const DATA: u32 = 22;
+    pub(crate) const SETTYPE: u32 = 1;
+    pub(crate) const STRING: u32 = 8;
+    pub(crate) const CSTRING: u32 = 9;
+    pub(crate) const DATA: u32 = 22;
 }
 
 /// Metadata record codes (`METADATA_*`).
 mod md {
-    pub const VALUE: u32 = 2;
-    pub const NODE: u32 = 3;
-    pub const NAME: u32 = 4;
-    pub const DISTINCT_NODE: u32 = 5;
-    pub const NAMED_NODE: u32 = 10;
-    pub const STRINGS: u32 = 35;
+    pub(crate) const VALUE: u32 = 2;
+    pub(crate) const NODE: u32 = 3;
+    pub(crate) const NAME: u32 = 4;
+    pub(crate) const DISTINCT_NODE: u32 = 5;
+    pub(crate) const NAMED_NODE: u32 = 10;
+    pub(crate) const STRINGS: u32 = 35;
 
     /// Whether a record defines one metadata ID, as in LLVM 19's `parseOneMetadata`. `NAME`,
     /// `KIND`, `NAMED_NODE`, `ATTACHMENT`, `GLOBAL_DECL_ATTACHMENT`, `INDEX_OFFSET`, `INDEX` and
     /// unknown codes define none; `STRINGS` defines one per string.
-    pub fn defines_id(code: u32) -> bool {
+    pub(crate) fn defines_id(code: u32) -> bool {
         matches!(code, 1..=3 | 5 | 7..=9 | 12..=34 | 37 | 40 | 41 | 44..=47)
     }
 }

@@ -189,7 +189,7 @@ impl Parsed {
     }
 
     /// Records an error in `cl`'s `Option::error` form: `<prog>: for the --<name> option: <msg>`.
-    pub fn option_error(&mut self, name: &str, msg: &str) {
+    pub(crate) fn option_error(&mut self, name: &str, msg: &str) {
         let dashes = if name.len() == 1 { "-" } else { "--" };
         self.errors.push_str(&format!(
             "{}: for the {dashes}{name} option: {msg}\n",
@@ -199,7 +199,7 @@ impl Parsed {
 }
 
 /// `cl`'s boolean values.
-pub fn parse_bool(v: &str) -> Option<bool> {
+pub(crate) fn parse_bool(v: &str) -> Option<bool> {
     match v {
         "" | "true" | "TRUE" | "True" | "1" => Some(true),
         "false" | "FALSE" | "False" | "0" => Some(false),
@@ -207,7 +207,7 @@ pub fn parse_bool(v: &str) -> Option<bool> {
     }
 }
 
-pub use crate::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
+pub(crate) use crate::cl::integer::{parse_i64 as parse_llvm_i64, parse_u64 as parse_llvm_u64};
 
 /// How a tool's command line is parsed, beyond its option table.
 #[derive(Debug, Clone, Copy)]

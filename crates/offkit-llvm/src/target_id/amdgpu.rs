@@ -8,7 +8,7 @@
 //!
 //! What changed from 19 to 22: `gfx940` and `gfx941` are gone; `gfx950`, `gfx1153`, `gfx1250`,
 //! `gfx1251` and `gfx9-4-generic` are new; `gfx1250`/`gfx1251` have xnack always on
-//! ([`FEATURE_XNACK_ALWAYS`]), so a target ID may not set it.
+//! (`FEATURE_XNACK_ALWAYS`), so a target ID may not set it.
 //!
 //! ```
 //! use offkit_llvm::target_id::amdgpu;
@@ -26,25 +26,27 @@ use crate::triple::Triple;
 use crate::version::{LlvmVersion, Releases};
 
 /// Feature bit: FMA (R600 only; implied on AMDGCN).
-pub const FEATURE_FMA: u32 = 1 << 1;
+pub(crate) const FEATURE_FMA: u32 = 1 << 1;
 /// Feature bit: LDEXP (R600 only).
-pub const FEATURE_LDEXP: u32 = 1 << 2;
+#[allow(dead_code)] // LLVM's table of bits, whole; no row offkit keeps sets it.
+pub(crate) const FEATURE_LDEXP: u32 = 1 << 2;
 /// Feature bit: FP64 (R600 only).
-pub const FEATURE_FP64: u32 = 1 << 3;
+#[allow(dead_code)] // LLVM's table of bits, whole; no row offkit keeps sets it.
+pub(crate) const FEATURE_FP64: u32 = 1 << 3;
 /// Feature bit: fast FMA for f32.
-pub const FEATURE_FAST_FMA_F32: u32 = 1 << 4;
+pub(crate) const FEATURE_FAST_FMA_F32: u32 = 1 << 4;
 /// Feature bit: fast f32 denormals.
-pub const FEATURE_FAST_DENORMAL_F32: u32 = 1 << 5;
+pub(crate) const FEATURE_FAST_DENORMAL_F32: u32 = 1 << 5;
 /// Feature bit: wave32 is available.
-pub const FEATURE_WAVE32: u32 = 1 << 6;
+pub(crate) const FEATURE_WAVE32: u32 = 1 << 6;
 /// Feature bit: `xnack` may be given in a target ID.
-pub const FEATURE_XNACK: u32 = 1 << 7;
+pub(crate) const FEATURE_XNACK: u32 = 1 << 7;
 /// Feature bit: `sramecc` may be given in a target ID.
-pub const FEATURE_SRAMECC: u32 = 1 << 8;
+pub(crate) const FEATURE_SRAMECC: u32 = 1 << 8;
 /// Feature bit: WGP mode.
-pub const FEATURE_WGP: u32 = 1 << 9;
+pub(crate) const FEATURE_WGP: u32 = 1 << 9;
 /// Feature bit: xnack is always on (LLVM 22: `gfx1250`, `gfx1251`); not a target ID feature.
-pub const FEATURE_XNACK_ALWAYS: u32 = 1 << 10;
+pub(crate) const FEATURE_XNACK_ALWAYS: u32 = 1 << 10;
 
 /// One row of a processor table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -236,7 +238,7 @@ fn table(triple: &Triple) -> &'static [Gpu] {
 }
 
 /// The rows of the triple's table that release `llvm` knows, in its order.
-pub fn rows(llvm: LlvmVersion, triple: &Triple) -> impl Iterator<Item = &'static Gpu> {
+pub(crate) fn rows(llvm: LlvmVersion, triple: &Triple) -> impl Iterator<Item = &'static Gpu> {
     table(triple)
         .iter()
         .filter(move |g| g.releases.contains(llvm))
@@ -245,7 +247,7 @@ pub fn rows(llvm: LlvmVersion, triple: &Triple) -> impl Iterator<Item = &'static
 /// `parseArchAMDGCN` / `parseArchR600` and `getArchEntry` of release `llvm`: the first row of
 /// the processor named `name` (rows of one processor share its canonical name, features and
 /// releases), if that release's table for the triple knows it.
-pub fn lookup(llvm: LlvmVersion, triple: &Triple, name: &[u8]) -> Option<&'static Gpu> {
+pub(crate) fn lookup(llvm: LlvmVersion, triple: &Triple, name: &[u8]) -> Option<&'static Gpu> {
     let canonical = rows(llvm, triple)
         .find(|g| g.name.as_bytes() == name)?
         .canonical;
@@ -260,7 +262,7 @@ pub fn canonical_name(llvm: LlvmVersion, triple: &Triple, name: &[u8]) -> Option
 
 /// `getAllPossibleAMDGPUTargetIDFeatures` of release `llvm`: the features a target ID may set
 /// for this processor, in alphabetical order (`sramecc`, `xnack`).
-pub fn target_id_features(
+pub(crate) fn target_id_features(
     llvm: LlvmVersion,
     triple: &Triple,
     name: &[u8],

@@ -16,7 +16,7 @@
 use crate::triple::{split_once, Triple};
 
 /// A `(triple, arch)` pair as an offload binary's string table holds it.
-pub type LinkTarget<'a> = (&'a [u8], &'a [u8]);
+pub(crate) type LinkTarget<'a> = (&'a [u8], &'a [u8]);
 
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)

@@ -164,7 +164,7 @@ pub const OFFLOAD_ARCHS: &[OffloadArch] = &[
 ];
 
 /// The names release `llvm` knows, in its order.
-pub fn names(llvm: LlvmVersion) -> impl Iterator<Item = &'static OffloadArch> {
+pub(crate) fn names(llvm: LlvmVersion) -> impl Iterator<Item = &'static OffloadArch> {
     OFFLOAD_ARCHS
         .iter()
         .filter(move |a| a.releases.contains(llvm))
@@ -172,7 +172,7 @@ pub fn names(llvm: LlvmVersion) -> impl Iterator<Item = &'static OffloadArch> {
 
 /// `StringToOffloadArch(name)` of release `llvm`, as a family; `None` for `UNKNOWN` (the
 /// match is exact; the empty string is known).
-pub fn family(llvm: LlvmVersion, name: &[u8]) -> Option<ArchFamily> {
+pub(crate) fn family(llvm: LlvmVersion, name: &[u8]) -> Option<ArchFamily> {
     names(llvm)
         .find(|a| a.name.as_bytes() == name)
         .map(|a| a.family)
@@ -184,7 +184,8 @@ pub fn is_known(llvm: LlvmVersion, name: &[u8]) -> bool {
 }
 
 /// The NVIDIA names (`sm_20` …) release `llvm` knows.
-pub fn nvidia(llvm: LlvmVersion) -> impl Iterator<Item = &'static str> {
+#[cfg(test)]
+pub(crate) fn nvidia(llvm: LlvmVersion) -> impl Iterator<Item = &'static str> {
     names(llvm)
         .filter(|a| a.family == ArchFamily::Nvidia)
         .map(|a| a.name)

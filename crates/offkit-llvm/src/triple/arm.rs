@@ -7,7 +7,7 @@ use super::kinds::{Arch, SubArch};
 /// `ARM::ArchKind`, in the order of LLVM 19's `ARMTargetParser.def` (the order matters:
 /// [`parse_arch`] returns the first entry whose name *ends with* the synonym).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArmArch {
+pub(crate) enum ArmArch {
     /// `invalid`.
     Invalid,
     /// `armv4`.
@@ -181,7 +181,7 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 
 /// `ARM::getCanonicalArchName`: the architecture name without its `arm`/`thumb`/`aarch64`
 /// prefix and endianness marker, or empty when the name is malformed.
-pub fn canonical_arch_name(arch: &[u8]) -> &[u8] {
+pub(crate) fn canonical_arch_name(arch: &[u8]) -> &[u8] {
     let mut a = arch;
     let mut offset: Option<usize> = None;
     if a.starts_with(b"arm64_32") {
@@ -238,7 +238,7 @@ pub fn canonical_arch_name(arch: &[u8]) -> &[u8] {
 
 /// `ARM::parseArch`: canonicalize, take the synonym, and return the first table entry whose
 /// name ends with it.
-pub fn parse_arch(arch: &[u8]) -> ArmArch {
+pub(crate) fn parse_arch(arch: &[u8]) -> ArmArch {
     let syn = arch_synonym(canonical_arch_name(arch));
     ARCH_NAMES
         .iter()
@@ -283,7 +283,7 @@ impl ArmArch {
     }
 
     /// The triple sub-architecture of this kind (`parseSubArch`'s ARM switch).
-    pub fn sub_arch(self) -> SubArch {
+    pub(crate) fn sub_arch(self) -> SubArch {
         use ArmArch::*;
         match self {
             V4 | Invalid => SubArch::None,
@@ -371,7 +371,7 @@ fn parse_endian(arch: &[u8]) -> Endian {
 
 /// `parseARMArch` of `Triple.cpp`: the architecture of an `arm*`/`thumb*`/`aarch64*` name
 /// that is not one of the plain spellings.
-pub fn parse_arm_arch(name: &[u8]) -> Arch {
+pub(crate) fn parse_arm_arch(name: &[u8]) -> Arch {
     let isa = parse_isa(name);
     let endian = parse_endian(name);
     let arch = match (endian, isa) {

@@ -230,68 +230,9 @@ pub(super) fn normalize(
     s: &[u8],
     form: CanonicalForm,
 ) -> crate::Result<Vec<u8>> {
-    // `msys` is Cygwin from LLVM 20 on.
-    let msys_is_cygwin = llvm >= LlvmVersion::V22;
     let mut comps: Vec<Component<'_>> = s.split(|&b| b == b'-').map(Cow::Borrowed).collect();
-    let comp = |comps: &[Component<'_>], i: usize| comps.get(i).map(|c| c.to_vec());
-
-    // A component that parses in its own position stays there.
-    let mut p = Parsed {
-        arch: comps.first().map_or(Arch::Unknown, |c| parse_arch(llvm, c)),
-        vendor: comps
-            .get(1)
-            .map_or(Vendor::Unknown, |c| parse_vendor(llvm, c)),
-        os: Os::Unknown,
-        environment: comps
-            .get(3)
-            .map_or(Environment::Unknown, |c| parse_environment(llvm, c)),
-        object_format: comps
-            .get(4)
-            .map_or(ObjectFormat::Unknown, |c| parse_format(c)),
-        is_mingw32: false,
-        is_cygwin: false,
-        msys_is_cygwin,
-        llvm,
-    };
-    if let Some(c) = comps.get(2) {
-        p.os = parse_os(llvm, c);
-        p.is_cygwin = is_cygwin(c, msys_is_cygwin);
-        p.is_mingw32 = c.starts_with(b"mingw");
-    }
-    let mut found = [
-        p.arch != Arch::Unknown,
-        p.vendor != Vendor::Unknown,
-        p.os != Os::Unknown,
-        p.environment != Environment::Unknown,
-    ];
-
-    // Permute the others into the positions they parse as.
-    for pos in 0..4 {
-        if found[pos] {
-            continue;
-        }
-        let mut idx = 0;
-        while idx < comps.len() {
-            if idx < 4 && found[idx] {
-                idx += 1;
-                continue;
-            }
-            let Some(candidate) = comp(&comps, idx) else {
-                break;
-            };
-            if !p.try_position(pos, &candidate) {
-                idx += 1;
-                continue;
-            }
-            if pos < idx {
-                insert_left(&mut comps, &found, pos, idx);
-            } else if pos > idx {
-                push_right(&mut comps, &found, pos, idx);
-            }
-            found[pos] = true;
-            break;
-        }
-    }
+    let (mut p, mut found) = parse_in_place(llvm, &comps);
+    permute(&mut comps, &mut p, &mut found);
 
     // "none" in the middle of a three-component triple is the OS, not the vendor.
     if found[0]
@@ -325,37 +266,13 @@ pub(super) fn normalize(
         set(&mut comps, 3, "gnueabihf");
     }
 
-    if p.os == Os::Win32 {
-        comps.resize(4, Cow::Borrowed(&[]));
-        set(&mut comps, 2, "windows");
-        if p.environment == Environment::Unknown {
-            let env = match p.object_format {
-                ObjectFormat::Unknown | ObjectFormat::Coff => "msvc",
-                f => f.name(),
-            };
-            set(&mut comps, 3, env);
-        }
-    } else if p.is_mingw32 {
-        comps.resize(4, Cow::Borrowed(&[]));
-        set(&mut comps, 2, "windows");
-        set(&mut comps, 3, "gnu");
-    } else if p.is_cygwin {
-        comps.resize(4, Cow::Borrowed(&[]));
-        set(&mut comps, 2, "windows");
-        set(&mut comps, 3, "cygnus");
-    }
-    if (p.is_mingw32 || p.is_cygwin || (p.os == Os::Win32 && p.environment != Environment::Unknown))
-        && !matches!(p.object_format, ObjectFormat::Unknown | ObjectFormat::Coff)
-    {
-        comps.resize(5, Cow::Borrowed(&[]));
-        set(&mut comps, 4, p.object_format.name());
-    }
+    windows(&mut comps, &p);
 
     // DXIL without a version takes it from the Shader Model version.
     if comps.first().is_some_and(|c| c.as_ref() == b"dxil") {
         comps.truncate(4);
         if p.os == Os::ShaderModel {
-            let sm = comp(&comps, 2).unwrap_or_default();
+            let sm = comps.get(2).map(|c| c.to_vec()).unwrap_or_default();
             set(&mut comps, 0, dxil_arch_from_shader_model(llvm, &sm)?);
         }
     }
@@ -366,6 +283,102 @@ pub(super) fn normalize(
     }
 
     Ok(comps.join(&b'-'))
+}
+
+/// What each component parses as in its own position (a component that does stays there),
+/// and which of the four positions are found.
+fn parse_in_place(llvm: LlvmVersion, comps: &[Component<'_>]) -> (Parsed, [bool; 4]) {
+    // `msys` is Cygwin from LLVM 20 on.
+    let msys_is_cygwin = llvm >= LlvmVersion::V22;
+    let mut p = Parsed {
+        arch: comps.first().map_or(Arch::Unknown, |c| parse_arch(llvm, c)),
+        vendor: comps
+            .get(1)
+            .map_or(Vendor::Unknown, |c| parse_vendor(llvm, c)),
+        os: Os::Unknown,
+        environment: comps
+            .get(3)
+            .map_or(Environment::Unknown, |c| parse_environment(llvm, c)),
+        object_format: comps
+            .get(4)
+            .map_or(ObjectFormat::Unknown, |c| parse_format(c)),
+        is_mingw32: false,
+        is_cygwin: false,
+        msys_is_cygwin,
+        llvm,
+    };
+    if let Some(c) = comps.get(2) {
+        p.os = parse_os(llvm, c);
+        p.is_cygwin = is_cygwin(c, msys_is_cygwin);
+        p.is_mingw32 = c.starts_with(b"mingw");
+    }
+    let found = [
+        p.arch != Arch::Unknown,
+        p.vendor != Vendor::Unknown,
+        p.os != Os::Unknown,
+        p.environment != Environment::Unknown,
+    ];
+    (p, found)
+}
+
+/// Moves the components that did not parse in place into the positions they parse as.
+fn permute(comps: &mut Vec<Component<'_>>, p: &mut Parsed, found: &mut [bool; 4]) {
+    for pos in 0..4 {
+        if found[pos] {
+            continue;
+        }
+        let mut idx = 0;
+        while idx < comps.len() {
+            if idx < 4 && found[idx] {
+                idx += 1;
+                continue;
+            }
+            let Some(candidate) = comps.get(idx).map(|c| c.to_vec()) else {
+                break;
+            };
+            if !p.try_position(pos, &candidate) {
+                idx += 1;
+                continue;
+            }
+            if pos < idx {
+                insert_left(comps, found, pos, idx);
+            } else if pos > idx {
+                push_right(comps, found, pos, idx);
+            }
+            found[pos] = true;
+            break;
+        }
+    }
+}
+
+/// Windows environments: the OS `windows`, the environment `msvc`/`gnu`/`cygnus` (or the
+/// object format's name), and a non-COFF object format as a fifth component.
+fn windows(comps: &mut Vec<Component<'_>>, p: &Parsed) {
+    if p.os == Os::Win32 {
+        comps.resize(4, Cow::Borrowed(&[]));
+        set(comps, 2, "windows");
+        if p.environment == Environment::Unknown {
+            let env = match p.object_format {
+                ObjectFormat::Unknown | ObjectFormat::Coff => "msvc",
+                f => f.name(),
+            };
+            set(comps, 3, env);
+        }
+    } else if p.is_mingw32 {
+        comps.resize(4, Cow::Borrowed(&[]));
+        set(comps, 2, "windows");
+        set(comps, 3, "gnu");
+    } else if p.is_cygwin {
+        comps.resize(4, Cow::Borrowed(&[]));
+        set(comps, 2, "windows");
+        set(comps, 3, "cygnus");
+    }
+    if (p.is_mingw32 || p.is_cygwin || (p.os == Os::Win32 && p.environment != Environment::Unknown))
+        && !matches!(p.object_format, ObjectFormat::Unknown | ObjectFormat::Coff)
+    {
+        comps.resize(5, Cow::Borrowed(&[]));
+        set(comps, 4, p.object_format.name());
+    }
 }
 
 #[cfg(test)]

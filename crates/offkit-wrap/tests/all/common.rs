@@ -1,6 +1,6 @@
 //! Shared helpers.
 
-use offkit_format::container::offload_binaries;
+use offkit_format::scan::all_binaries;
 use offkit_wrap::{Image, Kind, WrapOptions, Wrapper};
 
 /// One image read back from an offload binary: `(triple, arch, bytes)`.
@@ -8,7 +8,7 @@ pub type Owned = (String, String, Vec<u8>);
 
 /// Whether each offload binary in `obj` has an `arch` string.
 pub fn has_arch_keys(obj: &[u8]) -> Vec<bool> {
-    offload_binaries(obj, 0)
+    all_binaries(obj, 0)
         .expect("offload binaries")
         .iter()
         .map(|b| b.entries[0].string("arch").is_some())
@@ -17,7 +17,7 @@ pub fn has_arch_keys(obj: &[u8]) -> Vec<bool> {
 
 /// The images LLVM's wrapper object embeds in `.llvm.offloading`, in its order.
 pub fn embedded_images(obj: &[u8]) -> Vec<Owned> {
-    offload_binaries(obj, 0)
+    all_binaries(obj, 0)
         .expect("LLVM's object has offload binaries")
         .into_iter()
         .map(|b| {

@@ -5,7 +5,7 @@
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 
-use offkit_format::container::offload_binaries;
+use offkit_format::scan::all_binaries;
 use offkit_testutil::wrap::amdgpu_elf;
 use offkit_tools::MappedFile;
 use offkit_wrap::{Image, Kind, Large, WrapOptions, Wrapper};
@@ -63,7 +63,7 @@ fn image_over_2gib_links_and_runs_with_gnu_ld_and_lld() {
         let exe = d.join(&name);
         {
             let bytes = MappedFile::open(&exe).unwrap();
-            let bins = offload_binaries(&bytes, 0).expect("the executable's offload binaries");
+            let bins = all_binaries(&bytes, 0).expect("the executable's offload binaries");
             let e = bins
                 .iter()
                 .map(|b| &b.entries[0])

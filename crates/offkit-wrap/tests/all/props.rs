@@ -3,7 +3,7 @@
 //! order `Wrapper::order` reports, with their triples and arches.
 
 use object::{Object, ObjectSection};
-use offkit_format::container::offload_binaries;
+use offkit_format::scan::all_binaries;
 use offkit_wrap::{Image, Kind, Large, Order, WrapOptions, Wrapper};
 use proptest::prelude::*;
 
@@ -82,7 +82,7 @@ proptest! {
         let file = object::File::parse(&*out).unwrap();
         prop_assert!(file.sections().all(|s| s.data().is_ok()));
         if kind == Kind::OpenMp && !image_info {
-            let bins = offload_binaries(&out, 0).unwrap();
+            let bins = all_binaries(&out, 0).unwrap();
             let order = w.order();
             prop_assert_eq!(bins.len(), order.len());
             for (b, &i) in bins.iter().zip(&order) {

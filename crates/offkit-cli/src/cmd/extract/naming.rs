@@ -63,9 +63,13 @@ pub fn describe(i: &ImageInfo) -> (String, &'static str) {
     if let Some(b) = &i.bundle {
         parts.push(format!("b{}", b.index));
     }
-    for p in [&i.offload_kind, &i.triple, &i.target_id] {
+    for p in [
+        i.offload_kind.to_string(),
+        i.triple.to_string(),
+        i.target_id.to_string(),
+    ] {
         if !p.is_empty() {
-            parts.push(sanitize(p));
+            parts.push(sanitize(&p));
         }
     }
     parts.retain(|p| !p.is_empty());
@@ -110,7 +114,10 @@ impl Names {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use offkit_format::device::ImageTargetId;
+    use offkit_format::kind::{BundleKind, Model};
     use offkit_format::scan::Location;
+    use offkit_llvm::triple::Triple;
 
     fn info(loc: Location, kind: &str, triple: &str, arch: &str) -> ImageInfo {
         ImageInfo {
@@ -120,10 +127,10 @@ mod tests {
                 offset: 0,
                 flags: 0,
             },
-            offload_kind: kind.into(),
+            offload_kind: Model::Bundle(BundleKind::parse(kind)),
             image_kind: ImageKind::Object,
-            triple: triple.into(),
-            target_id: arch.into(),
+            triple: Triple::parse(triple),
+            target_id: ImageTargetId::read(&Triple::parse(triple), arch),
             strings: Vec::new(),
             offset: 0,
             size: 0,

@@ -173,19 +173,15 @@ fn inflate(
         };
         outs.push((inner.0, inner.1, create(j.dest)?));
     }
-    let mut pos = 0u64;
-    let r = stream::inflate_into(&blob, &mut |chunk: &[u8]| -> std::io::Result<()> {
-        for (o, n, out) in outs.iter_mut() {
-            let part = stream::part_of(chunk, pos, *o..*o + *n);
-            if !part.is_empty() {
-                std::io::Write::write_all(out, part)?;
-            }
+    let ranges: Vec<_> = outs.iter().map(|(o, n, _)| *o..*o + *n).collect();
+    let r = stream::inflate_ranges(&blob, &ranges, &mut |i, part| -> std::io::Result<()> {
+        match outs.get_mut(i) {
+            Some((_, _, out)) => std::io::Write::write_all(out, part),
+            None => Ok(()),
         }
-        pos += chunk.len() as u64;
-        Ok(())
     });
-    match r {
-        Ok(()) => {}
+    let pos = match r {
+        Ok(pos) => pos,
         Err(stream::SinkOr::Format(e)) => {
             return Err(anyhow::Error::new(e).context(format!(
                 "cannot decompress the compressed bundle at {offset:#x} of `{}`",
@@ -195,7 +191,7 @@ fn inflate(
         Err(stream::SinkOr::Sink(e)) => {
             return Err(anyhow::Error::new(e).context("failed to write an extracted image"))
         }
-    }
+    };
     for (o, n, out) in outs {
         if o + n > pos {
             bail!(

@@ -41,7 +41,9 @@ fn image(i: &ImageInfo, out: &mut String) {
         if let Some(c) = &i.compression {
             facts.push(format!(
                 "{} {}→{}",
-                c.method, c.compressed_size, c.uncompressed_size
+                c.format.method(),
+                c.compressed_size,
+                c.uncompressed_size
             ));
         }
         if let Some(n) = &e.name {

@@ -25,15 +25,15 @@ struct File<'a> {
     containers: Vec<ContainerJson>,
     images: Vec<ImageJson<'a>>,
     entry_tables: Vec<TableJson<'a>>,
-    warnings: Vec<WarningJson<'a>>,
+    warnings: Vec<WarningJson>,
     error: Option<&'a InputError>,
 }
 
 #[derive(Debug, Serialize)]
-struct WarningJson<'a> {
+struct WarningJson {
     location: String,
     offset: u64,
-    message: &'a str,
+    message: String,
 }
 
 /// Why an input could not be read (schema 2): the file's entry is kept, empty, with this.
@@ -57,10 +57,10 @@ struct ContainerJson {
 }
 
 #[derive(Debug, Serialize)]
-struct CompressionJson<'a> {
+struct CompressionJson {
     format: &'static str,
-    version: u16,
-    method: &'a str,
+    version: u32,
+    method: &'static str,
     offset: u64,
     compressed_size: u64,
     uncompressed_size: u64,
@@ -77,9 +77,9 @@ struct BinaryJson {
 struct ImageJson<'a> {
     location: String,
     source: &'static str,
-    offload_kind: &'a str,
+    offload_kind: String,
     image_kind: String,
-    triple: &'a str,
+    triple: String,
     target_id: &'a str,
     offset: u64,
     size: u64,
@@ -88,7 +88,7 @@ struct ImageJson<'a> {
     binary: Option<BinaryJson>,
     bundle_id: Option<&'a str>,
     host_placeholder: bool,
-    compression: Option<CompressionJson<'a>>,
+    compression: Option<CompressionJson>,
     bundle: Option<BundleJson>,
     address: Option<String>,
     fatbin: Option<FatbinJson<'a>>,
@@ -241,11 +241,11 @@ struct EntryJson<'a> {
     kind: u16,
 }
 
-fn compression(c: &Compression) -> CompressionJson<'_> {
+fn compression(c: &Compression) -> CompressionJson {
     CompressionJson {
-        format: c.format,
-        version: c.version,
-        method: &c.method,
+        format: c.format.name(),
+        version: c.format.version(),
+        method: c.format.method(),
         offset: c.offset,
         compressed_size: c.compressed_size,
         uncompressed_size: c.uncompressed_size,
@@ -318,10 +318,10 @@ fn image<'a>(i: &'a ImageInfo, path: &str) -> ImageJson<'a> {
     ImageJson {
         location: i.location.to_string(),
         source: i.source.name(),
-        offload_kind: &i.offload_kind,
+        offload_kind: i.offload_kind.to_string(),
         image_kind: i.image_kind.to_string(),
-        triple: &i.triple,
-        target_id: &i.target_id,
+        triple: i.triple.to_string(),
+        target_id: i.target_id.as_str(),
         offset: i.offset,
         size: i.size,
         offsets_in,
@@ -412,7 +412,7 @@ pub fn document<'a>(reports: &'a [(String, Report, Option<InputError>)]) -> Docu
                     .map(|w| WarningJson {
                         location: w.location.to_string(),
                         offset: w.offset,
-                        message: &w.message,
+                        message: w.problem.to_string(),
                     })
                     .collect(),
                 error: error.as_ref(),

@@ -133,16 +133,15 @@ fn image_row(i: &ImageInfo) -> Vec<String> {
     };
     vec![
         within(&i.location),
-        or_dash(&i.offload_kind),
+        or_dash(&i.offload_kind.to_string()),
         kind,
-        or_dash(&i.triple),
-        or_dash(&i.target_id),
+        or_dash(&i.triple.to_string()),
+        or_dash(i.target_id.as_str()),
         offset,
         i.size.to_string(),
-        i.compression.as_ref().map_or_else(
-            || "-".to_string(),
-            |c| format!("{} v{} {}", c.format, c.version, c.method),
-        ),
+        i.compression
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |c| c.format.to_string()),
     ]
 }
 
@@ -324,7 +323,7 @@ fn summary(r: &Report, out: &mut String) {
     let mut containers = BTreeSet::new();
     let (mut packed, mut inflated) = (0u64, 0u64);
     for c in r.images.iter().filter_map(|i| i.compression.as_ref()) {
-        if containers.insert((c.format, c.offset, c.compressed_size)) {
+        if containers.insert((c.format.name(), c.offset, c.compressed_size)) {
             packed = packed.saturating_add(c.compressed_size);
             inflated = inflated.saturating_add(c.uncompressed_size);
         }
@@ -340,14 +339,14 @@ fn summary(r: &Report, out: &mut String) {
     }
     out.push_str(&line);
     out.push('\n');
-    let mut by_target: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut by_target: BTreeMap<String, usize> = BTreeMap::new();
     for i in &code {
         let key = if i.target_id.is_empty() {
-            &i.triple
+            i.triple.to_string()
         } else {
-            &i.target_id
+            i.target_id.to_string()
         };
-        *by_target.entry(key.as_str()).or_default() += 1;
+        *by_target.entry(key).or_default() += 1;
     }
     if !by_target.is_empty() {
         let items: Vec<String> = by_target

@@ -10,7 +10,7 @@ use offkit_bundle::write::{self, Entry, Format};
 use offkit_format::bundle::compressed;
 
 use super::objcopy::{self, TempFile};
-use super::{error, file_error, handler, read_input, Ctx, Handler, Run};
+use super::{error, file_error, handler, read_input, with_commas, Ctx, Handler, Run};
 
 /// `-compress` as LLVM does it: zstd, long-distance matching, the configured level, the
 /// configured header version (LLVM 19 silently cuts version-2 sizes above 4 GiB to 32 bits;
@@ -57,10 +57,10 @@ fn compress(ctx: &Ctx<'_>, plain: &[u8]) -> Run<Vec<u8>> {
              Binary size after compression: {} bytes\nCompression rate: {rate:.2}\nCompression ratio: {:.2}%\n\
              Compression speed: {:.2} MB/s\nTruncated MD5 hash: {:#016x}\n",
             ctx.cfg.ccob_version,
-            compressed::with_commas(c.bytes.len() as u64),
+            with_commas(c.bytes.len() as u64),
             ctx.cfg.compression_level,
-            compressed::with_commas(size),
-            compressed::with_commas(c.stream_size),
+            with_commas(size),
+            with_commas(c.stream_size),
             100.0 / rate,
             size as f64 / (1024.0 * 1024.0) / elapsed.as_secs_f64().max(1e-9),
             c.hash,

@@ -13,7 +13,8 @@ use offkit_llvm::adt::stringmap::StringMap;
 use offkit_llvm::target_id::bundle::{is_compatible, is_well_formed, BundleEntryId};
 use offkit_tools::fs::Outputs;
 
-use super::{error, file_error, handler, objcopy, read_input, Ctx, Handler, Run};
+use super::{error, file_error, handler, objcopy, read_input, with_commas, Ctx, Handler, Run};
+use crate::dropin::error::decompress_message;
 
 /// The input after `CompressedOffloadBundle::decompress`: the file itself (mapped, payloads
 /// copied by the kernel) or the decompressed bytes.
@@ -27,7 +28,7 @@ pub fn decompress(ctx: &Ctx<'_>, input: Input, prefix: &str) -> Run<Decompressed
     let llvm = ctx.cfg.release.llvm;
     let start = Instant::now();
     let d = compressed::decompress_llvm(llvm, input.bytes())
-        .map_err(|m| error(format!("{prefix}{m}")))?;
+        .map_err(|e| error(format!("{prefix}{}", decompress_message(&e))))?;
     let elapsed = start.elapsed();
     let Some(h) = d.header else {
         if ctx.cfg.verbose && input.len() >= ctx.cfg.release.ccob_min_size {
@@ -65,7 +66,7 @@ fn verbose_decompress(
     if let Some(t) = h.total_size {
         s.push_str(&format!(
             "Total file size (from header): {} bytes\n",
-            compressed::with_commas(t)
+            with_commas(t)
         ));
     }
     s.push_str(&format!(
@@ -73,8 +74,8 @@ fn verbose_decompress(
          Compression rate: {rate:.2}\nCompression ratio: {:.2}%\nDecompression speed: {:.2} MB/s\n\
          Stored hash: {:#016x}\nRecalculated hash: {recalculated:#016x}\nHashes match: {}\n",
         h.method.name(),
-        compressed::with_commas(stream),
-        compressed::with_commas(size),
+        with_commas(stream),
+        with_commas(size),
         100.0 / rate,
         size as f64 / (1024.0 * 1024.0) / secs,
         h.hash,

@@ -29,7 +29,7 @@ use std::path::PathBuf;
 use object::read::elf::{FileHeader, SectionHeader};
 use object::{elf, Endianness, FileKind, Object, ObjectSection};
 
-use offkit_format::bundle::{binary, compressed, text::find, MAGIC};
+use offkit_format::bundle::{binary, compressed, MAGIC};
 
 use super::format::Family;
 use super::{Out, UNEXPECTED_EOF};
@@ -160,17 +160,25 @@ fn parse(d: &[u8]) -> Result<Vec<Record>, String> {
         .collect())
 }
 
-/// A decompression error in the words of LLVM 22's object layer (the bundler's are
-/// capitalized).
+/// `StringRef::find(needle, from)`: `None` for "npos" (also when `from` is past the end).
+fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
+    let tail = hay.get(from..)?;
+    if needle.is_empty() {
+        return Some(from);
+    }
+    tail.windows(needle.len())
+        .position(|w| w == needle)
+        .map(|i| i + from)
+}
+
+/// A decompression error in the words of LLVM 22's object layer: the bundler's words
+/// ([`crate::dropin::error::decompress_message`]), not capitalized.
 fn object_words(e: &offkit_format::Error) -> String {
-    use offkit_format::Error as E;
-    match e {
-        E::Llvm19HeaderTooSmall => "compressed bundle header size too small".into(),
-        E::Llvm19UnknownMethod => "unknown compressing method".into(),
-        E::Llvm19Decompress { reason } => {
-            format!("could not decompress embedded file contents: {reason}")
-        }
-        e => e.to_string(),
+    let words = crate::dropin::error::decompress_message(e);
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_uppercase() => c.to_ascii_lowercase().to_string() + chars.as_str(),
+        _ => words,
     }
 }
 

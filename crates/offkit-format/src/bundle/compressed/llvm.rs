@@ -8,8 +8,8 @@ use zstd::zstd_safe;
 
 use super::{Method, MAGIC, MIN_SIZE};
 use crate::error::{Error, Result};
-use offkit_llvm::reader::Reader;
 use offkit_llvm::LlvmVersion;
+use offkit_read::Reader;
 
 /// What a release's `CompressedOffloadBundle::decompress` makes of a buffer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,9 +19,6 @@ pub struct LlvmDecompressed<'d> {
     /// The data: the input itself, or what the stream decompressed to.
     pub data: Cow<'d, [u8]>,
 }
-
-/// The name the LLVM 19 face knew [`LlvmDecompressed`] by.
-pub type Llvm19Decompressed<'d> = LlvmDecompressed<'d>;
 
 /// A header as a release reads it (LLVM 19 reads any version of 2 or more with the version-2
 /// layout; LLVM 22 reads versions 1 to 3 each with its own).
@@ -41,12 +38,9 @@ pub struct LlvmHeader {
     pub header_size: usize,
 }
 
-/// The name the LLVM 19 face knew [`LlvmHeader`] by.
-pub type Llvm19Header = LlvmHeader;
-
 /// Whether release `llvm` takes `data` for a compressed bundle: the magic and at least 20 bytes
 /// (19: a version-1 header) or 8 (22: the common fields).
-pub fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
+pub(crate) fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
     let min = match llvm {
         LlvmVersion::V19 => MIN_SIZE,
         _ => 8,
@@ -55,13 +49,15 @@ pub fn is_compressed_for(llvm: LlvmVersion, data: &[u8]) -> bool {
 }
 
 /// [`decompress_llvm`] of LLVM 19.
-pub fn decompress_llvm19(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
+#[cfg(test)]
+pub(crate) fn decompress_llvm19(data: &[u8]) -> Result<LlvmDecompressed<'_>> {
     decompress_llvm(LlvmVersion::V19, data)
 }
 
-/// Decompresses `data` as release `llvm` does. The error is [`Error::Llvm19HeaderTooSmall`],
-/// [`Error::Llvm19UnknownMethod`] or [`Error::Llvm19Decompress`], whose messages are LLVM's
-/// (the same in 19 and 22, without the `Failed to decompress input: ` prefix the callers add).
+/// Decompresses `data` as release `llvm` does. The error is [`Error::LlvmHeaderTooShort`],
+/// [`Error::LlvmUnknownMethod`], [`Error::LlvmZstd`], [`Error::LlvmZlib`] or
+/// [`Error::LlvmReserve`] (the bundler
+/// drop-in words each as LLVM does).
 ///
 /// LLVM 19: under 20 bytes or no `CCOB` → not compressed; version ≥ 2 uses the version-2
 /// layout (so version 3 fails in the stream). LLVM 22: under 8 bytes or no `CCOB` → not
@@ -83,19 +79,19 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
     let field = "compressed bundle header";
     let (version, raw_method) = match (r.seek(4, field), r.u16_le(field), r.u16_le(field)) {
         (Ok(()), Ok(v), Ok(m)) => (v, m),
-        _ => return Err(Error::Llvm19HeaderTooSmall),
+        _ => return Err(Error::LlvmHeaderTooShort { llvm }),
     };
-    let too_small = |_| Error::Llvm19HeaderTooSmall;
+    let too_small = |_| Error::LlvmHeaderTooShort { llvm };
     // The layout each release reads for `version`: (total size width, uncompressed size
     // width, header size); total width 0 means none.
     let layout = match (llvm, version) {
         (LlvmVersion::V19, 0 | 1) | (_, 1) => (0, 4, 20),
         (LlvmVersion::V19, _) | (_, 2) => (4, 4, 24),
         (_, 3) => (8, 8, 32),
-        _ => return Err(Error::Llvm19HeaderTooSmall),
+        _ => return Err(Error::LlvmHeaderTooShort { llvm }),
     };
     if data.len() < layout.2 {
-        return Err(Error::Llvm19HeaderTooSmall);
+        return Err(Error::LlvmHeaderTooShort { llvm });
     }
     let mut word = |width: usize| -> Result<u64> {
         match width {
@@ -118,8 +114,9 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
         hash,
         header_size: layout.2,
     };
-    let method = Method::from_raw(raw_method).ok_or(Error::Llvm19UnknownMethod)?;
-    let header = Llvm19Header { method, ..header };
+    let method =
+        Method::from_raw(raw_method).ok_or(Error::LlvmUnknownMethod { method: raw_method })?;
+    let header = LlvmHeader { method, ..header };
     let stream = data.get(header.header_size..).unwrap_or_default();
     let cap = usize::try_from(header.uncompressed_size).unwrap_or(usize::MAX);
     let out = match method {
@@ -127,14 +124,11 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
             // LLVM 19 reserves the header's size; where that fails (a header claiming 4 GiB
             // under a memory limit) LLVM 19 aborts, offkit says so.
             let mut out: Vec<u8> = Vec::new();
-            out.try_reserve_exact(cap)
-                .map_err(|_| Error::Llvm19Decompress {
-                    reason: format!(
-                        "cannot reserve the {cap} bytes the header gives as the uncompressed size"
-                    ),
-                })?;
-            let error = |c| Error::Llvm19Decompress {
-                reason: zstd_safe::get_error_name(c).to_owned(),
+            out.try_reserve_exact(cap).map_err(|_| Error::LlvmReserve {
+                size: header.uncompressed_size,
+            })?;
+            let error = |c| Error::LlvmZstd {
+                name: zstd_safe::get_error_name(c),
             };
             if cap == 0 {
                 // A zero-capacity Vec's pointer is dangling, and libzstd writes through it
@@ -143,8 +137,8 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
                 let mut one: Vec<u8> = Vec::with_capacity(1);
                 let n = zstd_safe::decompress(&mut one, stream).map_err(error)?;
                 if n > 0 {
-                    return Err(Error::Llvm19Decompress {
-                        reason: "Destination buffer is too small".into(),
+                    return Err(Error::LlvmZstd {
+                        name: "Destination buffer is too small",
                     });
                 }
             } else {
@@ -152,9 +146,7 @@ pub fn decompress_llvm(llvm: LlvmVersion, data: &[u8]) -> Result<LlvmDecompresse
             }
             out
         }
-        Method::Zlib => zlib_uncompress(stream, cap).map_err(|e| Error::Llvm19Decompress {
-            reason: format!("zlib error: {e}"),
-        })?,
+        Method::Zlib => zlib_uncompress(stream, cap).map_err(|name| Error::LlvmZlib { name })?,
     };
     Ok(LlvmDecompressed {
         header: Some(header),

@@ -2,12 +2,13 @@
 //! with what the header claims.
 //!
 //! A header may claim anything (4 GiB, 16 GiB) in a few bytes; nothing here reserves memory from
-//! it. [`inflate_into`] hands the uncompressed bytes to a sink chunk by chunk ([`CHUNK`] at a
+//! it. [`inflate_into`] hands the uncompressed bytes to a sink chunk by chunk (`CHUNK`, 1 MiB, at a
 //! time) and stops with an error the moment the stream yields more than the header says, or ends
 //! short of it; the hash is checked at the end (for large bundles on a second thread, as the
 //! chunks go by). [`inflate_prefix`] decompresses only the first bytes (a bundle's header and
 //! entry table) and stops, which is all that listing a compressed bundle needs.
 
+use std::io::ErrorKind::InvalidData;
 use std::io::Read;
 
 use md5::{Digest, Md5};
@@ -16,7 +17,7 @@ use super::{truncated, Blob, Header, Method};
 use crate::error::{Error, Result};
 
 /// The size of the chunks handed to a sink.
-pub const CHUNK: usize = 1 << 20;
+pub(crate) const CHUNK: usize = 1 << 20;
 
 /// From this uncompressed size on, the hash is computed on a second thread.
 const THREADED_HASH: u64 = 8 << 20;
@@ -32,12 +33,21 @@ fn decoder<'d>(blob: &Blob<'d>) -> Result<Box<dyn Read + 'd>> {
         Method::Zstd => {
             // Every frame in turn (skippable ones yield nothing), as `ZSTD_decompress` does.
             let mut d = zstd::stream::read::Decoder::with_buffer(blob.data)
-                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
+                .map_err(|e| codec_error(&blob.header, e))?;
             d.window_log_max(ZSTD_WINDOW_LOG_MAX)
-                .map_err(|e| decompress_error(&blob.header, format!("zstd: {e}")))?;
+                .map_err(|e| codec_error(&blob.header, e))?;
             Ok(Box::new(d))
         }
         Method::Zlib => Ok(Box::new(flate2::read::ZlibDecoder::new(blob.data))),
+    }
+}
+
+fn codec_error(h: &Header, source: std::io::Error) -> Error {
+    Error::Codec {
+        what: "compressed bundle",
+        offset: h.offset + h.header_size,
+        method: h.method.name(),
+        source,
     }
 }
 
@@ -57,7 +67,7 @@ fn fill(r: &mut dyn Read, buf: &mut [u8], h: &Header) -> Result<usize> {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(decompress_error(h, format!("{}: {e}", h.method.name()))),
+            Err(e) => return Err(codec_error(h, e)),
         }
     }
     Ok(n)
@@ -91,11 +101,11 @@ pub fn inflate_prefix(blob: &Blob<'_>, n: u64) -> Result<Vec<u8>> {
 
 /// The first prefix [`header_prefix`] decompresses: a bundle's header and entry table take a
 /// few KiB in practice.
-pub const FIRST_PREFIX: u64 = 64 << 10;
+pub(crate) const FIRST_PREFIX: u64 = 64 << 10;
 
 /// The first bytes of the compressed bundle `blob` that hold the binary bundle's header and
-/// entry table inside it: [`FIRST_PREFIX`] bytes, ×4 while the table runs past them, up to
-/// [`limits::MAX_INFLATED_PREFIX`](offkit_llvm::limits::MAX_INFLATED_PREFIX) (a longer table
+/// entry table inside it: `FIRST_PREFIX` bytes, ×4 while the table runs past them, up to
+/// [`limits::MAX_INFLATED_PREFIX`](offkit_read::limits::MAX_INFLATED_PREFIX) (a longer table
 /// is the parse's error, not a reason to decompress more). The caller parses what is returned:
 /// a content that is no binary bundle, or whose header is bad, is returned as far as it was
 /// decompressed, for the caller to judge and to word the error. `inflated` is told the length
@@ -104,7 +114,7 @@ pub fn header_prefix<E: From<Error>>(
     blob: &Blob<'_>,
     mut inflated: impl FnMut(u64) -> std::result::Result<(), E>,
 ) -> std::result::Result<Vec<u8>, E> {
-    use offkit_llvm::limits::MAX_INFLATED_PREFIX;
+    use offkit_read::limits::MAX_INFLATED_PREFIX;
     let size = blob.header.uncompressed_size;
     let mut want = FIRST_PREFIX;
     loop {
@@ -124,7 +134,7 @@ pub fn header_prefix<E: From<Error>>(
     }
 }
 
-/// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most [`CHUNK`]
+/// Decompresses `blob`, handing the uncompressed bytes to `sink` in order, at most `CHUNK`
 /// at a time. Fails (and stops calling `sink`) the moment the stream yields more bytes than the
 /// header's uncompressed size; fails if it yields fewer, if bytes after the zstd frames start
 /// no frame ([`super::check_claim`]), or if the hash does not match. An error from `sink` stops the stream and is returned as
@@ -199,9 +209,35 @@ pub fn inflate_into<E>(
     super::check_hash(h, hash).map_err(SinkOr::Format)
 }
 
+/// A sink of [`inflate_ranges`]: the index of a range and bytes of it.
+pub type RangeSink<'s, E> = dyn FnMut(usize, &[u8]) -> std::result::Result<(), E> + 's;
+
+/// Decompresses `blob` as [`inflate_into`] does (with its checks), handing `sink` the bytes of
+/// each of `ranges` (offsets in the decompressed data) as they come out: `sink(i, bytes)` for
+/// range `i`, in stream order and, within a chunk, in the order of `ranges`. Nothing else is
+/// held. Returns how many bytes the stream produced (a range past them was not filled).
+pub fn inflate_ranges<E>(
+    blob: &Blob<'_>,
+    ranges: &[std::ops::Range<u64>],
+    sink: &mut RangeSink<'_, E>,
+) -> std::result::Result<u64, SinkOr<E>> {
+    let mut pos = 0u64;
+    inflate_into(blob, &mut |chunk: &[u8]| {
+        for (i, r) in ranges.iter().enumerate() {
+            let part = part_of(chunk, pos, r.clone());
+            if !part.is_empty() {
+                sink(i, part)?;
+            }
+        }
+        pos += chunk.len() as u64;
+        Ok(())
+    })?;
+    Ok(pos)
+}
+
 /// The bytes of `range` (offsets in the decompressed data) that `chunk`, which starts at
 /// offset `at`, holds: what a sink of [`inflate_into`] keeps of one chunk for one image.
-pub fn part_of(chunk: &[u8], at: u64, range: std::ops::Range<u64>) -> &[u8] {
+pub(crate) fn part_of(chunk: &[u8], at: u64, range: std::ops::Range<u64>) -> &[u8] {
     let end = at.saturating_add(chunk.len() as u64);
     let (from, to) = (range.start.max(at), range.end.min(end));
     if from >= to {
@@ -232,7 +268,7 @@ impl<E> From<Error> for SinkOr<E> {
 /// (from the frames' headers, without decompressing); for zlib where the stream ends once
 /// inflated (discarding the output as it goes). For version-1 bundles, which have no total
 /// size.
-pub fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
+pub(crate) fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
     match h.method {
         Method::Zstd => super::zstd_frames(data, false)
             .map(|f| f.last().map_or(0, |f| (f.offset + f.len) as u64))
@@ -248,7 +284,7 @@ pub fn stream_len(h: &Header, data: &[u8]) -> Result<u64> {
                         &mut scratch,
                         flate2::FlushDecompress::None,
                     )
-                    .map_err(|e| decompress_error(h, format!("zlib: {e}")))?;
+                    .map_err(|e| codec_error(h, std::io::Error::new(InvalidData, e)))?;
                 if st == flate2::Status::StreamEnd {
                     return Ok(d.total_in());
                 }

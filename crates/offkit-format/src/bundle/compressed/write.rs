@@ -240,10 +240,6 @@ pub fn compress_stream(data: &[u8], opts: &Options) -> Result<Vec<u8>> {
             Ok(out)
         }
         Method::Zlib => {
-            let fail = |reason: String| Error::Unrepresentable {
-                what: "compressed bundle",
-                reason,
-            };
             let level = if opts.level < 0 {
                 flate2::Compression::default()
             } else {
@@ -261,7 +257,11 @@ pub fn compress_stream(data: &[u8], opts: &Options) -> Result<Vec<u8>> {
                         &mut out,
                         flate2::FlushCompress::Finish,
                     )
-                    .map_err(|e| fail(format!("zlib: {e}")))?;
+                    .map_err(|e| Error::Compress {
+                        what: "compressed bundle",
+                        method: "zlib",
+                        source: std::io::Error::other(e),
+                    })?;
                 if st == flate2::Status::StreamEnd {
                     break;
                 }

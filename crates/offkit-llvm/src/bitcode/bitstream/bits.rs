@@ -15,12 +15,12 @@ pub struct Bits<'d> {
 
 impl<'d> Bits<'d> {
     /// A position at bit `pos` of `data`, whose first byte is at absolute offset `base`.
-    pub fn new(data: &'d [u8], base: u64, pos: u64) -> Self {
+    pub(crate) fn new(data: &'d [u8], base: u64, pos: u64) -> Self {
         Bits { data, base, pos }
     }
 
     /// The same data at bit `pos`.
-    pub fn at(&self, pos: u64) -> Self {
+    pub(crate) fn at(&self, pos: u64) -> Self {
         Bits { pos, ..*self }
     }
 
@@ -30,17 +30,17 @@ impl<'d> Bits<'d> {
     }
 
     /// The absolute byte offset of the current bit.
-    pub fn offset(&self) -> u64 {
+    pub(crate) fn offset(&self) -> u64 {
         self.base + self.pos / 8
     }
 
     /// The data's length in bits.
-    pub fn len_bits(&self) -> u64 {
+    pub(crate) fn len_bits(&self) -> u64 {
         self.data.len() as u64 * 8
     }
 
     /// How many bits are left.
-    pub fn bits_left(&self) -> u64 {
+    pub(crate) fn bits_left(&self) -> u64 {
         self.len_bits().saturating_sub(self.pos)
     }
 
@@ -59,7 +59,7 @@ impl<'d> Bits<'d> {
     }
 
     /// Reads a `width`-bit field (`width <= 64`).
-    pub fn read(&mut self, width: u32, what: &'static str) -> Result<u64> {
+    pub(crate) fn read(&mut self, width: u32, what: &'static str) -> Result<u64> {
         if width == 0 {
             return Ok(0);
         }
@@ -97,7 +97,7 @@ impl<'d> Bits<'d> {
 
     /// Reads a VBR field of `width`-bit chunks whose value must fit in `max_bits` bits (64 for
     /// operands, 32 where LLVM reads an `unsigned`).
-    pub fn vbr(&mut self, width: u32, max_bits: u32, what: &'static str) -> Result<u64> {
+    pub(crate) fn vbr(&mut self, width: u32, max_bits: u32, what: &'static str) -> Result<u64> {
         let start = self.offset();
         if !(1..=32).contains(&width) {
             return Err(Error::Invalid {
@@ -132,12 +132,12 @@ impl<'d> Bits<'d> {
     }
 
     /// Moves to the next multiple of 32 bits (may move past the end; later reads then fail).
-    pub fn align32(&mut self) {
+    pub(crate) fn align32(&mut self) {
         self.pos = self.pos.div_ceil(32).saturating_mul(32);
     }
 
     /// Skips `n` bits, which must all be present.
-    pub fn skip(&mut self, n: u64, what: &'static str) -> Result<()> {
+    pub(crate) fn skip(&mut self, n: u64, what: &'static str) -> Result<()> {
         if n > self.bits_left() {
             return Err(self.truncated(what, n));
         }
@@ -197,7 +197,7 @@ pub(super) mod writer {
     }
 
     impl Writer {
-        pub fn emit(&mut self, v: u64, width: u32) {
+        pub(crate) fn emit(&mut self, v: u64, width: u32) {
             for i in 0..width {
                 if self.bit % 8 == 0 {
                     self.out.push(0);
@@ -209,7 +209,7 @@ pub(super) mod writer {
                 self.bit += 1;
             }
         }
-        pub fn vbr(&mut self, mut v: u64, width: u32) {
+        pub(crate) fn vbr(&mut self, mut v: u64, width: u32) {
             let hi = 1u64 << (width - 1);
             loop {
                 if v < hi {
@@ -220,7 +220,7 @@ pub(super) mod writer {
                 v >>= width - 1;
             }
         }
-        pub fn align32(&mut self) {
+        pub(crate) fn align32(&mut self) {
             while self.bit % 32 != 0 {
                 self.emit(0, 1);
             }

@@ -11,7 +11,7 @@ pub(super) const MAX_CHUNK: u64 = 32;
 
 /// One operand of an abbreviation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AbbrevOp {
+pub(crate) enum AbbrevOp {
     /// A constant that is not stored.
     Literal(u64),
     /// A fixed-width field.
@@ -39,7 +39,7 @@ impl AbbrevOp {
 
 /// An abbreviation: the encodings of a record's code and operands.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Abbrev {
+pub(crate) struct Abbrev {
     /// The operand encodings; the first one encodes the record code.
     pub ops: Vec<AbbrevOp>,
 }
@@ -111,7 +111,7 @@ impl<'d> Record<'d> {
     }
 
     /// The number of operands (decodes them all).
-    pub fn count(&self) -> Result<u64> {
+    pub(crate) fn count(&self) -> Result<u64> {
         let mut n = 0u64;
         for op in self.ops() {
             op?;
@@ -128,7 +128,7 @@ impl<'d> Record<'d> {
     /// [`Record::bytes`], and the absolute offset of the first byte when the bytes are
     /// borrowed. When the operands are one array of 8-bit fixed fields the bytes are taken in
     /// bulk, and borrowed when they are byte-aligned in the data.
-    pub fn bytes_at(&self) -> Result<(Cow<'d, [u8]>, Option<u64>)> {
+    pub(crate) fn bytes_at(&self) -> Result<(Cow<'d, [u8]>, Option<u64>)> {
         let mut ops = self.ops();
         if let Some(abbrev) = ops.abbrev.clone() {
             if abbrev.ops.get(ops.idx..) == Some(&[AbbrevOp::Array, AbbrevOp::Fixed(8)]) {

@@ -1,6 +1,7 @@
-//! Named limits, checked before allocating or recursing: the one table for offkit's parsers,
-//! these models of LLVM (bitcode) and the offload formats of `offkit-format` (which builds on
-//! this crate) alike, so that every limit is defined once and every error names it from here.
+//! Named limits, checked before allocating or recursing: the one table for offkit's parsers
+//! (the models of LLVM in `offkit-llvm`, such as bitcode, and the offload formats of
+//! `offkit-format` alike), so that every limit is defined once and every error names it from
+//! here ([`Limit`], [`Limit::exceeded`](crate::Limit::exceeded)).
 //!
 //! Every count read from an input is checked against the bytes left **and** one of these limits
 //! before anything is allocated for it, so that no input makes offkit recurse deeper than

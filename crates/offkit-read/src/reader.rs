@@ -1,5 +1,4 @@
-//! A bounded, offset-aware cursor over borrowed bytes: the one reader of both the LLVM models here
-//! and the offload formats of `offkit-format` (whose `Error` converts from this crate's).
+//! A bounded, offset-aware cursor over borrowed bytes: the one reader of offkit's parsers.
 
 use crate::error::{Error, Result};
 
@@ -124,11 +123,13 @@ impl<'d> Reader<'d> {
                 left: self.data.len() as u64,
             })?;
         let tail = self.data.get(start..).unwrap_or_default();
-        let len = tail.iter().position(|&b| b == 0).ok_or(Error::Invalid {
-            what,
-            offset: self.base + pos,
-            reason: "string has no terminating NUL before the end of its container".into(),
-        })?;
+        let len = tail
+            .iter()
+            .position(|&b| b == 0)
+            .ok_or(Error::Unterminated {
+                what,
+                offset: self.base + pos,
+            })?;
         Ok(tail.get(..len).unwrap_or_default())
     }
 }
