@@ -303,16 +303,42 @@ impl Run {
 
 static SHIMS: OnceLock<PathBuf> = OnceLock::new();
 
+/// A directory under the root's `/tmp` that lives as long as this test process, named
+/// `<prefix><pid>-<random>` (host path). A test process cannot remove it at exit (libtest has no
+/// hook), so each call first removes the directories of that prefix whose process is gone:
+/// stale copies of offkit (about 85 MB each) never pile up.
+#[track_caller]
+pub fn process_dir(prefix: &str) -> PathBuf {
+    let tmp = root().join("tmp");
+    if let Ok(entries) = std::fs::read_dir(&tmp) {
+        for e in entries.flatten() {
+            let name = e.file_name();
+            let Some(pid) = name
+                .to_str()
+                .and_then(|n| n.strip_prefix(prefix))
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if !Path::new("/proc").join(pid.to_string()).exists() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
+    tempfile::Builder::new()
+        .prefix(&format!("{prefix}{}-", std::process::id()))
+        .tempdir_in(&tmp)
+        .expect("create a directory in the Debian 13 root")
+        .keep()
+}
+
 /// Copies the offkit executable under test into the root (once per test process) and makes its
 /// LLVM 22 shims there with `offkit shims --llvm 22`; returns the shims' inner directory.
 #[track_caller]
 pub fn offkit_shims(offkit_exe: &Path) -> &'static Path {
     SHIMS.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("offkit-shims-22-")
-            .tempdir_in(root().join("tmp"))
-            .expect("create the shims' directory")
-            .keep();
+        let dir = process_dir("offkit-shims-22-");
         let exe = dir.join("offkit");
         crate::run::copy_executable(offkit_exe, &exe);
         let inner = inner_path(&dir);

@@ -20,11 +20,7 @@ static SHIMS: OnceLock<PathBuf> = OnceLock::new();
 #[track_caller]
 pub fn objdump_shims(offkit_exe: &Path) -> &'static Path {
     SHIMS.get_or_init(|| {
-        let dir = tempfile::Builder::new()
-            .prefix("offkit-objdump-22-")
-            .tempdir_in(llvm22::root().join("tmp"))
-            .expect("create the shims' directory")
-            .keep();
+        let dir = llvm22::process_dir("offkit-objdump-22-");
         crate::run::copy_executable(offkit_exe, &dir.join("offkit"));
         let inner = llvm22::inner_path(&dir);
         let shims = inner.to_string_lossy().into_owned();
