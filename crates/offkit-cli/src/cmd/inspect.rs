@@ -3,6 +3,7 @@
 
 mod code;
 mod json;
+mod resources;
 mod text;
 
 use std::io::Write;
@@ -58,6 +59,14 @@ pub struct Args {
     /// (`--json` always has them.)
     #[arg(long)]
     kernels: bool,
+    /// Also show what each kernel uses (implies `--kernels`): for AMD GPU code objects the
+    /// counts of their metadata note (`VGPR`, `SGPR`, `AGPR`, spills, `LDS`, `SCRATCH`, kernel
+    /// argument bytes, wavefront size, …, what `llvm-readelf --notes` shows), for cubins what
+    /// `cuobjdump -res-usage` reports (`REG`, `STACK`, `SHARED`, `LOCAL`, `CONSTANT[n]`).
+    /// Compressed bundles are read as a stream as far as their last image (`--json` always
+    /// has them).
+    #[arg(long)]
+    resources: bool,
 }
 
 impl Args {
@@ -99,7 +108,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         scan: ScanOptions {
             entry_tables: args.entry_tables(),
             inflate: Inflate::Headers,
-            kernels: args.json || args.kernels,
+            kernels: args.json || args.kernels || args.resources,
         },
         select: args.select.selection(),
     };
@@ -134,7 +143,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
                 out.push('\n');
             }
             text::render(path, r, config.select.is_active(), &mut out);
-            code::render(r, args.kernels, &mut out);
+            code::render(r, args.kernels || args.resources, args.resources, &mut out);
         }
     }
     let mut stdout = std::io::stdout().lock();
