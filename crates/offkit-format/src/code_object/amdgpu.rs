@@ -230,7 +230,7 @@ mod tests {
         let e = read(&bad, 0x1000).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "invalid AMDGPU metadata at offset 0x101d: `.vgpr_count` is a string, not an unsigned integer"
+            "invalid AMDGPU metadata at offset 0x101e: `.vgpr_count` is a string, not an unsigned integer"
         );
     }
 }

@@ -290,32 +290,32 @@ fn elf_wants<Elf: FileHeader<Endian = Endianness>>(parts: &Parts) -> Vec<Range<u
 mod tests {
     use super::*;
 
+    /// The bytes of the image at `range`: each byte is its offset, as a stream gives them.
+    fn bytes(range: Range<u64>) -> Vec<u8> {
+        range.map(|i| i as u8).collect()
+    }
+
     #[test]
     fn pieces_merge() {
         let mut p = Parts::new(100);
-        p.add(10, &[1; 10]);
-        p.add(30, &[3; 10]);
+        p.add(10, &bytes(10..20));
+        p.add(30, &bytes(30..40));
         assert_eq!(p.held(), 20);
         assert!(p.get(10, 10).is_some() && p.get(10, 11).is_none());
         assert_eq!(p.missing(0..50), vec![0..10, 20..30, 40..50]);
         // Fills the gap: one piece from 10 to 40.
-        p.add(15, &[2; 20]);
+        p.add(15, &bytes(15..35));
         assert_eq!(p.held(), 30);
-        assert_eq!(p.get(10, 30).map(|b| b.to_vec()), {
-            let mut v = vec![1u8; 10];
-            v.extend([2; 10]);
-            v.extend([3; 10]);
-            Some(v)
-        });
+        assert_eq!(p.get(10, 30), Some(&bytes(10..40)[..]));
         assert_eq!(p.missing(0..50), vec![0..10, 40..50]);
         assert_eq!(p.missing(12..38), Vec::<Range<u64>>::new());
         // Past the end is dropped.
-        p.add(95, &[9; 10]);
-        assert_eq!(p.get(95, 5), Some(&[9u8; 5][..]));
+        p.add(95, &bytes(95..105));
+        assert_eq!(p.get(95, 5), Some(&bytes(95..100)[..]));
         assert!(p.whole().is_none());
-        p.add(0, &[0; 100]);
+        p.add(0, &bytes(0..100));
         assert_eq!(p.held(), 100);
-        assert_eq!(p.whole().map(<[u8]>::len), Some(100));
+        assert_eq!(p.whole(), Some(&bytes(0..100)[..]));
     }
 
     #[test]
