@@ -17,6 +17,8 @@ pub mod entry;
 pub mod fatbin;
 pub mod kfd;
 pub mod link_args;
+pub mod msgpack;
+pub mod nvinfo;
 pub mod relocate;
 pub mod surgery;
 pub mod target_id;

@@ -88,7 +88,7 @@ impl fmt::Display for Subject {
 #[non_exhaustive]
 pub enum Error {
     /// An input could not be read.
-    #[error("cannot read `{}`", path.display())]
+    #[error("failed to read `{}`", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -97,7 +97,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// An output could not be written.
-    #[error("cannot write `{}`", path.display())]
+    #[error("failed to write `{}`", path.display())]
     Write {
         /// The file (`-` for stdout).
         path: PathBuf,
@@ -105,6 +105,78 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// The container scanner found an input malformed
+    /// ([`crate::walk::walk_file`]).
+    #[error("cannot read the offloading contents of `{input}`")]
+    Scan {
+        /// The input, as named.
+        input: String,
+        /// The format error (naming the archive member, section and absolute offset).
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// A directory could not be created.
+    #[error("failed to create `{}`", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input changed between two readings of it (an image is no longer where the first
+    /// reading found it).
+    #[error(
+        "`{}` changed while it was being read{}",
+        path.display(),
+        gone.as_ref().map(|l| format!(": `{l}` is gone")).unwrap_or_default()
+    )]
+    Changed {
+        /// The input.
+        path: PathBuf,
+        /// The image that is gone, by location.
+        gone: Option<String>,
+    },
+    /// A compressed bundle could not be decompressed.
+    #[error("cannot decompress the compressed bundle at {offset:#x} of `{}`", path.display())]
+    Decompress {
+        /// The file holding it.
+        path: PathBuf,
+        /// Where the bundle starts.
+        offset: u64,
+        /// Why.
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// A compressed bundle decompressed to fewer bytes than an image in it needs.
+    #[error(
+        "the compressed bundle at {offset:#x} of `{}` holds {held} bytes, fewer than the \
+         image at {image_offset:#x} ({image_size} bytes) needs",
+        path.display()
+    )]
+    ShortBundle {
+        /// The file holding it.
+        path: PathBuf,
+        /// Where the bundle starts.
+        offset: u64,
+        /// How many bytes it decompressed to.
+        held: u64,
+        /// Where the image starts in the decompressed bytes.
+        image_offset: u64,
+        /// The image's size.
+        image_size: u64,
+    },
+    /// An image address (`file://PATH#offset=…`) names no image of its file.
+    #[error("no device image of `{}` is at {uri}", input.display())]
+    NoImageAt {
+        /// The file.
+        input: PathBuf,
+        /// The address.
+        uri: String,
+    },
+    /// A selection of images matched none.
+    #[error("{0}")]
+    NoMatch(Box<crate::select::NoMatch>),
     /// An input holds malformed offloading data.
     #[error("invalid offload data in {input}")]
     Format {

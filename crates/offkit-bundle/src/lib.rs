@@ -27,11 +27,15 @@
 
 pub mod archive;
 pub mod error;
+pub mod extract;
 pub mod fatobj;
+pub mod inspect;
 pub mod io;
 pub mod read;
+pub mod select;
 pub mod thin;
 pub mod types;
+pub mod walk;
 pub mod write;
 
 pub use error::{Error, InputName, Origin, Result, Subject};

@@ -6,13 +6,22 @@
 //! offload entries, read by [`crate::entry`].
 //!
 //! ```text
-//! image bytes ─describe─► CodeObject { target_id, code_object_version, kernels, entries }
+//! image bytes ─describe─► CodeObject { target_id, code_object_version, kernels, entries,
+//!                                      resources }
 //!                            └─check_container(bundle entry ID) ─► warnings
+//! stream of a compressed bundle ─parts::wants, Parts::add─► Parts ─describe_parts─► CodeObject
 //! ```
+//!
+//! With the kernels come their resources ([`Resources`]): for AMD GPU code objects those of the
+//! metadata note ([`amdgpu`]: registers, LDS, scratch, spills, wavefront size, …), for cubins
+//! those `cuobjdump -res-usage` reports ([`cuda`]: registers, stack, shared, local and constant
+//! memory).
 //!
 //! Reading is bounded (the symbol table is walked once; at most [`limits::MAX_KERNELS`] names
 //! are kept) and never fails: what cannot be read becomes a warning, since the image itself
-//! is still listed.
+//! is still listed. An image that is not at hand whole (inside a compressed bundle, read as a
+//! stream) is described from the [`Parts`] of it that the description needs, which
+//! [`parts::wants`] names.
 //!
 //! ```no_run
 //! let image = std::fs::read("kernel-gfx90a.o").unwrap();
@@ -20,10 +29,15 @@
 //! println!("{} v{:?}: {:?}", co.target_id, co.code_object_version, co.kernels);
 //! ```
 
+pub mod amdgpu;
+pub mod cuda;
 mod mach;
+pub(crate) mod parts;
 
-use object::read::elf::{FileHeader, Sym};
-use object::{elf, Endianness, FileKind};
+use object::read::elf::{FileHeader, SectionTable, Sym, SymbolTable};
+use object::{elf, Endianness, FileKind, ReadRef};
+
+pub use parts::Parts;
 
 use crate::entry::{self, Role};
 use offkit_llvm::target_id::TargetId;
@@ -133,31 +147,70 @@ pub struct CodeObject {
     pub kernels: Vec<String>,
     /// OpenMP images: the offload entries of their entry tables.
     pub entries: Vec<EntryName>,
+    /// What the kernels use, when the symbols were read and the code object records it.
+    pub resources: Option<Resources>,
     /// What could not be read, and where the header disagrees with its container.
     pub warnings: Vec<String>,
 }
 
+/// What a code object's kernels use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resources {
+    /// An AMD GPU code object: each kernel of its metadata note, in the note's order.
+    Amdgpu(Vec<amdgpu::KernelResources>),
+    /// A cubin: module-wide and per function, as `cuobjdump -res-usage` reports them.
+    Cuda(cuda::Resources),
+}
+
 /// Describes the ELF image `data`; `None` if it is not ELF.
 pub fn describe(data: &[u8]) -> Option<CodeObject> {
-    describe_with(data, true)
+    describe_at(data, 0)
+}
+
+/// [`describe`] for an image whose first byte is at absolute offset `base` (in its file, or in
+/// the inflated data it came from), which the warnings' offsets count from.
+pub fn describe_at(data: &[u8], base: u64) -> Option<CodeObject> {
+    describe_with(data, base, Some(data))
+}
+
+/// Describes an image from the parts of it that are held (see [`parts::wants`]); the whole
+/// description when they are all there.
+pub fn describe_parts(parts: &Parts, base: u64) -> Option<CodeObject> {
+    match parts.whole() {
+        Some(whole) => describe_at(whole, base),
+        None => describe_with(parts, base, None),
+    }
 }
 
 /// Describes the ELF image `data` from its file header only (target ID, code-object version),
 /// without its kernels or entries: all that a prefix of the image (the part of a compressed
 /// bundle decompressed so far) can tell, and what costs one page of a mapped file.
 pub(crate) fn describe_header(data: &[u8]) -> Option<CodeObject> {
-    describe_with(data, false)
+    let head = data.get(..parts::ELF_HEADER as usize).unwrap_or(data);
+    let mut parts = Parts::new(head.len() as u64);
+    parts.add(0, head);
+    describe_with(&parts, 0, None)
 }
 
-fn describe_with(data: &[u8], symbols: bool) -> Option<CodeObject> {
+/// `whole`: the image's bytes when they are all at hand (an OpenMP image's entry tables are
+/// read from them).
+fn describe_with<'d, R: ReadRef<'d>>(
+    data: R,
+    base: u64,
+    whole: Option<&[u8]>,
+) -> Option<CodeObject> {
     match FileKind::parse(data) {
-        Ok(FileKind::Elf32) => of::<elf::FileHeader32<Endianness>>(data, symbols),
-        Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>>(data, symbols),
+        Ok(FileKind::Elf32) => of::<elf::FileHeader32<Endianness>, R>(data, base, whole),
+        Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>, R>(data, base, whole),
         _ => None,
     }
 }
 
-fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8], symbols: bool) -> Option<CodeObject> {
+fn of<'d, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'d>>(
+    data: R,
+    base: u64,
+    whole: Option<&[u8]>,
+) -> Option<CodeObject> {
     let h = Elf::parse(data).ok()?;
     let endian = h.endian().ok()?;
     let ident = h.e_ident();
@@ -180,24 +233,31 @@ fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8], symbols: bool) -> Optio
         generic_version: None,
         kernels: Vec::new(),
         entries: Vec::new(),
+        resources: None,
         warnings: Vec::new(),
     };
     match co.arch {
-        Arch::Amdgpu => {
-            co.amdgpu_header();
-            if symbols {
-                co.kernels_from_symbols::<Elf>(h, endian, data);
-            }
-        }
-        Arch::Cuda => {
-            co.cuda_header();
-            if symbols {
-                co.kernels_from_symbols::<Elf>(h, endian, data);
-            }
-        }
-        Arch::Other if symbols => co.openmp_entries(data),
+        Arch::Amdgpu => co.amdgpu_header(),
+        Arch::Cuda => co.cuda_header(),
         Arch::Other => {}
     }
+    let size = data.len().unwrap_or(0);
+    if co.arch == Arch::Other {
+        match whole {
+            Some(bytes) => co.openmp_entries(bytes),
+            None if size > parts::ELF_HEADER => co.warnings.push(format!(
+                "the offload entries of an image of {size} bytes in a compressed bundle are \
+                 not read (more than MAX_CODE_OBJECT_PARTS); extract it to see them"
+            )),
+            None => {}
+        }
+        return Some(co);
+    }
+    if whole.is_none() && size <= parts::ELF_HEADER {
+        // A header alone (`describe_header`).
+        return Some(co);
+    }
+    co.symbols::<Elf, R>(h, endian, data, base);
     Some(co)
 }
 
@@ -295,24 +355,24 @@ impl CodeObject {
         self.target_id = self.processor.clone();
     }
 
-    /// Kernel names from the symbol table (`.symtab`, else `.dynsym`): AMDGPU kernel
-    /// descriptors `NAME.kd` (v3+) or `STT_AMDGPU_HSA_KERNEL` symbols (v2); cubin functions
-    /// marked `STO_CUDA_ENTRY`.
-    fn kernels_from_symbols<Elf: FileHeader<Endian = Endianness>>(
+    /// Kernel names from the symbol table (`.symtab`, else `.dynsym`) and their resources.
+    fn symbols<'d, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'d>>(
         &mut self,
         h: &Elf,
         endian: Endianness,
-        data: &[u8],
+        data: R,
+        base: u64,
     ) {
         let tables = h.sections(endian, data).and_then(|s| {
             let t = s.symbols(endian, data, elf::SHT_SYMTAB)?;
-            if t.is_empty() {
-                s.symbols(endian, data, elf::SHT_DYNSYM)
+            let t = if t.is_empty() {
+                s.symbols(endian, data, elf::SHT_DYNSYM)?
             } else {
-                Ok(t)
-            }
+                t
+            };
+            Ok((s, t))
         });
-        let symbols = match tables {
+        let (sections, symbols) = match tables {
             Ok(t) => t,
             Err(e) => {
                 self.warnings
@@ -320,6 +380,17 @@ impl CodeObject {
                 return;
             }
         };
+        self.kernels_from_symbols::<Elf, R>(&symbols, endian);
+        self.resources::<Elf, R>(&sections, &symbols, endian, data, base);
+    }
+
+    /// Kernel names: AMDGPU kernel descriptors `NAME.kd` (v3+) or `STT_AMDGPU_HSA_KERNEL`
+    /// symbols (v2); cubin functions marked `STO_CUDA_ENTRY`.
+    fn kernels_from_symbols<'d, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'d>>(
+        &mut self,
+        symbols: &SymbolTable<'d, Elf, R>,
+        endian: Endianness,
+    ) {
         for sym in symbols.iter() {
             let Ok(name) = sym.name(endian, symbols.strings()) else {
                 self.warnings
@@ -347,6 +418,31 @@ impl CodeObject {
                 break;
             }
             self.kernels.push(String::from_utf8_lossy(k).into_owned());
+        }
+    }
+
+    /// The resources: the AMDGPU metadata note's, or the cubin's `.nv.info` and sections'.
+    fn resources<'d, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'d>>(
+        &mut self,
+        sections: &SectionTable<'d, Elf, R>,
+        symbols: &SymbolTable<'d, Elf, R>,
+        endian: Endianness,
+        data: R,
+        base: u64,
+    ) {
+        let r = match self.arch {
+            Arch::Amdgpu => {
+                amdgpu::resources(sections, endian, data, base).map(|k| k.map(Resources::Amdgpu))
+            }
+            Arch::Cuda => cuda::resources(sections, symbols, endian, data, base)
+                .map(|r| Some(Resources::Cuda(r))),
+            Arch::Other => Ok(None),
+        };
+        match r {
+            Ok(r) => self.resources = r,
+            Err(e) => self
+                .warnings
+                .push(format!("cannot read the kernels' resources: {e}")),
         }
     }
 

@@ -112,6 +112,8 @@ mod error;
 #[cfg(feature = "compress")]
 pub mod fatbin;
 pub mod kind;
+pub mod msgpack;
+pub mod nvinfo;
 #[cfg(feature = "scan")]
 pub mod scan;
 

@@ -44,6 +44,7 @@ mod bundle;
 mod cuda;
 mod elf;
 mod hipfb;
+mod inflated;
 mod location;
 mod report;
 
@@ -346,15 +347,18 @@ impl<E> Walker<'_, '_, E> {
         if info.address.is_none() {
             info.address = address(&info, &self.compression);
         }
-        if info.code_object.is_none() && !info.offload_kind.is_host() {
-            // A part of an image (a compressed bundle decompressed only as far as its entry
-            // table) still has its ELF header, when it has anything.
-            let describe = if self.kernels && whole {
-                crate::code_object::describe
-            } else {
-                crate::code_object::describe_header
+        if !info.offload_kind.is_host() {
+            // An image of a compressed bundle read from its stream comes described; a part of
+            // an image (a compressed bundle decompressed only as far as its entry table) still
+            // has its ELF header, when it has anything.
+            let co = match info.code_object.take() {
+                Some(co) => Some(co),
+                None if self.kernels && whole => {
+                    crate::code_object::describe_at(bytes, info.offset)
+                }
+                None => crate::code_object::describe_header(bytes),
             };
-            info.code_object = describe(bytes).map(|mut co| {
+            info.code_object = co.map(|mut co| {
                 co.check_container(info.target_id.as_str());
                 co
             });

@@ -81,6 +81,12 @@ limits! {
     /// How deep containers may nest (archive → object → section → bundle → compressed bundle → …).
     NestingDepth = MAX_NESTING_DEPTH: usize = 16;
 
+    /// The most bytes of one code object that listing a compressed bundle keeps to describe it
+    /// (its ELF and section headers, symbol tables, notes, `.nv.info`), read from the stream as
+    /// they go by; a code object that needs more is described from its ELF header alone, with a
+    /// warning.
+    CodeObjectParts = MAX_CODE_OBJECT_PARTS: u64 = 32 << 20;
+
     /// The most rows (device images, bundle entries, entry-table entries) one scan reports.
     Rows = MAX_ROWS: usize = 1 << 20;
 

@@ -7,6 +7,7 @@
 
 pub mod bitcode;
 pub mod bundler;
+pub mod code_objects;
 mod error;
 pub mod fatbin;
 pub mod fixtures;

@@ -9,12 +9,13 @@ use serde::Serialize;
 
 use offkit_format::coverage::{self, Status};
 use offkit_format::device::Device;
-use offkit_format::scan::{EntryTables, Event};
+use offkit_format::scan::Event;
 use offkit_tools::Env;
 
-use super::inspect::{input_error, walk_file, InputError};
+use super::inspect::{input_error, InputError};
 use crate::output::{plural, print_error};
 use crate::select::{is_device_code, parse_device};
+use offkit_bundle::walk::{walk_file, ScanOptions};
 
 /// Check which devices the device code of files covers.
 ///
@@ -158,7 +159,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     for (path, from_dir) in &inputs {
         let name = path.display().to_string();
         let mut images = Vec::new();
-        let walked = walk_file(path, EntryTables::None, &mut |ev| {
+        let walked = walk_file::<anyhow::Error>(path, ScanOptions::images(), &mut |ev| {
             if let Event::Image(img) = ev {
                 if is_device_code(img.info) {
                     images.push(img.info.clone());

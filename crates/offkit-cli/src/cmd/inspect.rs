@@ -3,20 +3,22 @@
 
 mod code;
 mod json;
+mod resources;
 mod text;
 
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use offkit_format::scan::{self, EntryTables, Inflate, Options, Report};
-use offkit_tools::{Env, MappedFile};
+use offkit_bundle::inspect::{inspect, InspectConfig};
+use offkit_bundle::walk::ScanOptions;
+use offkit_format::scan::{EntryTables, Inflate, Report};
+use offkit_tools::Env;
 
 use crate::output::{inputs_failed, print_error};
-use crate::select::{Seen, Selection};
+use crate::select::SelectArgs;
 pub use json::InputError;
-use offkit_bundle::thin::ThinResolver;
 
 /// Show every device image in objects, archives, executables, shared libraries and bundles.
 ///
@@ -43,7 +45,7 @@ pub struct Args {
     json: bool,
     /// Show only some images (the entry tables are shown whole).
     #[command(flatten)]
-    select: Selection,
+    select: SelectArgs,
     /// Do not read offload entry tables.
     #[arg(long, conflicts_with = "device_entries")]
     no_entries: bool,
@@ -57,6 +59,14 @@ pub struct Args {
     /// (`--json` always has them.)
     #[arg(long)]
     kernels: bool,
+    /// Also show what each kernel uses (implies `--kernels`): for AMD GPU code objects the
+    /// counts of their metadata note (`VGPR`, `SGPR`, `AGPR`, spills, `LDS`, `SCRATCH`, kernel
+    /// argument bytes, wavefront size, …, what `llvm-readelf --notes` shows), for cubins what
+    /// `cuobjdump -res-usage` reports (`REG`, `STACK`, `SHARED`, `LOCAL`, `CONSTANT[n]`).
+    /// Compressed bundles are read as a stream as far as their last image (`--json` always
+    /// has them).
+    #[arg(long)]
+    resources: bool,
 }
 
 impl Args {
@@ -69,74 +79,6 @@ impl Args {
             EntryTables::Host
         }
     }
-}
-
-/// Scans one input file (memory-mapped) with thin archive members read next to it, handing
-/// every event to `visit`. Errors name the file; the format error inside names the member,
-/// section and offset.
-pub fn walk_file(
-    path: &std::path::Path,
-    entry_tables: EntryTables,
-    visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
-) -> Result<()> {
-    walk_file_with(path, entry_tables, Inflate::Headers, false, visit)
-}
-
-/// [`walk_file`], decompressing compressed bundles as `inflate` says, and reading device
-/// images' symbol tables for their kernels when `kernels` is set (see [`Options::kernels`]).
-pub fn walk_file_with(
-    path: &std::path::Path,
-    entry_tables: EntryTables,
-    inflate: Inflate,
-    kernels: bool,
-    visit: &mut dyn FnMut(scan::Event<'_>) -> Result<()>,
-) -> Result<()> {
-    let data =
-        MappedFile::open(path).with_context(|| format!("failed to read `{}`", path.display()))?;
-    let mut resolver = ThinResolver;
-    // `walk_file` decompresses compressed bundles only as far as their entry tables: listing
-    // and selecting need no more, and memory stays bounded whatever the bundles' sizes.
-    let mut opts = Options {
-        entry_tables,
-        inflate,
-        kernels,
-        resolver: Some(&mut resolver),
-    };
-    let name = path.display().to_string();
-    // After each image and container, the pages touched so far leave the resident set: the
-    // kernel maps 64 KiB around each touched header, or a whole 2 MiB page-cache huge page,
-    // and a library has hundreds of headers (an madvise costs microseconds).
-    let mut visit = |ev: scan::Event<'_>| {
-        if matches!(ev, scan::Event::Image(_) | scan::Event::Container(_)) {
-            data.release();
-        }
-        visit(ev)
-    };
-    scan::walk(&data, &name, &mut opts, &mut visit)
-        .with_context(|| format!("cannot read the offloading contents of `{name}`"))
-}
-
-/// Scans one input file into a report (with the kernels of its code objects when `kernels`).
-pub fn scan_file(
-    path: &std::path::Path,
-    entry_tables: EntryTables,
-    kernels: bool,
-) -> Result<Report> {
-    let mut report = Report::default();
-    walk_file_with(path, entry_tables, Inflate::Headers, kernels, &mut |ev| {
-        match ev {
-            scan::Event::Container(c) => report.containers.push(c.clone()),
-            scan::Event::Image(i) => report.images.push(i.info.clone()),
-            scan::Event::Table(t) => report.tables.push(t.clone()),
-            scan::Event::Warning(w) => {
-                eprintln!("warning: {w}");
-                report.warnings.push(w.clone());
-            }
-            _ => {}
-        }
-        Ok(())
-    })?;
-    Ok(report)
 }
 
 /// The absolute offset of the innermost format error in `err`'s chain, if it has one.
@@ -161,24 +103,29 @@ pub fn input_error(err: &anyhow::Error) -> json::InputError {
 pub fn run(args: Args, _env: &Env) -> Result<()> {
     // Every input is scanned before anything is printed. An input that cannot be read is
     // reported on stderr (and in the JSON document) and the others go on.
-    let mut reports = Vec::with_capacity(args.files.len());
-    let mut failed = 0usize;
-    let mut seen = Seen::default();
-    let mut selected = 0usize;
-    for f in &args.files {
-        let name = f.display().to_string();
-        match scan_file(f, args.entry_tables(), args.json || args.kernels) {
-            Ok(mut r) => {
-                if args.select.is_active() {
-                    r.images.iter().for_each(|i| seen.add(i));
-                    r.images.retain(|i| args.select.selects(i));
-                    selected += r.images.len();
-                }
-                reports.push((name, r, None));
-            }
-            Err(e) => {
+    let config = InspectConfig {
+        files: args.files.clone(),
+        scan: ScanOptions {
+            entry_tables: args.entry_tables(),
+            inflate: Inflate::Headers,
+            kernels: args.json || args.kernels || args.resources,
+        },
+        select: args.select.selection(),
+    };
+    let report = inspect(&config);
+    let failed = report.failed();
+    let no_match = report.no_match();
+    let mut reports = Vec::with_capacity(report.inputs.len());
+    for input in report.inputs {
+        let name = input.path.display().to_string();
+        for w in &input.report.warnings {
+            eprintln!("warning: {w}");
+        }
+        match input.error {
+            None => reports.push((name, input.report, None)),
+            Some(e) => {
+                let e = anyhow::Error::new(e);
                 print_error(&e);
-                failed += 1;
                 reports.push((name, Report::default(), Some(input_error(&e))));
             }
         }
@@ -195,16 +142,16 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             if !out.is_empty() {
                 out.push('\n');
             }
-            text::render(path, r, args.select.is_active(), &mut out);
-            code::render(r, args.kernels, &mut out);
+            text::render(path, r, config.select.is_active(), &mut out);
+            code::render(r, args.kernels || args.resources, args.resources, &mut out);
         }
     }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
     inputs_failed(failed, args.files.len())?;
-    if args.select.is_active() && selected == 0 {
-        anyhow::bail!("{}", args.select.no_match(&seen));
+    if let Some(none) = no_match {
+        anyhow::bail!("{none}");
     }
     Ok(())
 }

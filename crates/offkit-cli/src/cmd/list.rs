@@ -120,7 +120,8 @@ pub fn open_all(
 /// bundle per translation unit there), read by the container walker — compressed bundles only
 /// as far as their entry tables; `None` if `input` is not an ELF file with such a section.
 fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
-    use offkit_format::scan::{EntryTables, Event, Step};
+    use offkit_bundle::walk::{walk_file, ScanOptions};
+    use offkit_format::scan::{Event, Step};
     // Through the one input opener, which refuses what is not a regular file at once (a FIFO
     // would block a plain open); such an input is then reported by `open_all`.
     let head = offkit_tools::MappedFile::open(input).is_ok_and(|m| m.starts_with(b"\x7fELF"));
@@ -128,7 +129,7 @@ fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
         return Ok(None);
     }
     let mut rows = Vec::new();
-    super::inspect::walk_file(input, EntryTables::None, &mut |ev| {
+    walk_file::<anyhow::Error>(input, ScanOptions::images(), &mut |ev| {
         if let Event::Image(img) = ev {
             let i = img.info;
             let top = i.location.steps.get(1) == Some(&Step::Section(".hip_fatbin".into()));

@@ -3,11 +3,11 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
-use offkit_format::scan::{Address, EntryTables, Event, Step};
+use offkit_bundle::walk::{walk_file, ScanOptions};
+use offkit_format::scan::{Address, Event, Step};
 use offkit_surgery::{Edit, Replacement};
 use offkit_tools::Env;
 
-use super::inspect::walk_file;
 use super::rewrite::{each, freed, how, print_changed, rewrite, Dest, Progress};
 
 /// Put a changed code object back in place of an image of an offload bundle.
@@ -48,7 +48,7 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     let wanted = Address::parse_uri(selector).map(|(_, a)| a);
     let mut found = None;
     let mut names = Vec::new();
-    walk_file(&a.file, EntryTables::None, &mut |ev| {
+    walk_file::<anyhow::Error>(&a.file, ScanOptions::images(), &mut |ev| {
         if let Event::Image(img) = ev {
             let loc = img.info.location.to_string();
             let hit = match &wanted {

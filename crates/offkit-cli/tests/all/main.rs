@@ -15,5 +15,6 @@ mod objdump;
 mod outputs;
 mod packager;
 mod pipeline;
+mod resources;
 mod surgery;
 mod wrapper;

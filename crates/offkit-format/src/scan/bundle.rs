@@ -3,10 +3,11 @@
 //! as its entry table, and its entries are reported with the bundle they are in.
 
 use super::{
-    bundle_target, BundleRef, Compressed, Compression, Container, Event, Format, ImageInfo,
-    Inflate, Location, Pos, Source, Step, Step_, Walker,
+    bundle_target, inflated, BundleRef, Compressed, Compression, Container, Event, Format,
+    ImageInfo, Inflate, Location, Pos, Source, Step, Step_, Walker,
 };
 use crate::bundle::{binary, compressed, sequence, text};
+use crate::code_object::CodeObject;
 use crate::error::Error;
 use offkit_read::limits;
 
@@ -35,6 +36,7 @@ impl<E> Walker<'_, '_, E> {
         whole: bool,
         bundle: Option<BundleRef>,
         depth: usize,
+        code_object: Option<CodeObject>,
     ) -> Step_<E> {
         let id = String::from_utf8_lossy(id).into_owned();
         let (kind, triple, target_id) = bundle_target(&id);
@@ -51,7 +53,7 @@ impl<E> Walker<'_, '_, E> {
             compression: None,
             bundle,
             address: None,
-            code_object: None,
+            code_object,
         };
         let pos = if info.offload_kind.is_host() {
             Pos::Host
@@ -72,13 +74,16 @@ impl<E> Walker<'_, '_, E> {
     /// entry whose payload lies past it is reported with the bytes that are there.
     ///
     /// `heads` holds, for an entry whose payload starts past `data`, its first bytes when they
-    /// were read separately ([`IMAGE_HEAD`] of them, by [`image_heads`]).
+    /// were read separately ([`IMAGE_HEAD`] of them, by [`image_heads`], or by
+    /// [`inflated::describe`]), and `described` its description when it was read from the
+    /// stream.
     #[allow(clippy::too_many_arguments)]
     fn plain_entries(
         &mut self,
         header: &binary::Header<'_>,
         data: &[u8],
         heads: &[Vec<u8>],
+        mut described: Vec<Option<CodeObject>>,
         base: u64,
         loc: &Location,
         bundle: BundleRef,
@@ -99,7 +104,8 @@ impl<E> Walker<'_, '_, E> {
                 }
             };
             let at = base + e.offset;
-            self.bundle_image(loc, e.id, at, e.size, bytes, whole, Some(bundle), depth)?;
+            let co = described.get_mut(i).and_then(Option::take);
+            self.bundle_image(loc, e.id, at, e.size, bytes, whole, Some(bundle), depth, co)?;
         }
         Ok(())
     }
@@ -146,7 +152,16 @@ impl<E> Walker<'_, '_, E> {
                     offset: piece.offset,
                     size: bref.size,
                 }))?;
-                self.plain_entries(header, piece.data, &[], piece.offset, &bloc, bref, depth)
+                self.plain_entries(
+                    header,
+                    piece.data,
+                    &[],
+                    Vec::new(),
+                    piece.offset,
+                    &bloc,
+                    bref,
+                    depth,
+                )
             }
             sequence::Kind::Compressed(blob) => {
                 self.compressed_bundle(blob, &bloc, bref, depth, pos)
@@ -180,6 +195,7 @@ impl<E> Walker<'_, '_, E> {
                 true,
                 None,
                 depth,
+                None,
             )?;
         }
         Ok(())
@@ -236,7 +252,16 @@ impl<E> Walker<'_, '_, E> {
                 binary::parse(&inflated, inflated.len() as u64, 0).map_err(|e| iloc.wrap(e))?;
             self.inflated_container(iloc, h.uncompressed_size)?;
             return self
-                .plain_entries(&header, &inflated, &[], 0, iloc, bref, depth + 1)
+                .plain_entries(
+                    &header,
+                    &inflated,
+                    &[],
+                    Vec::new(),
+                    0,
+                    iloc,
+                    bref,
+                    depth + 1,
+                )
                 .map_err(|s| wrap_stop(s, iloc));
         }
         self.node(&inflated, 0, iloc, depth + 1, pos.below_top())
@@ -285,10 +310,33 @@ impl<E> Walker<'_, '_, E> {
         }
         let header = binary::parse(&prefix, h.uncompressed_size, 0).map_err(|e| iloc.wrap(e))?;
         self.inflated_container(iloc, h.uncompressed_size)?;
-        let (heads, read) = image_heads(blob, &header, prefix.len() as u64);
+        let have = prefix.len() as u64;
+        let (heads, described, read) = if self.kernels {
+            // Every image's code object, read from the stream as far as the last one needs.
+            let d = inflated::describe(blob, &header, have, |e| {
+                if bundle_target(&String::from_utf8_lossy(e.id)).0.is_host() {
+                    inflated::Read::Head
+                } else {
+                    inflated::Read::Describe
+                }
+            });
+            (d.heads, d.code_objects, d.inflated)
+        } else {
+            let (heads, read) = image_heads(blob, &header, have);
+            (heads, Vec::new(), read)
+        };
         self.inflate(read, h.offset)?;
-        self.plain_entries(&header, &prefix, &heads, 0, iloc, bref, depth + 1)
-            .map_err(|s| wrap_stop(s, iloc))
+        self.plain_entries(
+            &header,
+            &prefix,
+            &heads,
+            described,
+            0,
+            iloc,
+            bref,
+            depth + 1,
+        )
+        .map_err(|s| wrap_stop(s, iloc))
     }
 }
 

@@ -40,7 +40,13 @@ impl<E> Walker<'_, '_, E> {
                 if let Some(c) = &compression {
                     self.inflate(c.uncompressed_size, e.offset)?;
                 }
-                let bytes = e.contents()?;
+                let contents = e.contents()?;
+                // PTX is text that the entry stores with its terminating NUL (and padding):
+                // the image is the text alone, as `cuobjdump -xptx` writes it.
+                let bytes = match e.kind {
+                    fatbin::EntryKind::Ptx => ptx_text(&contents),
+                    _ => &contents[..],
+                };
                 // A compressed entry's bytes are inflated: its offsets count in them (the
                 // compressed range is in `compression`).
                 let (location, offset) = match compression {
@@ -52,7 +58,7 @@ impl<E> Walker<'_, '_, E> {
                     location,
                     source: Source::CudaFatbinEntry(fatbin::EntrySummary::new(fi, fb, ei, e)),
                     offload_kind: Model::Offload(OffloadKind::Cuda),
-                    image_kind: e.kind.image_kind(&bytes),
+                    image_kind: e.kind.image_kind(bytes),
                     target_id: ImageTargetId::read(&triple, e.sm()),
                     triple,
                     strings: Vec::new(),
@@ -66,7 +72,7 @@ impl<E> Walker<'_, '_, E> {
                 if let Some(c) = compression {
                     self.compression.push(c);
                 }
-                let r = self.image(info, &bytes, depth, Some(Pos::Image));
+                let r = self.image(info, bytes, depth, Some(Pos::Image));
                 if e.compression.is_some() {
                     self.compression.pop();
                 }
@@ -74,5 +80,24 @@ impl<E> Walker<'_, '_, E> {
             }
         }
         Ok(())
+    }
+}
+
+/// PTX text without the NULs that end it in a fat binary entry.
+fn ptx_text(contents: &[u8]) -> &[u8] {
+    let end = contents.iter().rposition(|&b| b != 0).map_or(0, |i| i + 1);
+    contents.get(..end).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ptx_text_ends_at_the_last_text_byte() {
+        assert_eq!(
+            super::ptx_text(b".version 8.0\n}\n\0\0\0"),
+            b".version 8.0\n}\n"
+        );
+        assert_eq!(super::ptx_text(b"}\n"), b"}\n");
+        assert_eq!(super::ptx_text(b"\0\0"), b"");
     }
 }

@@ -5,4 +5,5 @@ mod binary;
 mod bundle;
 mod code_object;
 mod fatbin;
+mod resources;
 mod scan;

@@ -1,14 +1,16 @@
 //! The text form of what is inside code objects: a warning line for each image whose ELF header
 //! disagrees with its container (or could not be read), always; and with `--kernels`, each
 //! device image's header target ID, code-object version and kernels (OpenMP images: their
-//! offload entries), and each CUDA fat binary entry's kind, flags and sizes.
+//! offload entries), and each CUDA fat binary entry's kind, flags and sizes; with
+//! `--resources`, each kernel's resource usage under it ([`super::resources`]).
 
 use std::fmt::Write as _;
 
 use offkit_format::scan::{ImageInfo, Report, Source};
 
-/// Appends the code-object lines of report `r` to `out`.
-pub fn render(r: &Report, kernels: bool, out: &mut String) {
+/// Appends the code-object lines of report `r` to `out` (the kernels' resources too when
+/// `resources`).
+pub fn render(r: &Report, kernels: bool, resources: bool, out: &mut String) {
     if kernels {
         let described: Vec<&ImageInfo> = r
             .images
@@ -19,7 +21,7 @@ pub fn render(r: &Report, kernels: bool, out: &mut String) {
             out.push_str("\n  code objects\n");
         }
         for i in described {
-            image(i, out);
+            image(i, resources, out);
         }
     }
     for i in &r.images {
@@ -29,7 +31,7 @@ pub fn render(r: &Report, kernels: bool, out: &mut String) {
     }
 }
 
-fn image(i: &ImageInfo, out: &mut String) {
+fn image(i: &ImageInfo, resources: bool, out: &mut String) {
     let mut facts: Vec<String> = Vec::new();
     if let Source::CudaFatbinEntry(e) = &i.source {
         let (major, minor) = e.code_version;
@@ -71,7 +73,9 @@ fn image(i: &ImageInfo, out: &mut String) {
     }
     let _ = writeln!(out, "  {}: {}", i.location, facts.join("; "));
     if let Some(c) = co {
-        if c.entries.is_empty() {
+        if resources && c.entries.is_empty() {
+            super::resources::text(c, out);
+        } else if c.entries.is_empty() {
             for k in &c.kernels {
                 let _ = writeln!(out, "      {k}");
             }

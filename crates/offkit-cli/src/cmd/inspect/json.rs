@@ -139,6 +139,7 @@ struct CodeObjectJson<'a> {
     generic_version: Option<u32>,
     kernels: &'a [String],
     entries: Vec<CodeEntryJson<'a>>,
+    resources: Option<super::resources::ResourcesJson<'a>>,
     warnings: &'a [String],
 }
 
@@ -190,6 +191,7 @@ fn code_object(c: &CodeObject) -> CodeObjectJson<'_> {
                 name: &e.name,
             })
             .collect(),
+        resources: c.resources.as_ref().map(super::resources::json),
         warnings: &c.warnings,
     }
 }

@@ -99,6 +99,36 @@ pub fn inflate_prefix(blob: &Blob<'_>, n: u64) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Decompresses `blob` as a stream, handing `sink` each chunk (at most `CHUNK` bytes) until it
+/// says to stop or the stream ends: for reading parts of a bundle's images without keeping the
+/// rest. No size or hash check (the hash covers the whole bundle, which a reader of parts
+/// does not need; [`inflate_into`] checks both), but never more than the header's size.
+/// Returns how many bytes were decompressed. Memory: one chunk and the decompressor's window.
+pub fn inflate_until(
+    blob: &Blob<'_>,
+    sink: &mut dyn FnMut(&[u8]) -> std::ops::ControlFlow<()>,
+) -> Result<u64> {
+    super::check_claim(blob)?;
+    let h = &blob.header;
+    let mut r = decoder(blob)?;
+    let mut buf = vec![0u8; CHUNK];
+    let mut produced = 0u64;
+    while produced < h.uncompressed_size {
+        let room = usize::try_from(h.uncompressed_size - produced)
+            .unwrap_or(CHUNK)
+            .min(CHUNK);
+        let got = fill(&mut *r, buf.get_mut(..room).unwrap_or_default(), h)?;
+        if got == 0 {
+            break;
+        }
+        produced += got as u64;
+        if sink(buf.get(..got).unwrap_or_default()).is_break() {
+            break;
+        }
+    }
+    Ok(produced)
+}
+
 /// The first prefix [`header_prefix`] decompresses: a bundle's header and entry table take a
 /// few KiB in practice.
 pub(crate) const FIRST_PREFIX: u64 = 64 << 10;

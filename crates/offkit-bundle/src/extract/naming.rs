@@ -14,7 +14,7 @@ const MAX_STEM: usize = 200;
 
 /// `s` with every byte but ASCII letters, digits and `._+-` replaced by `_`, cut to
 /// `MAX_PART` characters.
-pub fn sanitize(s: &str) -> String {
+pub(crate) fn sanitize(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-') {
@@ -51,7 +51,7 @@ fn extension(i: &ImageInfo) -> &'static str {
 
 /// `(stem, extension)` for an image:
 /// `<file>[-<member>…][-b<bundle>]-<kind>-<triple>[-<target id>]`.
-pub fn describe(i: &ImageInfo) -> (String, &'static str) {
+pub(crate) fn describe(i: &ImageInfo) -> (String, &'static str) {
     let mut parts: Vec<String> = Vec::new();
     for s in &i.location.steps {
         match s {
@@ -87,13 +87,13 @@ pub fn describe(i: &ImageInfo) -> (String, &'static str) {
 /// Hands out names, adding `.1`, `.2`, … before the extension to names already given (compared
 /// without regard to case, for case-insensitive file systems).
 #[derive(Debug, Default)]
-pub struct Names {
+pub(crate) struct Names {
     used: HashSet<String>,
 }
 
 impl Names {
     /// A name for `(stem, ext)` not given before.
-    pub fn unique(&mut self, (stem, ext): (String, &'static str)) -> String {
+    pub(crate) fn unique(&mut self, (stem, ext): (String, &'static str)) -> String {
         let join = |s: &str| {
             if ext.is_empty() {
                 s.to_string()

@@ -7,19 +7,18 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
-
 use offkit_format::bundle::compressed::{self, stream};
-use offkit_format::scan::{EntryTables, Event, ImageInfo, Inflate};
+use offkit_format::scan::{Event, ImageInfo};
 use offkit_tools::fs::Output;
 use offkit_tools::MappedFile;
 
-use super::super::inspect::walk_file_with;
-use offkit_bundle::thin::bytes_file;
+use crate::error::{Error, Result};
+use crate::thin::bytes_file;
+use crate::walk::{walk_file, whole};
 
 /// Where an image's bytes are to be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Fetch {
+pub(crate) enum Fetch {
     /// `size` bytes at `offset` of `file`.
     Range {
         file: PathBuf,
@@ -44,7 +43,7 @@ pub enum Fetch {
 
 impl Fetch {
     /// How to fetch the image `info` of the input `input`.
-    pub fn of(info: &ImageInfo, input: &Path) -> Fetch {
+    pub(crate) fn of(info: &ImageInfo, input: &Path) -> Fetch {
         match info.address {
             Some(a) => {
                 let file = bytes_file(&info.location, input);
@@ -73,30 +72,50 @@ impl Fetch {
 
 /// One image to write.
 #[derive(Debug)]
-pub struct Job<'p> {
+pub(crate) struct Job<'p> {
     /// Where to.
-    pub dest: &'p Path,
+    pub(crate) dest: &'p Path,
     /// Its size.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Where from.
-    pub fetch: &'p Fetch,
+    pub(crate) fetch: &'p Fetch,
+}
+
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn read_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn changed(path: &Path) -> Error {
+    Error::Changed {
+        path: path.to_path_buf(),
+        gone: None,
+    }
 }
 
 fn create(dest: &Path) -> Result<Output> {
-    Output::create(dest).with_context(|| format!("failed to write `{}`", dest.display()))
+    Output::create(dest).map_err(write_error(dest))
 }
 
 fn commit(out: Output, written: &mut Vec<PathBuf>) -> Result<()> {
     let dest = out.path().to_path_buf();
-    out.commit()
-        .with_context(|| format!("failed to write `{}`", dest.display()))?;
+    out.commit().map_err(write_error(&dest))?;
     written.push(dest);
     Ok(())
 }
 
 /// Writes every job; the files committed so far are pushed to `written` (for the caller to
 /// remove on failure).
-pub fn write_all(jobs: &[Job<'_>], written: &mut Vec<PathBuf>) -> Result<()> {
+pub(crate) fn write_all(jobs: &[Job<'_>], written: &mut Vec<PathBuf>) -> Result<()> {
     let mut bundles: BTreeMap<(&Path, u64, u64), Vec<&Job<'_>>> = BTreeMap::new();
     let mut walks: BTreeMap<&Path, Vec<&Job<'_>>> = BTreeMap::new();
     for j in jobs {
@@ -128,17 +147,14 @@ fn copy(
     size: u64,
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
-    let src = File::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
-    let len = src
-        .metadata()
-        .with_context(|| format!("failed to read `{}`", file.display()))?
-        .len();
+    let src = File::open(file).map_err(read_error(file))?;
+    let len = src.metadata().map_err(read_error(file))?.len();
     if offset.checked_add(size).is_none_or(|end| end > len) {
-        bail!("`{}` changed while it was being read", file.display());
+        return Err(changed(file));
     }
     let mut out = create(j.dest)?;
     out.copy_range(&src, offset, size)
-        .with_context(|| format!("failed to write `{}`", j.dest.display()))?;
+        .map_err(write_error(j.dest))?;
     commit(out, written)
 }
 
@@ -152,16 +168,18 @@ fn inflate(
     jobs: &[&Job<'_>],
     written: &mut Vec<PathBuf>,
 ) -> Result<()> {
-    let data =
-        MappedFile::open(file).with_context(|| format!("failed to read `{}`", file.display()))?;
-    let changed = || anyhow::anyhow!("`{}` changed while it was being read", file.display());
+    let data = MappedFile::open(file).map_err(read_error(file))?;
     let bytes = usize::try_from(offset)
         .ok()
         .zip(usize::try_from(size).ok())
         .and_then(|(o, n)| data.get(o..o.checked_add(n)?))
-        .ok_or_else(changed)?;
-    let header = compressed::parse_header(bytes, offset)
-        .with_context(|| format!("cannot read the compressed bundle of `{}`", file.display()))?;
+        .ok_or_else(|| changed(file))?;
+    let decompress = |source| Error::Decompress {
+        path: file.to_path_buf(),
+        offset,
+        source,
+    };
+    let header = compressed::parse_header(bytes, offset).map_err(decompress)?;
     let blob = compressed::Blob {
         data: bytes.get(header.header_size as usize..).unwrap_or_default(),
         header,
@@ -174,7 +192,9 @@ fn inflate(
         outs.push((inner.0, inner.1, create(j.dest)?));
     }
     let ranges: Vec<_> = outs.iter().map(|(o, n, _)| *o..*o + *n).collect();
+    let mut failed = 0usize;
     let r = stream::inflate_ranges(&blob, &ranges, &mut |i, part| -> std::io::Result<()> {
+        failed = i;
         match outs.get_mut(i) {
             Some((_, _, out)) => std::io::Write::write_all(out, part),
             None => Ok(()),
@@ -182,23 +202,24 @@ fn inflate(
     });
     let pos = match r {
         Ok(pos) => pos,
-        Err(stream::SinkOr::Format(e)) => {
-            return Err(anyhow::Error::new(e).context(format!(
-                "cannot decompress the compressed bundle at {offset:#x} of `{}`",
-                file.display()
-            )))
-        }
-        Err(stream::SinkOr::Sink(e)) => {
-            return Err(anyhow::Error::new(e).context("failed to write an extracted image"))
+        Err(stream::SinkOr::Format(e)) => return Err(decompress(e)),
+        Err(stream::SinkOr::Sink(source)) => {
+            let path = outs
+                .get(failed)
+                .map(|(_, _, out)| out.path().to_path_buf())
+                .unwrap_or_default();
+            return Err(Error::Write { path, source });
         }
     };
     for (o, n, out) in outs {
         if o + n > pos {
-            bail!(
-                "the compressed bundle at {offset:#x} of `{}` holds {pos} bytes, fewer than the \
-                 image at {o:#x} ({n} bytes) needs",
-                file.display()
-            );
+            return Err(Error::ShortBundle {
+                path: file.to_path_buf(),
+                offset,
+                held: pos,
+                image_offset: o,
+                image_size: n,
+            });
         }
         commit(out, written)?;
     }
@@ -217,26 +238,25 @@ fn from_walk(input: &Path, jobs: &[&Job<'_>], written: &mut Vec<PathBuf>) -> Res
             todo.insert((location.clone(), *offset), j);
         }
     }
-    walk_file_with(input, EntryTables::None, Inflate::Whole, false, &mut |ev| {
+    walk_file(input, whole(), &mut |ev| {
         if let Event::Image(img) = ev {
             let key = (img.info.location.to_string(), img.info.offset);
             if let Some(j) = todo.remove(&key) {
                 if img.bytes.len() as u64 != j.size {
-                    bail!("`{}` changed while it was being read", input.display());
+                    return Err(changed(input));
                 }
                 let mut out = create(j.dest)?;
-                std::io::Write::write_all(&mut out, img.bytes)
-                    .with_context(|| format!("failed to write `{}`", j.dest.display()))?;
+                std::io::Write::write_all(&mut out, img.bytes).map_err(write_error(j.dest))?;
                 commit(out, written)?;
             }
         }
         Ok(())
     })?;
-    if let Some(((location, _), _)) = todo.into_iter().next() {
-        bail!(
-            "`{}` changed while it was being read: `{location}` is gone",
-            input.display()
-        );
+    match todo.into_iter().next() {
+        Some(((location, _), _)) => Err(Error::Changed {
+            path: input.to_path_buf(),
+            gone: Some(location),
+        }),
+        None => Ok(()),
     }
-    Ok(())
 }
