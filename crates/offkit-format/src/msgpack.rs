@@ -2,7 +2,7 @@
 //! (`NT_AMDGPU_METADATA`, code object v3 and later), which [`crate::code_object`] reads for each
 //! kernel's resources.
 //!
-//! It is a pull reader over borrowed bytes: [`Cursor::next`] reads one value's head (a scalar
+//! It is a pull reader over borrowed bytes: [`Cursor::token`] reads one value's head (a scalar
 //! whole, an array or a map as its element count), and [`Cursor::skip`] passes over one whole
 //! value, nested or not, without recursion. Nothing is allocated: strings and binaries borrow
 //! the input, and a caller keeps what it wants as it goes (a metadata note of a library with
@@ -11,7 +11,7 @@
 //! longer than its length; every error names the absolute offset of the byte.
 //!
 //! ```text
-//! note desc ─Cursor::next─► Token::Map(n) ─► key Token::Str, value Token::… / Cursor::skip
+//! note desc ─Cursor::token─► Token::Map(n) ─► key Token::Str, value Token::… / Cursor::skip
 //! ```
 //!
 //! ```
@@ -20,11 +20,11 @@
 //! // {"a": [1, -2], "b": "x"}
 //! let bytes = [0x82, 0xa1, b'a', 0x92, 0x01, 0xfe, 0xa1, b'b', 0xa1, b'x'];
 //! let mut c = Cursor::new(&bytes, 0x100);
-//! assert_eq!(c.next().unwrap(), Token::Map(2));
-//! assert_eq!(c.next().unwrap(), Token::Str(b"a"));
+//! assert_eq!(c.token().unwrap(), Token::Map(2));
+//! assert_eq!(c.token().unwrap(), Token::Str(b"a"));
 //! c.skip().unwrap();
-//! assert_eq!(c.next().unwrap(), Token::Str(b"b"));
-//! assert_eq!(c.next().unwrap(), Token::Str(b"x"));
+//! assert_eq!(c.token().unwrap(), Token::Str(b"b"));
+//! assert_eq!(c.token().unwrap(), Token::Str(b"x"));
 //! assert!(c.is_empty());
 //! ```
 
@@ -126,7 +126,7 @@ impl<'d> Cursor<'d> {
     }
 
     /// Reads the next value's head.
-    pub fn next(&mut self) -> Result<Token<'d>> {
+    pub fn token(&mut self) -> Result<Token<'d>> {
         let at = self.r.offset();
         let b = self.r.array::<1>(WHAT)?[0];
         let t = match b {
@@ -181,7 +181,7 @@ impl<'d> Cursor<'d> {
     /// Skips one whole value (an array or map with all its elements), without recursion: a
     /// count of the values still to skip, which the bytes left bound.
     pub fn skip(&mut self) -> Result<()> {
-        let t = self.next()?;
+        let t = self.token()?;
         self.skip_elements(t)
     }
 
@@ -194,7 +194,7 @@ impl<'d> Cursor<'d> {
         };
         while pending > 0 {
             pending -= 1;
-            match self.next()? {
+            match self.token()? {
                 Token::Array(n) => pending += u64::from(n),
                 Token::Map(n) => pending += 2 * u64::from(n),
                 _ => {}
@@ -209,7 +209,7 @@ impl<'d> Cursor<'d> {
     /// Reads a value that must be a string.
     pub fn str(&mut self, what: &'static str) -> Result<&'d [u8]> {
         let at = self.offset();
-        let t = self.next()?;
+        let t = self.token()?;
         t.as_str()
             .ok_or_else(|| invalid(at, format!("{what} is {}, not a string", t.kind())))
     }
@@ -217,7 +217,7 @@ impl<'d> Cursor<'d> {
     /// Reads a value that must be a map; its pair count.
     pub fn map(&mut self, what: &'static str) -> Result<u32> {
         let at = self.offset();
-        match self.next()? {
+        match self.token()? {
             Token::Map(n) => Ok(n),
             t => Err(invalid(at, format!("{what} is {}, not a map", t.kind()))),
         }
@@ -226,7 +226,7 @@ impl<'d> Cursor<'d> {
     /// Reads a value that must be an array; its element count.
     pub fn array(&mut self, what: &'static str) -> Result<u32> {
         let at = self.offset();
-        match self.next()? {
+        match self.token()? {
             Token::Array(n) => Ok(n),
             t => Err(invalid(at, format!("{what} is {}, not an array", t.kind()))),
         }
@@ -285,7 +285,7 @@ mod tests {
         let mut c = Cursor::new(bytes, 0);
         let mut out = Vec::new();
         while !c.is_empty() {
-            out.push(c.next().unwrap());
+            out.push(c.token().unwrap());
         }
         out
     }
@@ -339,20 +339,20 @@ mod tests {
         ];
         let mut c = Cursor::new(&bytes, 0);
         c.skip().unwrap();
-        assert_eq!(c.next().unwrap(), Token::Uint(4));
+        assert_eq!(c.token().unwrap(), Token::Uint(4));
     }
 
     #[test]
     fn errors_name_absolute_offsets() {
         let mut c = Cursor::new(&[0xc1], 0x40);
-        let e = c.next().unwrap_err();
+        let e = c.token().unwrap_err();
         assert_eq!(e.offset(), Some(0x40), "{e}");
         // A string longer than the data.
-        let e = Cursor::new(&[0xa5, b'a'], 0x10).next().unwrap_err();
+        let e = Cursor::new(&[0xa5, b'a'], 0x10).token().unwrap_err();
         assert_eq!(e.offset(), Some(0x11), "{e}");
         // An array claiming more elements than bytes left.
         let e = Cursor::new(&[0xdd, 0xff, 0xff, 0xff, 0xff, 1], 0)
-            .next()
+            .token()
             .unwrap_err();
         assert!(matches!(e, Error::Truncated { .. }), "{e}");
         // Skipping a map whose values run out.

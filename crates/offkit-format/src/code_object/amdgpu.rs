@@ -125,7 +125,7 @@ fn kernel(c: &mut Cursor<'_>) -> Result<KernelResources> {
     for _ in 0..pairs {
         let key = c.str("a kernel metadata key")?;
         let at = c.offset();
-        let value = c.next()?;
+        let value = c.token()?;
         let uint = |field: &mut Option<u64>| -> Result<()> {
             *field = Some(
                 value

@@ -238,7 +238,8 @@ fn elf_wants<Elf: FileHeader<Endian = Endianness>>(parts: &Parts) -> Vec<Range<u
         // An OpenMP image's entry tables are read with their relocations: the whole image,
         // when it is small enough to be held.
         return if parts.size <= limits::MAX_CODE_OBJECT_PARTS {
-            vec![0..parts.size]
+            let whole = 0..parts.size;
+            vec![whole]
         } else {
             Vec::new()
         };
@@ -252,7 +253,10 @@ fn elf_wants<Elf: FileHeader<Endian = Endianness>>(parts: &Parts) -> Vec<Range<u
     let count = match h.e_shnum(endian) {
         0 => match parts.get(shoff, entsize) {
             Some(_) => h.shnum(endian, parts).map(u64::from).unwrap_or(0),
-            None => return vec![shoff..shoff.saturating_add(entsize)],
+            None => {
+                let first = shoff..shoff.saturating_add(entsize);
+                return vec![first];
+            }
         },
         n => u64::from(n),
     };

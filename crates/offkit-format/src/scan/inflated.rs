@@ -113,7 +113,8 @@ pub(super) fn describe(
                 deferred: if describe {
                     first_windows(e.size)
                 } else {
-                    vec![0..e.size.min(parts::ELF_HEADER)]
+                    let header = 0..e.size.min(parts::ELF_HEADER);
+                    vec![header]
                 },
                 open: 0,
                 described: None,
