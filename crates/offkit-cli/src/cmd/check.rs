@@ -236,7 +236,6 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
     let width = doc.devices.iter().map(|d| d.len()).max().unwrap_or(0);
-    let (mut ok, mut missing, mut na) = (0usize, 0usize, 0usize);
     for f in &doc.files {
         if f.error.is_some() {
             continue;
@@ -251,7 +250,6 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
             let reason = v.reason.as_deref().unwrap_or_default();
             match (v.status, &v.image) {
                 ("covered", Some(i)) => {
-                    ok += 1;
                     let within = i
                         .location
                         .strip_prefix(f.path.as_str())
@@ -259,7 +257,6 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
                     let _ = writeln!(out, "  {:width$}  ok       {within} ({reason})", v.device);
                 }
                 (_, None) if !v.bundles_without.is_empty() => {
-                    missing += 1;
                     let _ = writeln!(
                         out,
                         "  {:width$}  MISSING  {reason}; building those translation units with {} \
@@ -269,11 +266,9 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
                     );
                 }
                 ("n/a", _) => {
-                    na += 1;
                     let _ = writeln!(out, "  {:width$}  n/a      {reason}", v.device);
                 }
                 _ => {
-                    missing += 1;
                     let _ = writeln!(
                         out,
                         "  {:width$}  MISSING  no image in `{}` loads on {}; it holds {holds}; \
@@ -292,32 +287,49 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
             }
         }
     }
-    let errors = doc.files.iter().filter(|f| f.error.is_some()).count();
-    for d in devices
-        .iter()
-        .filter(|d| doc.nowhere.contains(&d.to_string()))
-    {
-        let _ = writeln!(
-            out,
-            "{d}: MISSING  no file{} holds {} code; {} adds it",
-            if errors > 0 {
-                " that could be read"
-            } else {
-                ""
-            },
-            d.kind_name(),
-            d.flag()
-        );
+    summary(&mut out, doc, devices, width);
+    out
+}
+
+/// One device's standing over every file checked: in how many files it is covered, missing
+/// or not applicable.
+#[derive(Default)]
+struct Standing {
+    covered: usize,
+    missing: usize,
+    na: usize,
+}
+
+/// The one summary: a line of counts of devices (a device is covered when every file that
+/// applies to it covers it), then, when more than one file was checked or a device is
+/// missing from every file, one line per device saying where it stands.
+fn summary(out: &mut String, doc: &Document<'_>, devices: &[Device], width: usize) {
+    use std::fmt::Write as _;
+    let mut standing: Vec<Standing> = devices.iter().map(|_| Standing::default()).collect();
+    for f in doc.files.iter().filter(|f| f.error.is_none()) {
+        for (v, s) in f.devices.iter().zip(standing.iter_mut()) {
+            match v.status {
+                "covered" => s.covered += 1,
+                "n/a" => s.na += 1,
+                _ => s.missing += 1,
+            }
+        }
     }
+    let nowhere = |d: &Device| doc.nowhere.contains(&d.to_string());
+    let is_missing = |(d, s): (&Device, &Standing)| s.missing > 0 || nowhere(d);
+    let missing = devices
+        .iter()
+        .zip(&standing)
+        .filter(|&p| is_missing(p))
+        .count();
+    let errors = doc.files.iter().filter(|f| f.error.is_some()).count();
     let _ = write!(
         out,
-        "{} checked against {}: {ok} covered, {missing} missing",
+        "{} checked against {}: {} covered, {missing} missing",
         plural(doc.files.len(), "file", "files"),
         plural(doc.devices.len(), "device", "devices"),
+        devices.len() - missing,
     );
-    if na > 0 {
-        let _ = write!(out, ", {na} not applicable");
-    }
     if errors > 0 {
         let _ = write!(out, ", {} unreadable", plural(errors, "file", "files"));
     }
@@ -329,5 +341,46 @@ fn text(doc: &Document<'_>, devices: &[Device]) -> String {
         );
     }
     out.push('\n');
-    out
+    let read = doc.files.len() - errors;
+    if read <= 1 && !devices.iter().any(nowhere) {
+        return;
+    }
+    for (d, s) in devices.iter().zip(&standing) {
+        let name = d.to_string();
+        let without = if s.na > 0 {
+            format!(
+                " ({} without {} code)",
+                plural(s.na, "file", "files"),
+                d.kind_name()
+            )
+        } else {
+            String::new()
+        };
+        if nowhere(d) {
+            let _ = writeln!(
+                out,
+                "  {name:width$}  MISSING  no file{} holds {} code; {} adds it",
+                if errors > 0 {
+                    " that could be read"
+                } else {
+                    ""
+                },
+                d.kind_name(),
+                d.flag()
+            );
+        } else if s.missing > 0 {
+            let _ = writeln!(
+                out,
+                "  {name:width$}  MISSING  in {} of {}{without}",
+                s.missing,
+                plural(s.missing + s.covered, "file", "files"),
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  {name:width$}  covered  by {}{without}",
+                plural(s.covered, "file", "files")
+            );
+        }
+    }
 }

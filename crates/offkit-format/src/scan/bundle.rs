@@ -370,7 +370,9 @@ fn image_heads(
         return (heads, 0);
     };
     let mut pos = 0u64;
-    let r = compressed::stream::inflate_into(blob, &mut |chunk: &[u8]| {
+    // No hash: the stream stops at the last head, and the hash covers the whole bundle
+    // (`extract` and `--verify` check it).
+    let r = compressed::stream::inflate_until(blob, &mut |chunk: &[u8]| {
         let next = pos + chunk.len() as u64;
         for (e, head) in header.entries.iter().zip(heads.iter_mut()) {
             let (start, stop) = want(e);
@@ -380,12 +382,12 @@ fn image_heads(
         }
         pos = next;
         if pos >= end {
-            Err(())
+            std::ops::ControlFlow::Break(())
         } else {
-            Ok(())
+            std::ops::ControlFlow::Continue(())
         }
     });
-    if let Err(compressed::stream::SinkOr::Format(_)) = r {
+    if r.is_err() {
         // A head cut short by the failure is no head.
         for (e, head) in header.entries.iter().zip(heads.iter_mut()) {
             let (start, stop) = want(e);
