@@ -8,6 +8,8 @@ scripts/setup.sh
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked
+# The public API of each library crate, as committed in api/ (an API change shows in review).
+python3 scripts/public-api.py --check
 # The runtime builds offkit-format without its default features (no zlib, zstd, MD5, object).
 cargo check -p offkit-rt --locked
 cargo test --workspace --locked
