@@ -5,7 +5,7 @@
 # `llvm-objcopy-19 --dump-section .hip_fatbin` + `clang-offload-bundler-19 -list` and a grep per
 # device (which sees the first bundle only, and knows nothing of feature compatibility).
 #
-# Goal (issue 12): ≤ 20 ms. Median wall time and peak RSS of RUNS runs after `sync`, ratios
+# Goal: ≤ 20 ms. Median wall time and peak RSS of RUNS runs after `sync`, ratios
 # llvm/offkit (above 1: offkit is faster or smaller).
 #
 # Usage: bench/check.sh [RUNS]   (default 7). Shares target/bench/inspect/hip with

@@ -11,7 +11,7 @@
 # holds 32 compressed (zstd) bundles of the same shape, for extraction by streamed
 # decompression.
 #
-# Goals (issue 9): inspect ≤ 20 ms and ≤ 16 MiB peak; extract within 1.5× `cp` of the same
+# Goals: inspect ≤ 20 ms and ≤ 16 MiB peak; extract within 1.5× `cp` of the same
 # bytes and ≤ 32 MiB peak. Each measurement runs after `sync`, RUNS times (median printed);
 # outputs are removed before each run, outside the timing.
 #

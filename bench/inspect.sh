@@ -12,8 +12,8 @@
 #   3. a static archive of 2,000 fat objects (one clang-19 OpenMP object, x86_64 + amdgcn
 #      gfx90a, under 2,000 member names), against `llvm-objdump-19 --offloading`.
 #
-# Goals: the HIP library in ≤ 20 ms and ≤ 16 MiB peak RSS (issue 9); the 1 GiB object in
-# ≤ 10 ms and ≤ 16 MiB (issue 2) — offkit maps the file and reads headers only. The image
+# Goals: the HIP library in ≤ 20 ms and ≤ 16 MiB peak RSS; the 1 GiB object in
+# ≤ 10 ms and ≤ 16 MiB — offkit maps the file and reads headers only. The image
 # counts each side finds are printed: offkit should find all 512 code objects of the library
 # (once its walk reads every bundle of a section), LLVM's tools the 4 of the first bundle. Each measurement runs after `sync` (the inputs stay in the page cache:
 # this measures the tools, not the disk), RUNS times; the median wall time and the median peak

@@ -6,7 +6,7 @@
 # the median wall time and the median peak RSS (`/usr/bin/time -f %M`) of both, and the ratios.
 # Both outputs are checked to be byte-identical.
 #
-# Goals (issue 2): offkit >= 2x faster than LLVM 19, <= 32 MiB peak memory.
+# Goals: offkit >= 2x faster than LLVM 19, <= 32 MiB peak memory.
 #
 # Usage: bench/packager.sh [RUNS] [IMAGE_MIB]      (defaults: 5 runs, 256 MiB per image)
 # The scratch directory (about 3 GiB at the default size) is under $TMPDIR and is removed at

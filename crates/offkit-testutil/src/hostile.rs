@@ -1,4 +1,4 @@
-//! Hostile inputs made from valid ones, for the CLI's hostile-input test (issue 10): every
+//! Hostile inputs made from valid ones, for the CLI's hostile-input test: every
 //! header field of offload binaries, bundles, compressed bundles (`CCOB` v1/v2/v3), ELF section
 //! headers and `ar` member headers set to the edge values of [`EDGES`]; truncations at every
 //! header boundary; decompression bombs of every compressed kind, alone, in a `.hip_fatbin`

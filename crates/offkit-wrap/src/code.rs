@@ -3,7 +3,7 @@
 //! code generation and the PIC relocation model), instruction by instruction.
 //!
 //! The functions are tiny and their shape never depends on the images, only on a few offsets
-//! (which go into relocation addends) and, for the seed-002 constructor, on the number of
+//! (which go into relocation addends) and, for the image-info constructor, on the number of
 //! images. So rather than carry a code generator, each host has a table of instructions with
 //! their relocations and call-frame instructions; the conformance tests compare the result
 //! with the objects LLVM 19 and 22 write (x86-64: `clang-linker-wrapper`; AArch64: the same with
@@ -34,7 +34,7 @@ pub enum Target {
 pub enum Anchor {
     /// The OpenMP `__tgt_bin_desc`.
     Descriptor,
-    /// The seed-002 `__tgt_image_info` of image `n`.
+    /// The image-info form's `__tgt_image_info` of image `n`.
     ImageInfo(usize),
     /// The CUDA/HIP `fatbin_wrapper`.
     FatbinWrapper,
@@ -102,7 +102,7 @@ impl Text {
 pub enum Routines {
     /// LLVM 19's OpenMP constructor (`__tgt_register_lib`, `atexit`) and destructor.
     OpenMp,
-    /// The seed-002 constructor for `images` images (`__tgt_register_image_info` when
+    /// The image-info constructor for `images` images (`__tgt_register_image_info` when
     /// present, then `__tgt_register_lib`) and destructor.
     ImageInfo {
         /// How many images (at least 1).

@@ -2,7 +2,7 @@
 //!
 //! For LLVM's forms this is, byte for byte, what LLVM 19's or 22's `clang-linker-wrapper
 //! --print-wrapped-module` prints for the same images (checked by the conformance tests); the
-//! seed-002 form is offkit's rendering of AMD's module with opaque pointers. Either way
+//! image-info form is offkit's rendering of AMD's module with opaque pointers. Either way
 //! `clang-19 -c` compiles the text to an object equivalent to [`crate::Wrapper::write_object`]'s.
 //! Image bytes are streamed into the `c"…"` constants.
 
@@ -280,7 +280,7 @@ declare i32 @atexit(ptr)
     out.write_all(OMP_UNREG.as_bytes())
 }
 
-/// The seed-002 module, with opaque pointers. The images are plain `internal constant`s (not
+/// The image-info module, with opaque pointers. The images are plain `internal constant`s (not
 /// `unnamed_addr`, so LLVM never moves one into a mergeable-constant section).
 fn image_info(w: &Wrapper<'_>, out: &mut dyn Write) -> io::Result<()> {
     let k = w.placed.len();

@@ -23,9 +23,9 @@
 //!   binary in an allocatable `.llvm.offloading` section (`.llvm.offloading.relocatable` with
 //!   [`WrapOptions::relocatable`]), a priority-101 constructor calling `__tgt_register_lib` and
 //!   registering the destructor with `atexit`.
-//! - [`Kind::OpenMp`] with [`WrapOptions::image_info`]: the seed-002 `clang-offload-wrapper`
-//!   module: raw images, a `__tgt_image_info` per image with the target-ID strings in
-//!   `.offload_arch_list`, `__tgt_register_image_info` called for each image when the runtime
+//! - [`Kind::OpenMp`] with [`WrapOptions::image_info`]: AMD's image-info `clang-offload-wrapper`
+//!   module (ROCm/AOMP, LLVM 15–16 era): raw images, a `__tgt_image_info` per image with the
+//!   target-ID strings in `.offload_arch_list`, `__tgt_register_image_info` called for each image when the runtime
 //!   has it (a weak reference tested for null), and unregistration from `.fini_array`.
 //! - [`Kind::Cuda`], [`Kind::Hip`]: LLVM 19's fatbinary registration (one fatbinary; for HIP the
 //!   offload bundle LLVM 19 makes from the images).
@@ -35,7 +35,7 @@
 //! image data the images go to a `.lrodata.*` section (see [`Large`]).
 //!
 //! The API: [`Image`] (borrowed bytes, triple, target ID; [`Image::without_arch`] for an image
-//! that has no `arch` string), [`WrapOptions`] (host triple, [`Kind`], relocatable, seed-002
+//! that has no `arch` string), [`WrapOptions`] (host triple, [`Kind`], relocatable, image-info
 //! form, [`Order`], [`Large`], HIP compression), [`Wrapper::new`] (checks and lays out; every
 //! input error is found here), then [`Wrapper::write_object`] or [`Wrapper::write_llvm_ir`] to
 //! any `Write`; [`write_object`] does both steps.
@@ -135,7 +135,7 @@ pub enum Order {
     /// object as LLVM's pipeline.
     #[default]
     Llvm19,
-    /// The order given (as the seed-002 `clang-offload-wrapper` keeps its command line order).
+    /// The order given (as AMD's image-info `clang-offload-wrapper` keeps its command line order).
     AsGiven,
 }
 
@@ -173,14 +173,14 @@ pub struct WrapOptions {
     /// LLVM's `-r` mode: OpenMP images go to `.llvm.offloading.relocatable`; the CUDA and HIP
     /// objects are unchanged (LLVM 19 writes the same module).
     pub relocatable: bool,
-    /// OpenMP: write the seed-002 `clang-offload-wrapper` form.
+    /// OpenMP: write AMD's image-info `clang-offload-wrapper` form.
     pub image_info: bool,
     /// The image order.
     pub order: Order,
     /// The large-image layout.
     pub large: Large,
     /// Check that each image is what its triple and the kind say, and that its target ID
-    /// parses (on by default). Off, any bytes are embedded as given (as the seed-002
+    /// parses (on by default). Off, any bytes are embedded as given (as AMD's image-info
     /// `clang-offload-wrapper` does); the offload binary then records the image kind found
     /// (ELF object, bitcode, or none).
     pub check_images: bool,
@@ -223,7 +223,7 @@ impl WrapOptions {
 enum Form {
     /// LLVM 19's OpenMP module.
     OpenMp,
-    /// The seed-002 module.
+    /// The image-info module.
     ImageInfo,
     /// LLVM 19's CUDA or HIP module.
     Fatbin,
@@ -293,7 +293,7 @@ impl<'a> Wrapper<'a> {
             Err(_) if ir_only => Host::X86_64,
             h => h?,
         };
-        // The seed-002 form is written as an object only. (LLVM 19 writes the relocatable
+        // The image-info form is written as an object only. (LLVM 19 writes the relocatable
         // module for COFF too, and refuses `-r` only after the host link.)
         if ir_only && opts.image_info {
             return Err(Error::UnsupportedHost {
@@ -305,7 +305,7 @@ impl<'a> Wrapper<'a> {
             (Kind::OpenMp, true) => Form::ImageInfo,
             (_, true) => {
                 return Err(Error::BadOptions(
-                    "the image-info (seed-002) form registers OpenMP images only".to_string(),
+                    "the image-info form registers OpenMP images only".to_string(),
                 ))
             }
             (Kind::Cuda | Kind::Hip, false) => Form::Fatbin,
@@ -316,7 +316,7 @@ impl<'a> Wrapper<'a> {
             ));
         }
         // LLVM 19's CUDA and HIP modules are the same in relocatable mode (only the host link
-        // and the objcopy step after it differ); the seed-002 form has no such mode.
+        // and the objcopy step after it differ); the image-info form has no such mode.
         if opts.relocatable && form == Form::ImageInfo {
             return Err(Error::BadOptions(
                 "relocatable mode applies to LLVM 19's forms only".to_string(),

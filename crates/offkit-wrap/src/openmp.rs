@@ -1,6 +1,6 @@
 //! The OpenMP objects: LLVM's (`__tgt_bin_desc` over offload binaries, registered from
 //! `.init_array.101`, unregistered through `atexit`; LLVM 19 and 22 differ only in the entry
-//! table's name, see `release.rs`) and the seed-002 one (raw images, a
+//! table's name, see `release.rs`) and the image-info one (AMD's `clang-offload-wrapper`: raw images, a
 //! `__tgt_image_info` and target-ID string per image, `.init_array.1` / `.fini_array.1`).
 //!
 //! Symbols, their order, sections, flags and alignments are those of the objects LLVM 19 and
@@ -324,7 +324,7 @@ pub fn arch_strings(w: &Wrapper<'_>) -> (Vec<u64>, Vec<u8>, u64) {
     (offsets, bytes, max_align)
 }
 
-/// The seed-002 (`clang-offload-wrapper`) object.
+/// The image-info object (AMD's `clang-offload-wrapper` registration through `__tgt_register_image_info`).
 pub(crate) fn image_info<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     let h = w.host;
     let n = w.placed.len();
@@ -332,7 +332,7 @@ pub(crate) fn image_info<'a>(w: &'a Wrapper<'a>) -> Object<'a> {
     let text = code::assemble(h, Routines::ImageInfo { images: n });
     let mut b = Builder::new(h);
     let ts = b.text_sections(&text);
-    // The seed-002 form is one fixed module, whatever the LLVM release.
+    // The image-info form is one fixed module, whatever the LLVM release.
     let seed = Release::of(offkit_llvm::LlvmVersion::V19);
     let bounds = (seed.start(Kind::OpenMp), seed.stop(Kind::OpenMp));
     let entries = b.entries_section(seed.entries(Kind::OpenMp));

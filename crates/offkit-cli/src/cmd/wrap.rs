@@ -1,5 +1,5 @@
 //! `offkit wrap`: write a host object that embeds device images and registers them with the
-//! offload runtime (LLVM 19's or LLVM 22's registration object, or the seed-002
+//! offload runtime (LLVM 19's or LLVM 22's registration object, or AMD's image-info
 //! `clang-offload-wrapper` one), or the same module as LLVM IR.
 
 use std::io::{self, IsTerminal, Write};
@@ -57,7 +57,7 @@ pub struct Args {
     /// OpenMP: put the images in `.llvm.offloading.relocatable` (LLVM's `-r` mode).
     #[arg(long)]
     relocatable: bool,
-    /// OpenMP: write the seed-002 `clang-offload-wrapper` object (raw images, a
+    /// OpenMP: write AMD's image-info `clang-offload-wrapper` object (raw images, a
     /// `__tgt_image_info` and target-ID string per image, registered with
     /// `__tgt_register_image_info` when the runtime has it).
     #[arg(long)]

@@ -1,10 +1,10 @@
-//! The drop-in `clang-offload-wrapper` (seed 002: AMD's ROCm/AOMP tool of the LLVM 15–16 era,
+//! The drop-in `clang-offload-wrapper` (AMD's ROCm/AOMP tool of the LLVM 15–16 era,
 //! which LLVM 19 no longer ships).
 //!
 //! The command line is that tool's (`cl` options): `-target <triple>` (also `--target=`),
 //! `-o <file>`, the input images as positional arguments, and `--requirements=<target-id>`
 //! (older documentation: `--offload-arch=`; both fill one list, matched to the inputs by
-//! position). It writes the seed-002 module (raw images, a `__tgt_image_info` and a string in
+//! position). It writes the image-info module (raw images, a `__tgt_image_info` and a string in
 //! `.offload_arch_list` per image, a constructor that calls `__tgt_register_image_info` when the
 //! runtime has it, then `__tgt_register_lib`, unregistration from `.fini_array`):
 //!

@@ -1,4 +1,4 @@
-//! Hostile inputs (issue 10): every command offkit offers a reader — `inspect`,
+//! Hostile inputs: every command offkit offers a reader — `inspect`,
 //! `inspect --json`, `extract -o DIR`, `list`, `unbundle --output-dir DIR`, and under LLVM's names
 //! `clang-offload-bundler -list`/`-unbundle` and `clang-offload-packager`'s extraction — runs on
 //! inputs made hostile from valid ones (`offkit_testutil::hostile`), under a 128 MiB address-space

@@ -1,4 +1,4 @@
-//! Outputs are never partial (issue 10): stopped by a file-size limit (`ulimit -f`: `EFBIG`,
+//! Outputs are never partial: stopped by a file-size limit (`ulimit -f`: `EFBIG`,
 //! with `SIGXFSZ` ignored so that the error path runs), by a full disk (`ENOSPC` on a 1 MiB
 //! tmpfs in a private mount namespace, and `/dev/full`), or killed with `kill -9` in the middle
 //! of writing, every writer leaves the previous output intact or none — never a truncated one —

@@ -206,7 +206,7 @@ fn clang_offload_wrapper_dropin_object_and_bitcode_run() {
         EXPECTED
     );
 
-    // The seed-002 contents: the target-ID string and the image info of each input.
+    // The image-info contents: the target-ID string and the image info of each input.
     let obj2 = d.join("two.o");
     run_ok(
         &tool,

@@ -1,5 +1,5 @@
 //! The gaps between LLVM 19's runtime and offkit's that LLVM's own runtime tests showed
-//! (issue 21): asynchronous copies behind `depobj` dependences, the mapper handle in LLVM's
+//! asynchronous copies behind `depobj` dependences, the mapper handle in LLVM's
 //! layout, unified shared memory reference pointers, device memory from the C allocator behind
 //! 19's memory manager. Each program runs on both runtimes and must agree.
 use crate::harness::{clang, same, same_merged, work_dir};

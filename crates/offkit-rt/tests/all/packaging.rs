@@ -35,7 +35,7 @@ fn soname_version_node_and_exports_match_llvm_19() {
     assert!(readelf(&["-d", "-W"], &ours).contains("Library soname: [libomptarget.so.19.1]"));
     assert!(readelf(&["-V", "-W"], &ours).contains("Name: VERS1.0"));
     let mut ours = versioned_exports(&ours);
-    // offkit also exports seed 002's image-info registration.
+    // offkit also exports AMD's image-info registration (`__tgt_register_image_info`).
     ours.retain(|s| s != "__tgt_register_image_info@@VERS1.0");
     assert_eq!(versioned_exports(&llvm), ours);
 }

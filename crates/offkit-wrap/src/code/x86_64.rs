@@ -69,7 +69,7 @@ fn openmp(a: &mut Asm) {
     omp_unreg(a);
 }
 
-/// The seed-002 constructor: `if (&__tgt_register_image_info) { register each info }`, then
+/// The image-info constructor: `if (&__tgt_register_image_info) { register each info }`, then
 /// `__tgt_register_lib`; the destructor is the OpenMP one (run from `.fini_array`).
 fn image_info(a: &mut Asm, images: usize) {
     a.begin(".omp_offloading.descriptor_reg");

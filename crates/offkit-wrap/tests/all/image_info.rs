@@ -1,4 +1,4 @@
-//! The seed-002 form has no LLVM 19 reference; its object must be the very bytes clang-19 makes
+//! The image-info form has no LLVM 19 reference; its object must be the very bytes clang-19 makes
 //! of the IR offkit prints for it, for any number of images (the constructor's branch changes form past
 //! ten images on x86-64) and any target-ID lengths (strings over 16 bytes are 16-aligned).
 

@@ -1,6 +1,6 @@
 //! End to end on the real runtime: a program compiled by clang-19 for OpenMP offloading to the
 //! host, its device code linked as LLVM's linker wrapper links it, registered by offkit's
-//! object (LLVM 19's form and the seed-002 form), run against LLVM 19's libomptarget.
+//! object (LLVM 19's form and the image-info form), run against LLVM 19's libomptarget.
 
 use std::path::{Path, PathBuf};
 
