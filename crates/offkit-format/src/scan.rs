@@ -106,6 +106,11 @@ pub enum Inflate {
     /// ([`Image::whole`] is false) and are not looked into; the hash is not checked. Memory:
     /// at most [`limits::MAX_INFLATED_PREFIX`] per bundle, whatever the bundle's size.
     Headers,
+    /// As [`Inflate::Headers`], then the rest of each compressed bundle is decompressed as a
+    /// stream and dropped, checking its uncompressed size and its hash (`inspect --verify`):
+    /// a bundle that fails is an error at its offset. Memory as with `Headers`; time: every
+    /// compressed byte.
+    Verify,
 }
 
 /// What to look for, and how to reach what is not in the input's bytes.

@@ -29,7 +29,7 @@ pub use json::InputError;
 /// `cuda_offloading_entries`, `hip_offloading_entries`, `llvm_offload_entries`) with its names,
 /// roles, sizes and flags. Rows fit 120 columns: long locations and IDs are elided in the
 /// middle (`…`); `--json` has everything. Only headers are read: a gigabyte of images costs no
-/// more than a kilobyte. An input that cannot be read is reported (file, offset, what) and the
+/// more than a kilobyte (`--verify` reads compressed bundles whole, to check their hashes). An input that cannot be read is reported (file, offset, what) and the
 /// others are still shown; the exit status is then 1.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  offkit inspect main.o libsaxpy.a saxpy\n  \
@@ -67,6 +67,11 @@ pub struct Args {
     /// has them).
     #[arg(long)]
     resources: bool,
+    /// Also decompress every compressed bundle whole, as a stream, and check its size and
+    /// hash (a listing reads each only as far as its entry table and image headers); a bundle
+    /// that fails is an error naming its offset, and the exit status is 1.
+    #[arg(long)]
+    verify: bool,
 }
 
 impl Args {
@@ -107,7 +112,11 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         files: args.files.clone(),
         scan: ScanOptions {
             entry_tables: args.entry_tables(),
-            inflate: Inflate::Headers,
+            inflate: if args.verify {
+                Inflate::Verify
+            } else {
+                Inflate::Headers
+            },
             kernels: args.json || args.kernels || args.resources,
         },
         select: args.select.selection(),

@@ -231,6 +231,9 @@ impl<E> Walker<'_, '_, E> {
         let r = match self.inflate {
             Inflate::Whole => self.inflated_whole(blob, &iloc, bref, depth, pos),
             Inflate::Headers => self.inflated_headers(blob, &iloc, bref, depth, pos),
+            Inflate::Verify => self
+                .inflated_headers(blob, &iloc, bref, depth, pos)
+                .and_then(|()| verify(blob).map_err(|e| bloc.wrap(e).into())),
         };
         self.compression.pop();
         r
@@ -397,6 +400,15 @@ fn image_heads(
         }
     }
     (heads, pos)
+}
+
+/// Decompresses all of `blob` as a stream, keeping nothing, and checks its size and hash.
+fn verify(blob: &compressed::Blob<'_>) -> Result<(), Error> {
+    match compressed::stream::inflate_into::<std::convert::Infallible>(blob, &mut |_| Ok(())) {
+        Ok(()) => Ok(()),
+        Err(compressed::stream::SinkOr::Format(e)) => Err(e),
+        Err(compressed::stream::SinkOr::Sink(never)) => match never {},
+    }
 }
 
 pub(super) fn wrap_stop<E>(s: super::Stop<E>, loc: &Location) -> super::Stop<E> {
