@@ -19,13 +19,14 @@ use offkit_format::scan::Report;
 
 use crate::error::Error;
 use crate::select::{NoMatch, Seen, Selection};
-use crate::walk::{scan_file, ScanOptions};
+use crate::walk::{inputs, scan_file, Input, ScanOptions};
 
 /// What to inspect.
 #[derive(Debug, Clone, Default)]
 pub struct InspectConfig {
     /// The input files: ELF objects, executables and shared libraries, static archives (GNU,
-    /// BSD, thin), offload binaries, offload bundles, bitcode.
+    /// BSD, thin), offload binaries, offload bundles, bitcode; and directories, walked for
+    /// them ([`crate::walk::inputs`]).
     pub files: Vec<PathBuf>,
     /// What each walk reads.
     pub scan: ScanOptions,
@@ -66,6 +67,9 @@ pub struct InspectReport {
     pub selected: usize,
     /// The selection.
     pub select: Selection,
+    /// The files found in directories that hold no device image and no entry table, passed
+    /// over.
+    pub skipped: Vec<PathBuf>,
 }
 
 impl InspectReport {
@@ -91,9 +95,39 @@ pub fn inspect(config: &InspectConfig) -> InspectReport {
         seen: Seen::default(),
         selected: 0,
         select: config.select.clone(),
+        skipped: Vec::new(),
     };
-    for path in &config.files {
-        let mut s = scan_file(path, config.scan);
+    for named in &config.files {
+        let found = match inputs(std::slice::from_ref(named)) {
+            Ok(found) => found,
+            Err(e) => {
+                out.inputs.push(Inspected {
+                    path: named.clone(),
+                    report: Report::default(),
+                    error: Some(e),
+                });
+                continue;
+            }
+        };
+        for input in found {
+            out.add(config, input);
+        }
+    }
+    out
+}
+
+impl InspectReport {
+    /// Scans one input into the report; a file found in a directory that holds no device
+    /// image and no entry table is counted in [`InspectReport::skipped`] instead.
+    fn add(&mut self, config: &InspectConfig, input: Input) {
+        let Input { path, from_dir } = input;
+        let mut s = scan_file(&path, config.scan);
+        if from_dir && s.error.is_none() && s.report.images.is_empty() && s.report.tables.is_empty()
+        {
+            self.skipped.push(path);
+            return;
+        }
+        let out = self;
         if s.error.is_none() {
             if config.select.is_active() {
                 s.report.images.iter().for_each(|i| out.seen.add(i));
@@ -102,10 +136,9 @@ pub fn inspect(config: &InspectConfig) -> InspectReport {
             out.selected += s.report.images.len();
         }
         out.inputs.push(Inspected {
-            path: path.clone(),
+            path,
             report: s.report,
             error: s.error,
         });
     }
-    out
 }

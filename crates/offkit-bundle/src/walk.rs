@@ -3,8 +3,9 @@
 //! ([`ThinResolver`]), and the pages touched are handed back after each image so that a
 //! gigabyte of images costs no more than its headers.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use offkit_format::coverage;
 use offkit_format::scan::{self, EntryTables, Event, Inflate, Report};
 use offkit_tools::MappedFile;
 
@@ -132,4 +133,45 @@ pub(crate) fn whole() -> ScanOptions {
         inflate: Inflate::Whole,
         ..ScanOptions::images()
     }
+}
+
+/// A file to read: named by the caller, or found in a directory the caller named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The file.
+    pub path: PathBuf,
+    /// Whether it was found in a directory (such a file without device code is passed over,
+    /// where a file named on its own is reported whatever it holds).
+    pub from_dir: bool,
+}
+
+/// The files `paths` name, in order: a file as given; a directory walked recursively for the
+/// files that start like a container that may hold device code (ELF, archive, bundle, offload
+/// binary, bitcode), sorted by name ([`offkit_tools::walk::files_under`]: links to a file found
+/// itself are passed over; FIFOs and devices are never opened for more than their type).
+/// A directory that cannot be read is an error naming it.
+pub fn inputs(paths: &[PathBuf]) -> Result<Vec<Input>, Error> {
+    let mut out = Vec::with_capacity(paths.len());
+    for p in paths {
+        if !p.is_dir() {
+            out.push(Input {
+                path: p.clone(),
+                from_dir: false,
+            });
+            continue;
+        }
+        let found = offkit_tools::walk::files_under(p, &looks_like_container)
+            .map_err(|(path, source)| Error::Read { path, source })?;
+        out.extend(found.into_iter().map(|path| Input {
+            path,
+            from_dir: true,
+        }));
+    }
+    Ok(out)
+}
+
+/// Whether the file at `p` starts like a container (opened through the one input opener: a
+/// FIFO or device found in a directory is passed over, never waited on).
+fn looks_like_container(p: &Path) -> bool {
+    MappedFile::open(p).is_ok_and(|m| coverage::looks_like_container(&m))
 }

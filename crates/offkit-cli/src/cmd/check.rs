@@ -2,7 +2,7 @@
 //! leaves without code.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Result;
 use serde::Serialize;
@@ -15,7 +15,7 @@ use offkit_tools::Env;
 use super::inspect::{input_error, InputError};
 use crate::output::{plural, print_error};
 use crate::select::{is_device_code, parse_device};
-use offkit_bundle::walk::{walk_file, ScanOptions};
+use offkit_bundle::walk::{inputs, walk_file, Input, ScanOptions};
 
 /// Check which devices the device code of files covers.
 ///
@@ -51,20 +51,6 @@ pub struct Args {
     /// Print JSON (`"schema_version": 1`, documented in docs/check.md).
     #[arg(long)]
     json: bool,
-}
-
-/// Whether the file at `p` starts like a container `check` reads (opened through the one input
-/// opener: a FIFO or device found in a directory is passed over, never waited on).
-fn looks_like_container(p: &Path) -> bool {
-    offkit_tools::MappedFile::open(p).is_ok_and(|m| coverage::looks_like_container(&m))
-}
-
-/// The files under `dir` that look like containers, sorted, recursively
-/// ([`offkit_tools::walk::files_under`]).
-fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
-    offkit_tools::walk::files_under(dir, &looks_like_container).map_err(|(d, e)| {
-        anyhow::Error::new(e).context(format!("failed to read the directory `{}`", d.display()))
-    })
 }
 
 /// What one device gets from one file.
@@ -146,17 +132,9 @@ fn verdict_json<'a>(d: &Device, v: coverage::Verdict<'a>) -> Verdict<'a> {
 
 /// Runs `offkit check`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
-    let mut inputs: Vec<(PathBuf, bool)> = Vec::new();
-    for f in &args.files {
-        if f.is_dir() {
-            inputs.extend(files_under(f)?.into_iter().map(|p| (p, true)));
-        } else {
-            inputs.push((f.clone(), false));
-        }
-    }
     // (path, from a directory, device images, why it could not be read)
     let mut scanned = Vec::new();
-    for (path, from_dir) in &inputs {
+    for Input { path, from_dir } in &inputs(&args.files)? {
         let name = path.display().to_string();
         let mut images = Vec::new();
         let walked = walk_file::<anyhow::Error>(path, ScanOptions::images(), &mut |ev| {

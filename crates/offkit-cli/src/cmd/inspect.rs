@@ -36,7 +36,8 @@ pub use json::InputError;
                         offkit inspect --json a.out   # schema: docs/inspect-json.md")]
 pub struct Args {
     /// The files to inspect: ELF objects, executables and shared libraries, static archives
-    /// (GNU, BSD, thin), offload binaries, offload bundles, bitcode.
+    /// (GNU, BSD, thin), offload binaries, offload bundles, bitcode; directories are searched
+    /// recursively for them (files there without device code are skipped and counted).
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Print JSON (`"schema_version": 2`, documented in docs/inspect-json.md): everything the
@@ -124,6 +125,12 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     let report = inspect(&config);
     let failed = report.failed();
     let no_match = report.no_match();
+    let inputs = report.inputs.len();
+    let skipped: Vec<String> = report
+        .skipped
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     let mut reports = Vec::with_capacity(report.inputs.len());
     for input in report.inputs {
         let name = input.path.display().to_string();
@@ -141,7 +148,7 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     }
     let mut out = String::new();
     if args.json {
-        out = serde_json::to_string_pretty(&json::document(&reports))?;
+        out = serde_json::to_string_pretty(&json::document(&reports, &skipped))?;
         out.push('\n');
     } else {
         for (path, r, error) in &reports {
@@ -154,11 +161,18 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             text::render(path, r, config.select.is_active(), &mut out);
             code::render(r, args.kernels || args.resources, args.resources, &mut out);
         }
+        if !skipped.is_empty() {
+            let n = skipped.len();
+            out.push_str(&format!(
+                "\n{n} file{} without device code skipped\n",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
     }
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
-    inputs_failed(failed, args.files.len())?;
+    inputs_failed(failed, inputs)?;
     if let Some(none) = no_match {
         anyhow::bail!("{none}");
     }

@@ -16,6 +16,9 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub struct Document<'a> {
     schema_version: u32,
     files: Vec<File<'a>>,
+    /// Files found in directories without device code (present only when there are some).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    skipped: &'a [String],
 }
 
 #[derive(Debug, Serialize)]
@@ -393,9 +396,13 @@ fn table(t: &TableInfo) -> TableJson<'_> {
 
 /// The document for `reports` (input path, report, why it could not be read) in command-line
 /// order.
-pub fn document<'a>(reports: &'a [(String, Report, Option<InputError>)]) -> Document<'a> {
+pub fn document<'a>(
+    reports: &'a [(String, Report, Option<InputError>)],
+    skipped: &'a [String],
+) -> Document<'a> {
     Document {
         schema_version: SCHEMA_VERSION,
+        skipped,
         files: reports
             .iter()
             .map(|(path, r, error)| File {
