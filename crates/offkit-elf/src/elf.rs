@@ -1,0 +1,425 @@
+//! The model: an ELF file's header, section headers and program headers, for either class and
+//! byte order, read through the `object` crate's `FileHeader` generics.
+
+use object::elf::{self, FileHeader32, FileHeader64};
+use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
+use object::{Endianness, FileKind};
+
+use crate::error::{Error, Result};
+
+/// An ELF file's class: the width of its addresses and offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// `ELFCLASS32`: 52-byte ELF header, 40-byte section headers.
+    Elf32,
+    /// `ELFCLASS64`: 64-byte ELF header, 64-byte section headers.
+    Elf64,
+}
+
+impl Class {
+    /// The size of the ELF header.
+    pub fn ehsize(self) -> usize {
+        match self {
+            Class::Elf32 => size_of::<FileHeader32<Endianness>>(),
+            Class::Elf64 => size_of::<FileHeader64<Endianness>>(),
+        }
+    }
+
+    /// The size of a section header.
+    pub fn shentsize(self) -> usize {
+        match self {
+            Class::Elf32 => size_of::<elf::SectionHeader32<Endianness>>(),
+            Class::Elf64 => size_of::<elf::SectionHeader64<Endianness>>(),
+        }
+    }
+
+    /// The size of an address or offset: the alignment of the section header table.
+    pub fn word(self) -> u64 {
+        match self {
+            Class::Elf32 => 4,
+            Class::Elf64 => 8,
+        }
+    }
+}
+
+/// The fields of the ELF header the editor reads and writes, widened to the 64-bit class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// 32- or 64-bit.
+    pub class: Class,
+    /// Byte order.
+    pub endian: Endianness,
+    /// `e_type`: relocatable, executable, shared object, ….
+    pub e_type: elf::FileType,
+    /// `e_machine`.
+    pub e_machine: elf::Machine,
+    /// `e_phoff`: where the program header table is (0: none).
+    pub e_phoff: u64,
+    /// `e_shoff`: where the section header table is (0: none).
+    pub e_shoff: u64,
+    /// The number of sections (from section 0's `sh_size` under extended numbering).
+    pub shnum: usize,
+    /// The index of the section-name string table (from section 0's `sh_link` under extended
+    /// numbering).
+    pub shstrndx: usize,
+    /// Whether the counts are in section 0 (`e_shnum` 0, or `e_shstrndx` `SHN_XINDEX`).
+    pub extended: bool,
+}
+
+/// A section header, widened to the 64-bit class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Section {
+    /// `sh_name`: offset of the name in the section-name string table.
+    pub sh_name: u32,
+    /// `sh_type`.
+    pub sh_type: elf::SectionType,
+    /// `sh_flags`.
+    pub sh_flags: elf::SectionFlags,
+    /// `sh_addr`.
+    pub sh_addr: u64,
+    /// `sh_offset`: where the contents are in the file.
+    pub sh_offset: u64,
+    /// `sh_size`.
+    pub sh_size: u64,
+    /// `sh_link`.
+    pub sh_link: u32,
+    /// `sh_info`.
+    pub sh_info: u32,
+    /// `sh_addralign`.
+    pub sh_addralign: u64,
+    /// `sh_entsize`.
+    pub sh_entsize: u64,
+}
+
+impl Section {
+    /// Whether the section has contents in the file (not `SHT_NOBITS`, not the null section).
+    pub fn has_contents(&self) -> bool {
+        self.sh_type != elf::SHT_NOBITS && self.sh_type != elf::SHT_NULL
+    }
+
+    fn read<S: SectionHeader<Endian = Endianness>>(s: &S, e: Endianness) -> Section {
+        Section {
+            sh_name: s.sh_name(e),
+            sh_type: s.sh_type(e),
+            sh_flags: s.sh_flags(e),
+            sh_addr: s.sh_addr(e).into(),
+            sh_offset: s.sh_offset(e).into(),
+            sh_size: s.sh_size(e).into(),
+            sh_link: s.sh_link(e),
+            sh_info: s.sh_info(e),
+            sh_addralign: s.sh_addralign(e).into(),
+            sh_entsize: s.sh_entsize(e).into(),
+        }
+    }
+}
+
+/// A program header, widened to the 64-bit class.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// `p_type`.
+    pub p_type: elf::ProgramType,
+    /// `p_offset`.
+    pub p_offset: u64,
+    /// `p_vaddr`.
+    pub p_vaddr: u64,
+    /// `p_filesz`.
+    pub p_filesz: u64,
+    /// `p_memsz`.
+    pub p_memsz: u64,
+}
+
+/// An ELF file's headers, borrowed from its bytes.
+#[derive(Debug, Clone)]
+pub struct Elf<'d> {
+    data: &'d [u8],
+    header: Header,
+    sections: Vec<Section>,
+}
+
+impl<'d> Elf<'d> {
+    /// Reads the ELF header and the section header table of `data`. The table is bounded by
+    /// the file: each header read is one in `data`.
+    ///
+    /// ```
+    /// let obj = object::write::Object::new(
+    ///     object::BinaryFormat::Elf,
+    ///     object::Architecture::PowerPc,
+    ///     object::Endianness::Big,
+    /// )
+    /// .write()
+    /// .unwrap();
+    /// let elf = offkit_elf::Elf::parse(&obj).unwrap();
+    /// assert_eq!(elf.header().class, offkit_elf::Class::Elf32);
+    /// assert_eq!(elf.section_name(elf.header().shstrndx).unwrap(), b".shstrtab");
+    /// assert!(offkit_elf::Elf::parse(b"!<arch>\n").is_err());
+    /// ```
+    pub fn parse(data: &'d [u8]) -> Result<Elf<'d>> {
+        match FileKind::parse(data) {
+            Ok(FileKind::Elf32) => Elf::read::<FileHeader32<Endianness>>(data, Class::Elf32),
+            Ok(FileKind::Elf64) => Elf::read::<FileHeader64<Endianness>>(data, Class::Elf64),
+            Ok(_) => Err(Error::Unsupported {
+                what: "not an ELF file",
+                offset: 0,
+            }),
+            Err(source) => Err(Error::Malformed {
+                what: "identification",
+                offset: 0,
+                source,
+            }),
+        }
+    }
+
+    fn read<H: FileHeader<Endian = Endianness>>(data: &'d [u8], class: Class) -> Result<Self> {
+        let bad = |what, offset| {
+            move |source| Error::Malformed {
+                what,
+                offset,
+                source,
+            }
+        };
+        let h = H::parse(data).map_err(bad("header", 0))?;
+        let e = h.endian().map_err(bad("byte order", 5))?;
+        let e_shoff: u64 = h.e_shoff(e).into();
+        let table = h
+            .section_headers(e, data)
+            .map_err(bad("section header table", e_shoff))?;
+        let shstrndx = if table.is_empty() {
+            0
+        } else {
+            h.shstrndx(e, data)
+                .map_err(bad("section-name table index", e_shoff))? as usize
+        };
+        let header = Header {
+            class,
+            endian: e,
+            e_type: h.e_type(e),
+            e_machine: h.e_machine(e),
+            e_phoff: h.e_phoff(e).into(),
+            e_shoff,
+            shnum: table.len(),
+            shstrndx,
+            extended: !table.is_empty()
+                && (h.e_shnum(e) == 0 || h.e_shstrndx(e) == elf::SHN_XINDEX),
+        };
+        let sections = table.iter().map(|s| Section::read(s, e)).collect();
+        Ok(Elf {
+            data,
+            header,
+            sections,
+        })
+    }
+
+    /// The file's bytes.
+    pub fn data(&self) -> &'d [u8] {
+        self.data
+    }
+
+    /// The ELF header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    /// The section headers, in order (section 0 included).
+    pub fn sections(&self) -> &[Section] {
+        &self.sections
+    }
+
+    /// Section `index`'s header.
+    pub fn section(&self, index: usize) -> Option<&Section> {
+        self.sections.get(index)
+    }
+
+    /// The file offset of section `index`'s header.
+    pub fn section_header_offset(&self, index: usize) -> u64 {
+        let size = self.header.class.shentsize() as u64;
+        self.header
+            .e_shoff
+            .saturating_add(size.saturating_mul(index as u64))
+    }
+
+    /// The file range of section `index`'s contents (empty for `SHT_NOBITS`).
+    pub fn section_range(&self, index: usize) -> Result<std::ops::Range<usize>> {
+        let s = self.section(index).ok_or(Error::Unsupported {
+            what: "no such section",
+            offset: self.section_header_offset(index),
+        })?;
+        if s.sh_type == elf::SHT_NOBITS {
+            return Ok(0..0);
+        }
+        let start = usize::try_from(s.sh_offset).ok();
+        let end = start.and_then(|o| o.checked_add(usize::try_from(s.sh_size).ok()?));
+        match (start, end) {
+            (Some(start), Some(end)) if end <= self.data.len() => Ok(start..end),
+            _ => Err(Error::Unsupported {
+                what: "section contents run past the end of the file",
+                offset: s.sh_offset,
+            }),
+        }
+    }
+
+    /// Section `index`'s contents (empty for `SHT_NOBITS`).
+    pub fn section_data(&self, index: usize) -> Result<&'d [u8]> {
+        let r = self.section_range(index)?;
+        Ok(self.data.get(r).unwrap_or_default())
+    }
+
+    /// The section-name string table's contents.
+    pub fn names(&self) -> Result<&'d [u8]> {
+        if self.sections.is_empty() || self.header.shstrndx == 0 {
+            return Err(Error::Unsupported {
+                what: "no section-name string table",
+                offset: self.header.e_shoff,
+            });
+        }
+        self.section_data(self.header.shstrndx)
+    }
+
+    /// Section `index`'s name (its NUL-terminated string in the section-name table).
+    pub fn section_name(&self, index: usize) -> Result<&'d [u8]> {
+        let names = self.names()?;
+        let s = self.section(index).ok_or(Error::Unsupported {
+            what: "no such section",
+            offset: self.section_header_offset(index),
+        })?;
+        names
+            .get(s.sh_name as usize..)
+            .and_then(|n| n.split(|&b| b == 0).next().filter(|_| n.contains(&0)))
+            .ok_or(Error::Unsupported {
+                what: "section name lies outside the section-name table",
+                offset: self.section_header_offset(index),
+            })
+    }
+
+    /// The program headers (none in a relocatable object).
+    pub fn segments(&self) -> Result<Vec<Segment>> {
+        match self.header.class {
+            Class::Elf32 => self.segments_as::<FileHeader32<Endianness>>(),
+            Class::Elf64 => self.segments_as::<FileHeader64<Endianness>>(),
+        }
+    }
+
+    fn segments_as<H: FileHeader<Endian = Endianness>>(&self) -> Result<Vec<Segment>> {
+        let bad = |what, offset| {
+            move |source| Error::Malformed {
+                what,
+                offset,
+                source,
+            }
+        };
+        let h = H::parse(self.data).map_err(bad("header", 0))?;
+        let e = self.header.endian;
+        let table = h
+            .program_headers(e, self.data)
+            .map_err(bad("program header table", self.header.e_phoff))?;
+        Ok(table
+            .iter()
+            .map(|p| Segment {
+                p_type: p.p_type(e),
+                p_offset: p.p_offset(e).into(),
+                p_vaddr: p.p_vaddr(e).into(),
+                p_filesz: p.p_filesz(e).into(),
+                p_memsz: p.p_memsz(e).into(),
+            })
+            .collect())
+    }
+
+    /// The ELF header's bytes with `e_shoff`, `e_shnum` and `e_shstrndx` replaced: the header
+    /// of the file once a section header table of `shnum` sections is written at `shoff`.
+    /// More than `SHN_LORESERVE` sections (extended numbering) are not written.
+    pub fn header_for_table(&self, shoff: u64, shnum: usize, shstrndx: usize) -> Result<Vec<u8>> {
+        crate::raw::file_header(self, shoff, shnum, shstrndx)
+    }
+
+    /// The bytes of a section header table holding `sections`, in this file's class and byte
+    /// order.
+    pub fn encode_sections<'s>(
+        &self,
+        sections: impl IntoIterator<Item = &'s Section>,
+    ) -> Result<Vec<u8>> {
+        let mut out = Vec::new();
+        for s in sections {
+            crate::raw::section(&self.header, s, &mut out)?;
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use object::write::{Object, StandardSection};
+    use object::{Architecture, BinaryFormat};
+
+    pub(crate) fn objects() -> Vec<Vec<u8>> {
+        [
+            (Architecture::I386, Endianness::Little),
+            (Architecture::X86_64, Endianness::Little),
+            (Architecture::PowerPc, Endianness::Big),
+            (Architecture::PowerPc64, Endianness::Big),
+        ]
+        .into_iter()
+        .map(|(arch, endian)| {
+            let mut o = Object::new(BinaryFormat::Elf, arch, endian);
+            let text = o.section_id(StandardSection::Text);
+            o.append_section_data(text, &[0xc3], 1);
+            o.write().unwrap()
+        })
+        .collect()
+    }
+
+    #[test]
+    fn table_encodes_as_read() {
+        for obj in objects() {
+            let elf = Elf::parse(&obj).unwrap();
+            let h = elf.header();
+            let table = elf.encode_sections(elf.sections()).unwrap();
+            let at = h.e_shoff as usize;
+            assert_eq!(&obj[at..at + table.len()], &table[..]);
+            let head = elf
+                .header_for_table(h.e_shoff, h.shnum, h.shstrndx)
+                .unwrap();
+            assert_eq!(&obj[..h.class.ehsize()], &head[..]);
+            assert_eq!(elf.section_name(1).unwrap(), b".text");
+            assert!(elf.segments().unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn bad_input_names_offsets() {
+        let obj = &objects()[1];
+        let e = Elf::parse(b"!<arch>\n").unwrap_err();
+        assert_eq!(e.offset(), 0);
+        let e = Elf::parse(&obj[..40]).unwrap_err();
+        assert!(matches!(e, Error::Malformed { offset: 0, .. }), "{e:?}");
+        // The section header table cut off: the error is at `e_shoff`.
+        let shoff = Elf::parse(obj).unwrap().header().e_shoff;
+        let e = Elf::parse(&obj[..shoff as usize + 10]).unwrap_err();
+        assert_eq!(e.offset(), shoff, "{e}");
+        assert!(e.to_string().contains(&format!("{shoff:#x}")), "{e}");
+        // A name past the end of the section-name table.
+        let mut bad = obj.clone();
+        let at = shoff as usize + 64;
+        bad[at..at + 4].copy_from_slice(&0xffffu32.to_le_bytes());
+        let elf = Elf::parse(&bad).unwrap();
+        assert_eq!(elf.section_name(1).unwrap_err().offset(), shoff + 64);
+    }
+
+    #[test]
+    fn too_large_for_32_bits_is_refused() {
+        let obj = &objects()[0];
+        let elf = Elf::parse(obj).unwrap();
+        let s = Section {
+            sh_offset: 1 << 32,
+            ..Section::default()
+        };
+        assert!(matches!(
+            elf.encode_sections([&s]),
+            Err(Error::TooLarge {
+                field: "sh_offset",
+                ..
+            })
+        ));
+        assert!(elf.header_for_table(1 << 32, 1, 0).is_err());
+        assert!(elf.header_for_table(0, 0xff00, 0).is_err());
+    }
+}
