@@ -271,6 +271,16 @@ impl<'d> Elf<'d> {
                 offset: self.header.e_shoff,
             });
         }
+        // An `SHT_NOBITS` table would read as empty and be given names it cannot hold.
+        if !self
+            .section(self.header.shstrndx)
+            .is_some_and(Section::has_contents)
+        {
+            return Err(Error::Unsupported {
+                what: "the section-name string table has no contents in the file",
+                offset: self.section_header_offset(self.header.shstrndx),
+            });
+        }
         self.section_data(self.header.shstrndx)
     }
 
