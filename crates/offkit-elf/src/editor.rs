@@ -3,8 +3,9 @@
 
 use std::ops::Range;
 
-use crate::elf::{Elf, Header, Section};
+use crate::elf::Elf;
 use crate::error::{Error, Result};
+use crate::model::{Header, Section};
 
 /// An edit of an ELF file: a copy of its bytes, its section headers and (once a name is added)
 /// its section-name table, changed by the caller and written by [`Editor::write_in_place`] or

@@ -51,10 +51,12 @@
 mod editor;
 mod elf;
 mod error;
+mod model;
 mod raw;
 mod rebuild;
 
 pub use editor::Editor;
-pub use elf::{Class, Elf, Header, Section, Segment};
+pub use elf::Elf;
 pub use error::{Error, Result};
+pub use model::{Class, Header, Section, Segment};
 pub use rebuild::{rebuild, CARRIED};

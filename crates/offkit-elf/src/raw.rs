@@ -5,8 +5,8 @@ use object::elf::{FileHeader32, FileHeader64, SectionHeader32, SectionHeader64};
 use object::endian::{U16, U32, U64};
 use object::{pod, Endianness};
 
-use crate::elf::{Class, Elf, Header, Section};
 use crate::error::{Error, Result};
+use crate::model::{Class, Header, Section};
 
 /// `SHN_LORESERVE`: from here on, `e_shnum` and `e_shstrndx` would need extended numbering.
 const SHN_LORESERVE: usize = 0xff00;
@@ -57,14 +57,15 @@ pub(crate) fn section(h: &Header, s: &Section, out: &mut Vec<u8>) -> Result<()> 
     Ok(())
 }
 
-/// `elf`'s ELF header bytes with `e_shoff`, `e_shnum` and `e_shstrndx` replaced.
+/// The ELF header bytes at the start of `data` (of header `h`) with `e_shoff`, `e_shnum` and
+/// `e_shstrndx` replaced.
 pub(crate) fn file_header(
-    elf: &Elf<'_>,
+    data: &[u8],
+    h: &Header,
     shoff: u64,
     shnum: usize,
     strndx: usize,
 ) -> Result<Vec<u8>> {
-    let h = elf.header();
     if shnum >= SHN_LORESERVE || strndx >= SHN_LORESERVE {
         return Err(Error::Unsupported {
             what: "too many sections for a section header table without extended numbering",
@@ -76,7 +77,7 @@ pub(crate) fn file_header(
     let head = |what| Error::Unsupported { what, offset: 0 };
     match h.class {
         Class::Elf64 => {
-            let (raw, _) = pod::from_bytes::<FileHeader64<Endianness>>(elf.data())
+            let (raw, _) = pod::from_bytes::<FileHeader64<Endianness>>(data)
                 .map_err(|()| head("truncated ELF header"))?;
             let mut raw = *raw;
             raw.e_shoff = U64::new(e, shoff);
@@ -85,7 +86,7 @@ pub(crate) fn file_header(
             Ok(pod::bytes_of(&raw).to_vec())
         }
         Class::Elf32 => {
-            let (raw, _) = pod::from_bytes::<FileHeader32<Endianness>>(elf.data())
+            let (raw, _) = pod::from_bytes::<FileHeader32<Endianness>>(data)
                 .map_err(|()| head("truncated ELF header"))?;
             let mut raw = *raw;
             raw.e_shoff = U32::new(e, narrow("e_shoff", shoff)?);

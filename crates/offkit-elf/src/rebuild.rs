@@ -13,8 +13,9 @@ use object::elf;
 use object::read::elf::{FileHeader, Sym};
 use object::Endianness;
 
-use crate::elf::{Class, Elf, Section};
+use crate::elf::Elf;
 use crate::error::{Error, Result};
+use crate::model::{Class, Section};
 
 /// The section types `object`'s builder rejects, carried through as bytes: `SHT_GROUP`, and
 /// LLVM's `SHT_LLVM_ODRTAB`, `SHT_LLVM_LINKER_OPTIONS`, `SHT_LLVM_ADDRSIG`,

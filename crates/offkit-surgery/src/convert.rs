@@ -472,27 +472,7 @@ fn edit_sections(
         .and_then(|n| n.checked_add(shoff))
         .filter(|&e| e <= data.len())
         .ok_or_else(|| fail("its section header table lies outside the file"))?;
-    let ehsize = h.class.ehsize();
-    // The contents of a section this edit zeroes must lie in the file, clear of the ELF header
-    // and of the section header table (found by fuzzing: a section at offset 0 had the header
-    // zeroed).
-    let body = |s: &Section| -> Result<std::ops::Range<usize>> {
-        let (off, size) = (s.sh_offset, s.sh_size);
-        let off = usize::try_from(off).ok();
-        let end = off.and_then(|o| o.checked_add(usize::try_from(size).ok()?));
-        match (off, end) {
-            (Some(o), Some(e))
-                if e <= data.len() && (o >= ehsize || e == o) && (e <= shoff || o >= table_end) =>
-            {
-                Ok(o..e)
-            }
-            _ => Err(fail(&format!(
-                "a section's contents ({size} bytes at {}) overlap the ELF header or the section \
-                 header table, or run past the end of the file",
-                off.map_or("an offset past the end".into(), |o| format!("{o:#x}"))
-            ))),
-        }
-    };
+    let body = |s: &Section| contents(data, &elf, shoff..table_end, s).map_err(|m| fail(&m));
     let mut ed = Editor::new(&elf);
     // The old contents of the sections taken out, zeroed.
     for &i in take {
@@ -552,6 +532,35 @@ fn edit_sections(
     }
     // The grown section-name table and the section header table appended, the old ones zeroed.
     ed.write_appended().map_err(elf_error)
+}
+
+/// The file range of `s`'s contents in `data` (of `elf`, its section header table at
+/// `table`): they must lie in the file, clear of the ELF header and of the section header table,
+/// for this edit zeroes them (found by fuzzing: a section at offset 0 had the header zeroed).
+fn contents(
+    data: &[u8],
+    elf: &Elf<'_>,
+    table: std::ops::Range<usize>,
+    s: &Section,
+) -> std::result::Result<std::ops::Range<usize>, String> {
+    let (off, size) = (s.sh_offset, s.sh_size);
+    let off = usize::try_from(off).ok();
+    let end = off.and_then(|o| o.checked_add(usize::try_from(size).ok()?));
+    let ehsize = elf.header().class.ehsize();
+    match (off, end) {
+        (Some(o), Some(e))
+            if e <= data.len()
+                && (o >= ehsize || e == o)
+                && (e <= table.start || o >= table.end) =>
+        {
+            Ok(o..e)
+        }
+        _ => Err(format!(
+            "a section's contents ({size} bytes at {}) overlap the ELF header or the section \
+             header table, or run past the end of the file",
+            off.map_or("an offset past the end".into(), |o| format!("{o:#x}"))
+        )),
+    }
 }
 
 /// Converts the object or static archive `data` (named `input`) for release `llvm`'s linker
