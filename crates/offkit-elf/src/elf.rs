@@ -220,6 +220,19 @@ impl<'d> Elf<'d> {
         crate::raw::file_header(self.data, &self.header, shoff, shnum, shstrndx)
     }
 
+    /// The in-place patch that sets section `index`'s `sh_size` to `size`: the file offset of
+    /// the field and its new bytes (for a writer that streams the file and patches it, rather
+    /// than an [`Editor`](crate::Editor) holding it all).
+    pub fn section_size_patch(&self, index: usize, size: u64) -> Result<(u64, Vec<u8>)> {
+        if index >= self.sections.len() {
+            return Err(Error::Unsupported {
+                what: "no such section",
+                offset: self.section_header_offset(index),
+            });
+        }
+        crate::raw::size_field(&self.header, index, size)
+    }
+
     /// The bytes of a section header table holding `sections`, in this file's class and byte
     /// order.
     pub fn encode_sections<'s>(
@@ -270,6 +283,14 @@ mod tests {
                 .unwrap();
             assert_eq!(&obj[..h.class.ehsize()], &head[..]);
             assert_eq!(elf.section_name(1).unwrap(), b".text");
+            // Patching `.text`'s size gives what an edit of the whole table writes.
+            let (at, bytes) = elf.section_size_patch(1, 7).unwrap();
+            let mut patched = obj.clone();
+            patched[at as usize..at as usize + bytes.len()].copy_from_slice(&bytes);
+            let mut ed = crate::Editor::new(&elf);
+            ed.section_mut(1).unwrap().sh_size = 7;
+            assert_eq!(ed.write_in_place().unwrap(), patched);
+            assert!(elf.section_size_patch(99, 7).is_err());
             assert!(elf.segments().unwrap().is_empty());
         }
     }

@@ -96,3 +96,27 @@ pub(crate) fn file_header(
         }
     }
 }
+
+/// Where section header `index`'s `sh_size` is (the table at `h.e_shoff`) and `size` as its
+/// bytes.
+pub(crate) fn size_field(h: &Header, index: usize, size: u64) -> Result<(u64, Vec<u8>)> {
+    let e = h.endian;
+    let (field, bytes) = match h.class {
+        Class::Elf64 => (
+            std::mem::offset_of!(SectionHeader64<Endianness>, sh_size),
+            pod::bytes_of(&U64::<Endianness>::new(e, size)).to_vec(),
+        ),
+        Class::Elf32 => (
+            std::mem::offset_of!(SectionHeader32<Endianness>, sh_size),
+            pod::bytes_of(&U32::<Endianness>::new(e, narrow("sh_size", size)?)).to_vec(),
+        ),
+    };
+    let at = (h.class.shentsize() as u64)
+        .checked_mul(index as u64)
+        .and_then(|o| o.checked_add(h.e_shoff)?.checked_add(field as u64))
+        .ok_or(Error::Unsupported {
+            what: "the section header lies past the end of the address space",
+            offset: h.e_shoff,
+        })?;
+    Ok((at, bytes))
+}
