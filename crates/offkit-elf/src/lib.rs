@@ -10,6 +10,7 @@
 //!   Editor: contents patched or appended, section headers changed or added
 //!     ├─write_in_place──► the same table, rewritten where it is
 //!     └─write_appended──► a new table appended (the old one zeroed), the ELF header patched
+//! Elf ─section_size_patch─► (offset, bytes): one sh_size, for a writer that streams the file
 //! &[u8] ─rebuild(edit)─► object::build::elf::Builder (section types it rejects carried
 //!                         through as bytes) ─edit─► written anew
 //! ```
