@@ -12,6 +12,7 @@ pub mod bundle;
 pub mod bundle_sequence;
 pub mod code_object;
 pub mod compressed;
+pub mod elf;
 pub mod elf_scan;
 pub mod entry;
 pub mod fatbin;

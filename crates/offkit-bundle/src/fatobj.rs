@@ -12,6 +12,7 @@ use object::build::elf::Builder;
 use object::read::{Object, ObjectSection};
 use object::write::StreamingBuffer;
 
+use offkit_elf::{Elf, Section};
 use offkit_format::bundle::MAGIC;
 
 use crate::error::{Error, Result};
@@ -69,177 +70,41 @@ pub fn bundle_sections(data: &[u8]) -> object::Result<Vec<BundleSection>> {
     Ok(out)
 }
 
-/// The section header table of an ELF file, as read for rewriting.
-struct Elf {
-    is64: bool,
-    le: bool,
-    shentsize: usize,
-    shstrndx: usize,
-    /// Each section header's raw bytes.
-    headers: Vec<Vec<u8>>,
+/// The headers of `data`, for rewriting: a section header table without extended numbering.
+fn parse_elf(data: &[u8]) -> Result<Elf<'_>> {
+    let elf = Elf::parse(data).map_err(malformed)?;
+    let h = elf.header();
+    if h.shnum == 0 || h.extended || h.shstrndx >= h.shnum {
+        return Err(Error::ObjectMalformed(format!(
+            "unsupported section header table at {:#x} (none, extended numbering, or no \
+             section-name table)",
+            h.e_shoff
+        )));
+    }
+    Ok(elf)
 }
 
-impl Elf {
-    fn parse(data: &[u8]) -> Result<Elf> {
-        let bad = |m: &str| Error::ObjectMalformed(m.to_string());
-        if data.get(..4) != Some(b"\x7fELF") {
-            return Err(bad("not an ELF file"));
-        }
-        let is64 = match data.get(4) {
-            Some(1) => false,
-            Some(2) => true,
-            _ => return Err(bad("bad ELF class")),
-        };
-        let le = match data.get(5) {
-            Some(1) => true,
-            Some(2) => false,
-            _ => return Err(bad("bad ELF data encoding")),
-        };
-        let e = Endian(le);
-        let (shoff, shentsize, shnum, shstrndx) = if is64 {
-            (
-                e.u64(data, 0x28),
-                e.u16(data, 0x3a),
-                e.u16(data, 0x3c),
-                e.u16(data, 0x3e),
-            )
-        } else {
-            (
-                e.u32(data, 0x20).map(u64::from),
-                e.u16(data, 0x2e),
-                e.u16(data, 0x30),
-                e.u16(data, 0x32),
-            )
-        };
-        let (Some(shoff), Some(shentsize), Some(shnum), Some(shstrndx)) =
-            (shoff, shentsize, shnum, shstrndx)
-        else {
-            return Err(bad("truncated ELF header"));
-        };
-        let want = if is64 { 64 } else { 40 };
-        if usize::from(shentsize) != want || shnum == 0 || shnum >= 0xff00 || shstrndx >= shnum {
-            return Err(bad(
-                "unsupported section header table (none, extended numbering, or odd entry size)",
-            ));
-        }
-        let mut headers = Vec::with_capacity(shnum.into());
-        for i in 0..u64::from(shnum) {
-            let at = shoff
-                .checked_add(i * u64::from(shentsize))
-                .and_then(|a| usize::try_from(a).ok())
-                .ok_or_else(|| bad("section header table out of range"))?;
-            let h = data
-                .get(at..at + want)
-                .ok_or_else(|| bad("section header table runs past the end of the file"))?;
-            headers.push(h.to_vec());
-        }
-        Ok(Elf {
-            is64,
-            le,
-            shentsize: want,
-            shstrndx: shstrndx.into(),
-            headers,
-        })
+/// [`Error::ObjectMalformed`] with the ELF editor's error and its causes.
+fn malformed(e: offkit_elf::Error) -> Error {
+    let mut m = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        m = format!("{m}: {c}");
+        cause = c.source();
     }
-
-    fn e(&self) -> Endian {
-        Endian(self.le)
-    }
-
-    /// `(sh_name, sh_offset, sh_size)` of section `i`.
-    fn name_offset_size(&self, i: usize) -> (u32, u64, u64) {
-        let h = &self.headers[i];
-        let e = self.e();
-        if self.is64 {
-            (
-                e.u32(h, 0).unwrap_or(0),
-                e.u64(h, 24).unwrap_or(0),
-                e.u64(h, 32).unwrap_or(0),
-            )
-        } else {
-            (
-                e.u32(h, 0).unwrap_or(0),
-                e.u32(h, 16).map(u64::from).unwrap_or(0),
-                e.u32(h, 20).map(u64::from).unwrap_or(0),
-            )
-        }
-    }
-
-    fn set_offset_size(&mut self, i: usize, offset: u64, size: u64) {
-        let e = self.e();
-        let (is64, h) = (self.is64, &mut self.headers[i]);
-        if is64 {
-            e.put(h, 24, offset, 8);
-            e.put(h, 32, size, 8);
-        } else {
-            e.put(h, 16, offset, 4);
-            e.put(h, 20, size, 4);
-        }
-    }
-
-    /// A new `SHT_PROGBITS`, `SHF_EXCLUDE`, alignment-1 section header.
-    fn progbits_exclude(&self, name: u32, offset: u64, size: u64) -> Vec<u8> {
-        let e = self.e();
-        let mut h = vec![0u8; self.shentsize];
-        e.put(&mut h, 0, name.into(), 4);
-        e.put(&mut h, 4, 1, 4); // SHT_PROGBITS
-        if self.is64 {
-            e.put(&mut h, 8, 0x8000_0000, 8); // SHF_EXCLUDE
-            e.put(&mut h, 24, offset, 8);
-            e.put(&mut h, 32, size, 8);
-            e.put(&mut h, 48, 1, 8);
-        } else {
-            e.put(&mut h, 8, 0x8000_0000, 4);
-            e.put(&mut h, 16, offset, 4);
-            e.put(&mut h, 20, size, 4);
-            e.put(&mut h, 32, 1, 4);
-        }
-        h
-    }
-
-    /// The ELF header with `e_shoff` and `e_shnum` replaced.
-    fn patched_header(&self, data: &[u8], shoff: u64, shnum: usize) -> Vec<u8> {
-        let n = if self.is64 { 64 } else { 52 };
-        let mut h = data.get(..n).unwrap_or_default().to_vec();
-        let e = self.e();
-        if self.is64 {
-            e.put(&mut h, 0x28, shoff, 8);
-            e.put(&mut h, 0x3c, shnum as u64, 2);
-        } else {
-            e.put(&mut h, 0x20, shoff, 4);
-            e.put(&mut h, 0x30, shnum as u64, 2);
-        }
-        h
-    }
+    Error::ObjectMalformed(m)
 }
 
-#[derive(Clone, Copy)]
-struct Endian(bool);
-
-impl Endian {
-    fn get<const N: usize>(self, d: &[u8], at: usize) -> Option<[u8; N]> {
-        let mut b: [u8; N] = d.get(at..at + N)?.try_into().ok()?;
-        if !self.0 {
-            b.reverse();
-        }
-        Some(b)
-    }
-    fn u16(self, d: &[u8], at: usize) -> Option<u16> {
-        self.get(d, at).map(u16::from_le_bytes)
-    }
-    fn u32(self, d: &[u8], at: usize) -> Option<u32> {
-        self.get(d, at).map(u32::from_le_bytes)
-    }
-    fn u64(self, d: &[u8], at: usize) -> Option<u64> {
-        self.get(d, at).map(u64::from_le_bytes)
-    }
-    fn put(self, d: &mut [u8], at: usize, v: u64, n: usize) {
-        let le = v.to_le_bytes();
-        if let Some(dst) = d.get_mut(at..at + n) {
-            for (i, b) in dst.iter_mut().enumerate() {
-                *b = if self.0 { le[i] } else { le[n - 1 - i] };
-            }
-        }
+/// A new `SHT_PROGBITS`, `SHF_EXCLUDE`, alignment-1 section header.
+fn progbits_exclude(sh_name: u32, sh_offset: u64, sh_size: u64) -> Section {
+    Section {
+        sh_name,
+        sh_type: object::elf::SHT_PROGBITS,
+        sh_flags: object::elf::SHF_EXCLUDE,
+        sh_offset,
+        sh_size,
+        sh_addralign: 1,
+        ..Section::default()
     }
 }
 
@@ -257,45 +122,41 @@ pub fn append_bundle_sections<W: std::io::Write + ?Sized>(
     out: &mut W,
     mut payload: impl FnMut(usize, &mut W) -> std::io::Result<()>,
 ) -> Result<()> {
-    let mut elf = Elf::parse(host)?;
-    let (_, str_off, str_size) = elf.name_offset_size(elf.shstrndx);
-    let old_names = usize::try_from(str_off)
-        .ok()
-        .and_then(|o| host.get(o..o.checked_add(usize::try_from(str_size).ok()?)?))
-        .ok_or_else(|| Error::ObjectMalformed("section name table out of range".into()))?;
+    let elf = parse_elf(host)?;
+    let strndx = elf.header().shstrndx;
+    let old_names = elf.section_data(strndx).map_err(malformed)?;
     let mut names = old_names.to_vec();
-    let head = elf.patched_header(host, 0, 0).len();
+    let head = elf.header().class.ehsize();
     let mut pos = host.len() as u64;
-    let mut new_headers = Vec::new();
+    let mut headers = elf.sections().to_vec();
     for (id, size) in sections {
         let name = u32::try_from(names.len())
             .map_err(|_| Error::ObjectMalformed("section names too long".into()))?;
         names.extend_from_slice(MAGIC);
         names.extend_from_slice(id);
         names.push(0);
-        new_headers.push(elf.progbits_exclude(name, pos, *size));
+        headers.push(progbits_exclude(name, pos, *size));
         pos += size;
     }
     let names_at = pos;
     pos += names.len() as u64;
-    let align = if elf.is64 { 8 } else { 4 };
+    let align = elf.header().class.word();
     let pad = (align - pos % align) % align;
     let shoff = pos + pad;
-    elf.set_offset_size(elf.shstrndx, names_at, names.len() as u64);
-    let shnum = elf.headers.len() + new_headers.len();
-    if shnum >= 0xff00 {
-        return Err(Error::ObjectMalformed("too many sections".into()));
-    }
-    out.write_all(&elf.patched_header(host, shoff, shnum))?;
+    headers[strndx].sh_offset = names_at;
+    headers[strndx].sh_size = names.len() as u64;
+    let header = elf
+        .header_for_table(shoff, headers.len(), strndx)
+        .map_err(malformed)?;
+    let table = elf.encode_sections(&headers).map_err(malformed)?;
+    out.write_all(&header)?;
     out.write_all(host.get(head..).unwrap_or_default())?;
     for i in 0..sections.len() {
         payload(i, out)?;
     }
     out.write_all(&names)?;
     out.write_all(&vec![0u8; pad as usize])?;
-    for h in elf.headers.iter().chain(&new_headers) {
-        out.write_all(h)?;
-    }
+    out.write_all(&table)?;
     Ok(())
 }
 
@@ -319,9 +180,10 @@ pub fn add_bundle_sections(
 /// section type is preserved; otherwise the object is rebuilt with `object`'s ELF builder.
 pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result<()> {
     let secs = bundle_sections(obj).map_err(|e| Error::ObjectMalformed(e.to_string()))?;
-    let elf = Elf::parse(obj)?;
-    let n = elf.headers.len();
-    let trailing = secs.iter().all(|s| s.index >= n - secs.len()) && elf.shstrndx < n - secs.len();
+    let elf = parse_elf(obj)?;
+    let n = elf.sections().len();
+    let trailing =
+        secs.iter().all(|s| s.index >= n - secs.len()) && elf.header().shstrndx < n - secs.len();
     if !trailing {
         let mut b = Builder::read(obj)?;
         offkit_format::container::builder_alignments(
@@ -341,17 +203,20 @@ pub fn strip_bundle_sections(obj: &[u8], out: &mut dyn std::io::Write) -> Result
         return write_builder(b, out);
     }
     let keep = n - secs.len();
-    let align = if elf.is64 { 8 } else { 4 };
+    let align = elf.header().class.word();
     let len = obj.len() as u64;
     let pad = (align - len % align) % align;
     let shoff = len + pad;
-    let head = elf.patched_header(obj, shoff, keep);
+    let head = elf
+        .header_for_table(shoff, keep, elf.header().shstrndx)
+        .map_err(malformed)?;
+    let table = elf
+        .encode_sections(&elf.sections()[..keep])
+        .map_err(malformed)?;
     out.write_all(&head)?;
     out.write_all(obj.get(head.len()..).unwrap_or_default())?;
     out.write_all(&vec![0u8; pad as usize])?;
-    for h in &elf.headers[..keep] {
-        out.write_all(h)?;
-    }
+    out.write_all(&table)?;
     Ok(())
 }
 

@@ -137,6 +137,15 @@ pub enum Error {
         /// What is wrong.
         what: String,
     },
+    /// A relocatable output's ELF headers cannot be read or rebuilt.
+    #[error("cannot rename the offloading sections of '{}'", path.display())]
+    Elf {
+        /// The output.
+        path: PathBuf,
+        /// What is wrong (with the absolute offset).
+        #[source]
+        source: offkit_elf::Error,
+    },
     /// A relocatable output could not be rebuilt by `object`'s ELF builder.
     #[error("cannot rename the offloading sections of '{}'", path.display())]
     Rebuild {

@@ -22,21 +22,16 @@
 //! links the same way.
 //!
 //! When `.strtab` holds the section names too (as in clang's objects), a `.shstrtab` is added
-//! as the last section. The builder refuses section types it does not parse; clang's objects carry some
-//! (`SHT_LLVM_ADDRSIG` always, `SHT_GROUP` for COMDATs, `SHT_LLVM_OFFLOADING`). Their contents
-//! are section or symbol indices, or no indices at all, so they are carried through as bytes:
-//! the builder reads them as `SHT_PROGBITS` and gets their type back before writing. That is
-//! sound because no index moves: the builder keeps section order, and keeps symbol order when
-//! the local symbols come first, which [`rewrite`] checks.
+//! as the last section. The builder refuses section types it does not parse, which clang's
+//! objects carry (`SHT_LLVM_ADDRSIG` always, `SHT_GROUP` for COMDATs, `SHT_LLVM_OFFLOADING`):
+//! `offkit_elf::rebuild` carries them through as bytes, no index moving.
 
 use std::path::Path;
 
 use object::build::elf::{Builder, SectionData};
 use object::build::Id;
 use object::elf;
-use object::read::elf::{FileHeader, SectionHeader, Sym};
-use object::{Endianness, FileKind};
-use offkit_format::container::SHT_LLVM_OFFLOADING;
+use offkit_elf::Elf;
 
 use crate::error::{Error, Result};
 
@@ -54,20 +49,6 @@ pub fn sections(llvm: LlvmVersion) -> &'static [&'static str] {
         _ => &["llvm_offload_entries"],
     }
 }
-
-/// Section types the builder does not parse, carried through as bytes (see the module
-/// documentation): `SHT_GROUP`, and LLVM's `SHT_LLVM_ODRTAB`, `SHT_LLVM_LINKER_OPTIONS`,
-/// `SHT_LLVM_ADDRSIG`, `SHT_LLVM_CALL_GRAPH_PROFILE`, `SHT_LLVM_BB_ADDR_MAP` and
-/// `SHT_LLVM_OFFLOADING`.
-const OPAQUE: [u32; 7] = [
-    17,
-    0x6fff_4c00,
-    0x6fff_4c01,
-    0x6fff_4c03,
-    0x6fff_4c09,
-    0x6fff_4c0a,
-    SHT_LLVM_OFFLOADING,
-];
 
 /// LLVM's `getHash`: `"_"` + the low 64 bits of the MD5 of `contents` in lower-case hex (the
 /// same truncation as a compressed bundle's hash).
@@ -115,41 +96,56 @@ fn renamed_symbol(name: &[u8], suffix: &str, llvm: LlvmVersion) -> Option<Vec<u8
 /// Rewrites the relocatable object `data` (read from `path`, named in errors) as `llvm`'s
 /// objcopy step does (see the module documentation).
 pub fn rewrite(path: &Path, data: &[u8], suffix: &str, llvm: LlvmVersion) -> Result<Vec<u8>> {
-    let bad = |offset: u64, what: &str| Error::BadObject {
-        path: path.to_path_buf(),
-        offset,
-        what: what.to_string(),
+    let elf_error = |source| match source {
+        offkit_elf::Error::Rebuild(source) => Error::Rebuild {
+            path: path.to_path_buf(),
+            source,
+        },
+        source => Error::Elf {
+            path: path.to_path_buf(),
+            source,
+        },
     };
-    let mut copy = data.to_vec();
-    let opaque = match FileKind::parse(data) {
-        Ok(FileKind::Elf32) => mark_opaque::<elf::FileHeader32<Endianness>>(data, &mut copy),
-        Ok(FileKind::Elf64) => mark_opaque::<elf::FileHeader64<Endianness>>(data, &mut copy),
-        _ => Err((0, "not an ELF file".to_string())),
+    let elf = Elf::parse(data).map_err(elf_error)?;
+    offkit_elf::rebuild(&elf, |b| rename(b, &elf, path, suffix, llvm)).map_err(|e| match e {
+        Step::Elf(e) => elf_error(e),
+        Step::Link(e) => e,
+    })
+}
+
+/// Why [`rename`] or the rebuild around it failed.
+enum Step {
+    Elf(offkit_elf::Error),
+    Link(Error),
+}
+
+impl From<offkit_elf::Error> for Step {
+    fn from(e: offkit_elf::Error) -> Step {
+        Step::Elf(e)
     }
-    .map_err(|(offset, what)| bad(offset, &what))?;
-    let rebuild = |source| Error::Rebuild {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut b = Builder::read(copy.as_slice()).map_err(rebuild)?;
+}
+
+/// The renames of [`rewrite`], made on the builder of `elf`.
+fn rename(
+    b: &mut Builder<'_>,
+    elf: &Elf<'_>,
+    path: &Path,
+    suffix: &str,
+    llvm: LlvmVersion,
+) -> std::result::Result<(), Step> {
     offkit_format::container::builder_alignments(
         b.sections.iter_mut().map(|s| &mut s.sh_addralign),
     )
     .map_err(|i| {
-        let at = section_header_offset(data, i + 1);
-        bad(
-            at,
-            &format!(
+        Step::Link(Error::BadObject {
+            path: path.to_path_buf(),
+            offset: elf.section_header_offset(i + 1),
+            what: format!(
                 "section {} has an alignment that is not a power of two up to 2 MiB, or alignments that would pad the object past 64 MiB",
                 i + 1
             ),
-        )
+        })
     })?;
-    for (i, s) in b.sections.iter_mut().enumerate() {
-        if let Some(&(_, ty)) = opaque.iter().find(|(at, _)| *at == i + 1) {
-            s.sh_type = elf::SectionType(ty);
-        }
-    }
     // clang names sections from the symbol string table (`.strtab` serves both); the builder
     // writes them to a table of their own, added last so that no index moves.
     if !b
@@ -194,87 +190,7 @@ pub fn rewrite(path: &Path, data: &[u8], suffix: &str, llvm: LlvmVersion) -> Res
             sym.name = n.into();
         }
     }
-    let mut out = Vec::new();
-    b.write(&mut out).map_err(rebuild)?;
-    Ok(out)
-}
-
-/// The file offset of section `index`'s header (0 if the header table cannot be read).
-fn section_header_offset(data: &[u8], index: usize) -> u64 {
-    fn of<Elf: FileHeader<Endian = Endianness>>(data: &[u8], index: usize) -> Option<u64> {
-        let header = Elf::parse(data).ok()?;
-        let endian = header.endian().ok()?;
-        let shoff: u64 = header.e_shoff(endian).into();
-        let entsize = u64::from(header.e_shentsize(endian));
-        shoff.checked_add(entsize.checked_mul(index as u64)?)
-    }
-    match FileKind::parse(data) {
-        Ok(FileKind::Elf32) => of::<elf::FileHeader32<Endianness>>(data, index),
-        Ok(FileKind::Elf64) => of::<elf::FileHeader64<Endianness>>(data, index),
-        _ => None,
-    }
-    .unwrap_or(0)
-}
-
-/// Marks the sections of the types in [`OPAQUE`] as `SHT_PROGBITS` in `copy` (a copy of
-/// `data`) and returns their indices and types; checks that the local symbols come first.
-/// Errors carry the absolute offset of what is wrong.
-fn mark_opaque<Elf: FileHeader<Endian = Endianness>>(
-    data: &[u8],
-    copy: &mut [u8],
-) -> std::result::Result<Vec<(usize, u32)>, (u64, String)> {
-    let header = Elf::parse(data).map_err(|e| (0, e.to_string()))?;
-    let endian = header.endian().map_err(|e| (0, e.to_string()))?;
-    let shoff: u64 = header.e_shoff(endian).into();
-    let sections = header
-        .sections(endian, data)
-        .map_err(|e| (shoff, e.to_string()))?;
-    let entsize = u64::from(header.e_shentsize(endian));
-    let mut opaque = Vec::new();
-    for (i, s) in sections.iter().enumerate() {
-        let ty = s.sh_type(endian).0;
-        if !OPAQUE.contains(&ty) {
-            continue;
-        }
-        let at = (i as u64)
-            .checked_mul(entsize)
-            .and_then(|o| o.checked_add(shoff))
-            .and_then(|o| o.checked_add(4))
-            .ok_or((shoff, "section header table out of range".to_string()))?;
-        let field = usize::try_from(at)
-            .ok()
-            .and_then(|a| copy.get_mut(a..a.checked_add(4)?))
-            .ok_or((
-                at,
-                "section header runs past the end of the file".to_string(),
-            ))?;
-        let progbits = elf::SHT_PROGBITS.0;
-        field.copy_from_slice(&if endian == Endianness::Little {
-            progbits.to_le_bytes()
-        } else {
-            progbits.to_be_bytes()
-        });
-        opaque.push((i, ty));
-    }
-    let symbols = sections
-        .symbols(endian, data, elf::SHT_SYMTAB)
-        .map_err(|e| (shoff, e.to_string()))?;
-    if !opaque.is_empty() {
-        let table: u64 = sections
-            .section(symbols.section())
-            .map(|s| s.sh_offset(endian).into())
-            .unwrap_or(0);
-        let mut seen_global = false;
-        for (i, sym) in symbols.symbols().iter().enumerate() {
-            let local = sym.st_bind() == elf::STB_LOCAL;
-            if local && seen_global {
-                let at = table.saturating_add((i * std::mem::size_of::<Elf::Sym>()) as u64);
-                return Err((at, format!("local symbol {i} after a global one")));
-            }
-            seen_global |= !local;
-        }
-    }
-    Ok(opaque)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -319,6 +235,16 @@ mod tests {
     fn not_elf_names_offset() {
         let e = rewrite(Path::new("x.o"), b"!<arch>\n", "_1", LlvmVersion::V19).unwrap_err();
         assert!(e.to_string().contains("x.o"), "{e}");
-        assert!(e.to_string().contains("0x0"), "{e}");
+        let cause = std::error::Error::source(&e).map(|c| c.to_string());
+        assert!(
+            cause.as_deref().unwrap_or("").contains("0x0"),
+            "{e}: {cause:?}"
+        );
+    }
+
+    #[test]
+    fn carried_types_include_llvm_offloading() {
+        let t = object::elf::SectionType(offkit_format::container::SHT_LLVM_OFFLOADING);
+        assert!(offkit_elf::CARRIED.contains(&t));
     }
 }

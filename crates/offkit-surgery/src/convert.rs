@@ -20,7 +20,9 @@
 //! over are made empty, nameless `SHF_EXCLUDE` sections.
 
 use object::read::elf::{FileHeader, SectionHeader};
+use object::Endianness;
 use object::{elf, LittleEndian as LE};
+use offkit_elf::{Class, Editor, Elf, Section};
 use offkit_format::binary::{write_v1, ImageSpec};
 use offkit_format::kind::OffloadKind;
 use offkit_llvm::target_id::bundle::BundleEntryId;
@@ -98,12 +100,30 @@ pub fn convert_object(
         input: input.to_string(),
         message,
     };
+    // `hip_host` reads the host code as 64-bit little-endian x86-64 or AArch64: other objects
+    // are refused, naming what their ELF header says.
+    let head = Elf::parse(data).map_err(|source| Error::elf(input, source))?;
+    let hd = *head.header();
+    if hd.class != Class::Elf64 || hd.endian != Endianness::Little || hd.e_type != elf::ET_REL {
+        let class = match hd.class {
+            Class::Elf32 => "32-bit",
+            Class::Elf64 => "64-bit",
+        };
+        let order = match hd.endian {
+            Endianness::Little => "little-endian",
+            Endianness::Big => "big-endian",
+        };
+        let kind = match hd.e_type {
+            elf::ET_REL => "relocatable object".to_string(),
+            t => format!("file of type {}", t.0),
+        };
+        return Err(unusable(format!(
+            "only little-endian 64-bit relocatable objects are converted: its ELF header (at \
+             0x0) says {order} {class} {kind}"
+        )));
+    }
     let h = elf::FileHeader64::<LE>::parse(data)
-        .ok()
-        .filter(|h| h.is_little_endian() && h.e_type(LE) == elf::ET_REL)
-        .ok_or_else(|| {
-            unusable("only little-endian 64-bit relocatable objects are converted".into())
-        })?;
+        .map_err(|e| unusable(format!("cannot read its ELF header: {e}")))?;
     // The check after the edit reads it back as the `object` crate does: so must the input.
     object::File::parse(data)
         .map_err(|e| unusable(format!("cannot read it as an ELF file: {e}")))?;
@@ -295,7 +315,7 @@ pub fn convert_object(
     let mut warnings = Vec::new();
     let mut entries = Vec::new();
     let mut renames = Vec::new();
-    let mut patched;
+    let patched;
     let mut data = data;
     if let Some(host) = host {
         warnings = host.warnings.clone();
@@ -329,17 +349,21 @@ pub fn convert_object(
             });
             entries.extend(host.kernels.iter().map(|k| format!("entry {}", k.3)));
         }
-        patched = data.to_vec();
-        let shoff = h.e_shoff(LE) as usize;
-        let table = shoff..shoff.saturating_add(sections.len().saturating_mul(64));
+        let elf = Elf::parse(data).map_err(|source| Error::elf(input, source))?;
+        let mut ed = Editor::new(&elf);
+        let h = *elf.header();
+        let shoff = usize::try_from(h.e_shoff).unwrap_or(usize::MAX);
+        let table = shoff..shoff.saturating_add(h.shnum.saturating_mul(h.class.shentsize()));
         for (at, bytes) in &host.patches {
             // Section contents are patched in place: they must lie in the file, clear of the
             // ELF header and of the section header table (found by fuzzing: a section at offset
             // 0 had the header zeroed).
-            let end = at.checked_add(bytes.len()).filter(|&e| e <= patched.len());
+            let end = at.checked_add(bytes.len()).filter(|&e| e <= data.len());
             match end {
-                Some(end) if *at >= 64 && (end <= table.start || *at >= table.end) => {
-                    patched[*at..end].copy_from_slice(bytes)
+                Some(end)
+                    if *at >= h.class.ehsize() && (end <= table.start || *at >= table.end) =>
+                {
+                    ed.bytes_mut()[*at..end].copy_from_slice(bytes)
                 }
                 _ => {
                     return Err(unusable(format!(
@@ -351,18 +375,17 @@ pub fn convert_object(
             }
         }
         for (i, size) in &host.sizes {
-            let at = i
-                .checked_mul(64)
-                .and_then(|o| o.checked_add(shoff)?.checked_add(32));
-            if let Some(d) = at.and_then(|at| patched.get_mut(at..at.checked_add(8)?)) {
-                d.copy_from_slice(&size.to_le_bytes());
+            if let Some(s) = ed.section_mut(*i) {
+                s.sh_size = *size;
             }
         }
+        patched = ed
+            .write_in_place()
+            .map_err(|source| Error::elf(input, source))?;
         renames = host.renames;
         data = &patched;
     }
-    let h = elf::FileHeader64::<LE>::parse(data).map_err(|e| unusable(e.to_string()))?;
-    let bytes = edit_sections(data, h, &take, add, &renames, input)?;
+    let bytes = edit_sections(data, &take, add, &renames, input)?;
     check(&bytes, to, &to_names, input)?;
     to_names.extend(entries);
     Ok(Some(Converted {
@@ -420,19 +443,17 @@ fn kind_name(k: OffloadKind) -> &'static str {
 /// `data` with the sections `take` taken out and `add` put in (see the module's notes).
 fn edit_sections(
     data: &[u8],
-    h: &elf::FileHeader64<LE>,
     take: &[usize],
     add: Vec<NewSection>,
     renames: &[(usize, Vec<u8>)],
     input: &str,
 ) -> Result<Vec<u8>> {
     let fail = |m: &str| Error::unusable(input, m);
-    const SHENT: usize = 64;
-    let shoff = usize::try_from(h.e_shoff(LE))
-        .map_err(|_| fail("its section header table lies outside the file"))?;
-    let shnum = usize::from(h.e_shnum(LE));
-    let strndx = usize::from(h.e_shstrndx(LE).0);
-    if shnum == 0 || strndx == 0 || strndx >= shnum || usize::from(h.e_shentsize(LE)) != SHENT {
+    let elf_error = |source| Error::elf(input, source);
+    let elf = Elf::parse(data).map_err(elf_error)?;
+    let h = *elf.header();
+    let (shnum, strndx) = (h.shnum, h.shstrndx);
+    if shnum == 0 || strndx == 0 || strndx >= shnum || h.extended {
         return Err(fail(
             "its section header table is not one this edit handles",
         ));
@@ -444,118 +465,102 @@ fn edit_sections(
             "its section-name string table is one of the sections to take out",
         ));
     }
+    let shoff = usize::try_from(h.e_shoff)
+        .map_err(|_| fail("its section header table lies outside the file"))?;
     let table_end = shnum
-        .checked_mul(SHENT)
+        .checked_mul(h.class.shentsize())
         .and_then(|n| n.checked_add(shoff))
+        .filter(|&e| e <= data.len())
         .ok_or_else(|| fail("its section header table lies outside the file"))?;
-    let table = data
-        .get(shoff..table_end)
-        .ok_or_else(|| fail("its section header table lies outside the file"))?;
-    // The contents of a section this edit zeroes must lie in the file, clear of the ELF header
-    // and of the section header table (found by fuzzing: a section at offset 0 had the header
-    // zeroed).
-    let body = |off: u64, size: u64| -> Result<std::ops::Range<usize>> {
-        let off = usize::try_from(off).ok();
-        let end = off.and_then(|o| o.checked_add(usize::try_from(size).ok()?));
-        match (off, end) {
-            (Some(o), Some(e))
-                if e <= data.len() && (o >= 64 || e == o) && (e <= shoff || o >= table_end) =>
-            {
-                Ok(o..e)
-            }
-            _ => Err(fail(&format!(
-                "a section's contents ({size} bytes at {}) overlap the ELF header or the section \
-                 header table, or run past the end of the file",
-                off.map_or("an offset past the end".into(), |o| format!("{o:#x}"))
-            ))),
-        }
-    };
-    let mut headers: Vec<[u8; SHENT]> = table
-        .chunks_exact(SHENT)
-        .map(|c| c.try_into().unwrap_or([0; SHENT]))
-        .collect();
-    let get = |hd: &[u8; SHENT], at: usize| {
-        u64::from_le_bytes(hd[at..at + 8].try_into().unwrap_or([0; 8]))
-    };
-    let mut out = data.to_vec();
+    let body = |s: &Section| contents(data, &elf, shoff..table_end, s).map_err(|m| fail(&m));
+    let mut ed = Editor::new(&elf);
     // The old contents of the sections taken out, zeroed.
     for &i in take {
-        let hd = headers
-            .get(i)
+        let s = elf
+            .section(i)
             .ok_or_else(|| fail("a section index lies outside its section header table"))?;
         // `SHT_NOBITS` has no contents in the file.
-        if u32::from_le_bytes(hd[4..8].try_into().unwrap_or_default()) != elf::SHT_NOBITS.0 {
-            out[body(get(hd, 24), get(hd, 32))?].fill(0);
+        if s.sh_type != elf::SHT_NOBITS {
+            ed.bytes_mut()[body(s)?].fill(0);
         }
     }
-    let strtab = &headers[strndx];
-    let names_at = body(get(strtab, 24), get(strtab, 32))?;
-    let mut names = data[names_at.clone()].to_vec();
     // Slots left over are named by offset 0, the empty string ELF requires there (found by
     // fuzzing: a table starting with `.llvm.offloading` named every left-over slot so).
+    let names = &data[body(&elf.sections()[strndx])?];
     if names.first() != Some(&0) {
         return Err(fail(
             "its section-name table does not start with a NUL byte, as ELF requires",
         ));
     }
-    out[names_at].fill(0);
     let mut free: std::collections::VecDeque<usize> = take.iter().copied().collect();
     for s in add {
-        let pos = out.len().next_multiple_of(s.align.max(1) as usize);
-        out.resize(pos, 0);
-        out.extend_from_slice(&s.bytes);
-        let name = names.len() as u32;
-        names.extend_from_slice(&s.name);
-        names.push(0);
-        let mut hd = [0u8; SHENT];
-        hd[0..4].copy_from_slice(&name.to_le_bytes());
-        hd[4..8].copy_from_slice(&s.sh_type.to_le_bytes());
-        hd[8..16].copy_from_slice(&s.flags.to_le_bytes());
-        hd[24..32].copy_from_slice(&(pos as u64).to_le_bytes());
-        hd[32..40].copy_from_slice(&(s.bytes.len() as u64).to_le_bytes());
-        hd[40..44].copy_from_slice(&s.link.to_le_bytes());
-        hd[44..48].copy_from_slice(&s.info.to_le_bytes());
-        hd[48..56].copy_from_slice(&s.align.to_le_bytes());
-        hd[56..64].copy_from_slice(&s.entsize.to_le_bytes());
-        match free.pop_front() {
-            Some(i) => headers[i] = hd,
-            None => headers.push(hd),
+        let sh_offset = ed.append(&s.bytes, s.align);
+        let section = Section {
+            sh_name: ed.add_name(&s.name).map_err(elf_error)?,
+            sh_type: elf::SectionType(s.sh_type),
+            sh_flags: elf::SectionFlags(s.flags),
+            sh_offset,
+            sh_size: s.bytes.len() as u64,
+            sh_link: s.link,
+            sh_info: s.info,
+            sh_addralign: s.align,
+            sh_entsize: s.entsize,
+            ..Section::default()
+        };
+        match free.pop_front().and_then(|i| ed.section_mut(i)) {
+            Some(slot) => *slot = section,
+            None => _ = ed.push(section),
         }
     }
     for (i, name) in renames {
-        let at = names.len() as u32;
-        names.extend_from_slice(name);
-        names.push(0);
-        if let Some(hd) = headers.get_mut(*i) {
-            hd[0..4].copy_from_slice(&at.to_le_bytes());
+        let at = ed.add_name(name).map_err(elf_error)?;
+        if let Some(s) = ed.section_mut(*i) {
+            s.sh_name = at;
         }
     }
     // Slots left over: empty, nameless, excluded.
     for i in free {
-        let mut hd = [0u8; SHENT];
-        hd[4..8].copy_from_slice(&elf::SHT_PROGBITS.0.to_le_bytes());
-        hd[8..16].copy_from_slice(&elf::SHF_EXCLUDE.0.to_le_bytes());
-        hd[24..32].copy_from_slice(&get(&headers[i], 24).to_le_bytes());
-        hd[48..56].copy_from_slice(&1u64.to_le_bytes());
-        headers[i] = hd;
+        if let Some(s) = ed.section_mut(i) {
+            *s = Section {
+                sh_type: elf::SHT_PROGBITS,
+                sh_flags: elf::SHF_EXCLUDE,
+                sh_offset: s.sh_offset,
+                sh_addralign: 1,
+                ..Section::default()
+            };
+        }
     }
-    let names_at = out.len() as u64;
-    out.extend_from_slice(&names);
-    headers[strndx][24..32].copy_from_slice(&names_at.to_le_bytes());
-    headers[strndx][32..40].copy_from_slice(&(names.len() as u64).to_le_bytes());
-    // The old section header table, zeroed; the new one at the end.
-    if let Some(d) = out.get_mut(shoff..shoff + shnum * SHENT) {
-        d.fill(0);
+    // The grown section-name table and the section header table appended, the old ones zeroed.
+    ed.write_appended().map_err(elf_error)
+}
+
+/// The file range of `s`'s contents in `data` (of `elf`, its section header table at
+/// `table`): they must lie in the file, clear of the ELF header and of the section header table,
+/// for this edit zeroes them (found by fuzzing: a section at offset 0 had the header zeroed).
+fn contents(
+    data: &[u8],
+    elf: &Elf<'_>,
+    table: std::ops::Range<usize>,
+    s: &Section,
+) -> std::result::Result<std::ops::Range<usize>, String> {
+    let (off, size) = (s.sh_offset, s.sh_size);
+    let off = usize::try_from(off).ok();
+    let end = off.and_then(|o| o.checked_add(usize::try_from(size).ok()?));
+    let ehsize = elf.header().class.ehsize();
+    match (off, end) {
+        (Some(o), Some(e))
+            if e <= data.len()
+                && (o >= ehsize || e == o)
+                && (e <= table.start || o >= table.end) =>
+        {
+            Ok(o..e)
+        }
+        _ => Err(format!(
+            "a section's contents ({size} bytes at {}) overlap the ELF header or the section \
+             header table, or run past the end of the file",
+            off.map_or("an offset past the end".into(), |o| format!("{o:#x}"))
+        )),
     }
-    let new_shoff = out.len().next_multiple_of(8);
-    out.resize(new_shoff, 0);
-    for hd in &headers {
-        out.extend_from_slice(hd);
-    }
-    let new_shnum = u16::try_from(headers.len()).map_err(|_| fail("too many sections"))?;
-    out[0x28..0x30].copy_from_slice(&(new_shoff as u64).to_le_bytes());
-    out[0x3c..0x3e].copy_from_slice(&new_shnum.to_le_bytes());
-    Ok(out)
 }
 
 /// Converts the object or static archive `data` (named `input`) for release `llvm`'s linker
@@ -602,4 +607,26 @@ pub fn convert_file(
         to: to_names,
         warnings,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_classes_and_byte_orders_are_refused_by_name() {
+        let obj = object::write::Object::new(
+            object::BinaryFormat::Elf,
+            object::Architecture::PowerPc,
+            Endianness::Big,
+        )
+        .write()
+        .unwrap();
+        let e = convert_object(&obj, "p.o", Target::Bundle, LlvmVersion::V19).unwrap_err();
+        let m = e.to_string();
+        assert!(m.starts_with("p.o: "), "{m}");
+        assert!(m.contains("(at 0x0) says big-endian 32-bit"), "{m}");
+        let e = convert_object(b"\x7fELF\x02", "t.o", Target::Bundle, LlvmVersion::V19);
+        assert!(matches!(e, Err(Error::Elf { .. })), "{e:?}");
+    }
 }

@@ -90,6 +90,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// An input's ELF headers cannot be read or edited as asked.
+    #[error("{input}: cannot edit its ELF headers")]
+    Elf {
+        /// The input.
+        input: String,
+        /// What is wrong (with the absolute offset).
+        #[source]
+        source: offkit_elf::Error,
+    },
     /// The rewritten file's offload data does not parse (a bug: nothing was written).
     #[error("{input}: the rewritten file does not read back")]
     Reread {
@@ -123,6 +132,14 @@ impl Error {
         Error::Validation {
             input: input.to_string(),
             message: message.into(),
+        }
+    }
+
+    /// [`Error::Elf`] for `input`.
+    pub(crate) fn elf(input: &str, source: offkit_elf::Error) -> Error {
+        Error::Elf {
+            input: input.to_string(),
+            source,
         }
     }
 

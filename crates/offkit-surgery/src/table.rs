@@ -95,9 +95,6 @@ pub(crate) struct Linked<'d> {
     data_sections: Vec<(u64, u64)>,
     /// `.llvm.offloading`: (index, vaddr, file offset, size).
     pub offloading: Option<(usize, u64, u64, u64)>,
-    /// Where the section header table is, and its entry size.
-    shoff: u64,
-    shentsize: u64,
     /// The file ranges the search reads besides the tables themselves: each relocation
     /// section's entries as far as they lie in the file, and the section-name table.
     read: Vec<(&'static str, std::ops::Range<u64>)>,
@@ -135,8 +132,6 @@ impl<'d> Linked<'d> {
             relocs: BTreeMap::new(),
             data_sections: Vec::new(),
             offloading: None,
-            shoff: h.e_shoff(e),
-            shentsize: u64::from(h.e_shentsize(e)),
             read: Vec::new(),
         };
         if let Ok(names) =
@@ -340,14 +335,16 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Option
             zeros: sec_size.saturating_sub(new_size),
         },
     ));
-    // The section header's `sh_size` (ELF64: at 0x20 of the entry).
-    patches.push((
-        Rewrite::Size,
-        Patch::bytes(
-            linked.shoff + linked.shentsize * index as u64 + 0x20,
-            new_size.to_le_bytes().to_vec(),
-        ),
-    ));
+    // The section header's `sh_size`.
+    let header = |e: offkit_elf::Error| offkit_format::Error::Invalid {
+        what: "section header table",
+        offset: e.offset(),
+        reason: e.to_string(),
+    };
+    let (at, size) = offkit_elf::Elf::parse(data)
+        .and_then(|elf| elf.section_size_patch(index, new_size))
+        .map_err(header)?;
+    patches.push((Rewrite::Size, Patch::bytes(at, size)));
     let set_word =
         |patches: &mut Vec<(Rewrite, Patch)>, va: u64, v: u64| -> offkit_format::Result<()> {
             let off = linked

@@ -4,6 +4,7 @@ use std::fs::File;
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::Path;
 
+use offkit_elf::{Editor, Elf};
 use offkit_format::bundle::sequence::{self, Kind};
 use offkit_format::bundle::{binary, compressed};
 use offkit_format::container::sections;
@@ -462,18 +463,25 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
         input: plan.input.clone(),
         message,
     };
-    let elf = ElfHeaders::parse(data).ok_or_else(|| fail("cannot read its ELF headers".into()))?;
-    let mut out = data.to_vec();
+    let elf = Elf::parse(data).map_err(|source| Error::elf(&plan.input, source))?;
+    let mut ed = Editor::new(&elf);
+    // A section's new place and size (the plan's indices are the file's own).
+    let set = |ed: &mut Editor<'_>, index: usize, offset: u64, size: u64| {
+        if let Some(s) = ed.section_mut(index) {
+            s.sh_offset = offset;
+            s.sh_size = size;
+        }
+    };
     for b in &plan.binaries {
         let index = b.index;
         let start = b.offset as usize;
-        if let Some(dst) = out.get_mut(start..start + b.old_size as usize) {
+        if let Some(dst) = ed.bytes_mut().get_mut(start..start + b.old_size as usize) {
             dst.fill(0);
             if let Some(d) = dst.get_mut(..b.bytes.len()) {
                 d.copy_from_slice(&b.bytes);
             }
         }
-        elf.set_offset_size(&mut out, index, b.offset, b.bytes.len() as u64);
+        set(&mut ed, index, b.offset, b.bytes.len() as u64);
     }
     for (ri, r) in plan.regions.iter().enumerate() {
         let changes: Vec<_> = plan.changes.iter().filter(|c| c.region == ri).collect();
@@ -482,7 +490,7 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
         }
         let start = r.offset as usize;
         let end = (r.offset + r.size) as usize;
-        let mut bytes = out.get(start..end).unwrap_or_default().to_vec();
+        let mut bytes = ed.bytes().get(start..end).unwrap_or_default().to_vec();
         let alone = plan.changes.iter().filter(|c| c.region == ri).count() == 1;
         let mut grows = false;
         for c in changes {
@@ -505,7 +513,7 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
             }
         }
         if !grows {
-            if let Some(dst) = out.get_mut(start..end) {
+            if let Some(dst) = ed.bytes_mut().get_mut(start..end) {
                 dst.fill(0);
                 if let Some(d) = dst.get_mut(..bytes.len()) {
                     d.copy_from_slice(&bytes);
@@ -516,93 +524,18 @@ fn resize_object(plan: &Plan, data: &[u8]) -> Result<Vec<u8>> {
             .section
             .ok_or_else(|| fail(format!("no section header for `{}`", r.name)))?;
         if !grows {
-            elf.set_offset_size(&mut out, index, r.offset, bytes.len() as u64);
+            set(&mut ed, index, r.offset, bytes.len() as u64);
             continue;
         }
-        if let Some(old) = out.get_mut(start..end) {
+        if let Some(old) = ed.bytes_mut().get_mut(start..end) {
             old.fill(0);
         }
         let align = align.clamp(1, 1 << 16) as usize;
-        out.resize(out.len().div_ceil(align) * align, 0);
-        let at = out.len() as u64;
-        out.extend_from_slice(&bytes);
-        elf.set_offset_size(&mut out, index, at, bytes.len() as u64);
+        let at = ed.append(&bytes, align as u64);
+        set(&mut ed, index, at, bytes.len() as u64);
     }
-    Ok(out)
-}
-
-/// The section headers of an ELF file, for patching one in place.
-struct ElfHeaders {
-    is64: bool,
-    big: bool,
-    shoff: usize,
-    shentsize: usize,
-    shnum: usize,
-}
-
-impl ElfHeaders {
-    fn parse(d: &[u8]) -> Option<ElfHeaders> {
-        let is64 = match d.get(4)? {
-            1 => false,
-            2 => true,
-            _ => return None,
-        };
-        let big = *d.get(5)? == 2;
-        let mut h = ElfHeaders {
-            is64,
-            big,
-            shoff: 0,
-            shentsize: 0,
-            shnum: 0,
-        };
-        let (shoff, entsize, num) = if is64 {
-            (0x28, 0x3a, 0x3c)
-        } else {
-            (0x20, 0x2e, 0x30)
-        };
-        h.shoff = usize::try_from(h.read(d, shoff, if is64 { 8 } else { 4 })?).ok()?;
-        h.shentsize = h.read(d, entsize, 2)? as usize;
-        h.shnum = h.read(d, num, 2)? as usize;
-        Some(h)
-    }
-
-    fn read(&self, d: &[u8], at: usize, n: usize) -> Option<u64> {
-        let b = d.get(at..at.checked_add(n)?)?;
-        let mut v = 0u64;
-        for i in 0..n {
-            let byte = if self.big { b[i] } else { b[n - 1 - i] };
-            v = (v << 8) | u64::from(byte);
-        }
-        Some(v)
-    }
-
-    fn write(&self, d: &mut [u8], at: usize, n: usize, v: u64) {
-        if let Some(b) = d.get_mut(at..at + n) {
-            for (i, x) in b.iter_mut().enumerate() {
-                let shift = if self.big { 8 * (n - 1 - i) } else { 8 * i };
-                *x = (v >> shift) as u8;
-            }
-        }
-    }
-
-    /// (offset field, size field, width) of section header `i`.
-    fn fields(&self, i: usize) -> (usize, usize, usize) {
-        let base = self.shoff + i * self.shentsize;
-        if self.is64 {
-            (base + 0x18, base + 0x20, 8)
-        } else {
-            (base + 0x10, base + 0x14, 4)
-        }
-    }
-
-    fn set_offset_size(&self, d: &mut [u8], i: usize, offset: u64, size: u64) {
-        if i >= self.shnum {
-            return;
-        }
-        let (o, s, w) = self.fields(i);
-        self.write(d, o, w, offset);
-        self.write(d, s, w, size);
-    }
+    ed.write_in_place()
+        .map_err(|source| Error::elf(&plan.input, source))
 }
 
 /// Writes the parts of `content` (input ranges copied from `src`, zeros seeked over when long).
