@@ -141,6 +141,8 @@ impl From<offkit_format::Error> for Msg {
                 reason,
                 ..
             } => reason,
+            // The member's file, named as LLVM names a file it cannot open.
+            E::ThinMember { source, .. } => source.to_string(),
             e => e.to_string(),
         })
     }

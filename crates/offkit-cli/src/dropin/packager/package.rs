@@ -86,7 +86,7 @@ fn open_image(name: &str) -> io::Result<(Source, [u8; 4], usize)> {
     let opened = if name == "-" {
         mmap::stdin()?
     } else {
-        mmap::open(Path::new(name), Special::ReadDevices)?
+        mmap::open(Path::new(name), Special::EmptyDevices)?
     };
     let mut magic = [0u8; 4];
     let n = opened.data.len().min(4);
@@ -128,7 +128,15 @@ pub fn run(output: &str, images: &[String], release: &Release) -> Result {
         }
         // Several `file=` keys (or a value with commas) make one binary per file.
         for name in files.split(',') {
-            let (source, magic, n) = open_image(name).map_err(Error::Os)?;
+            // LLVM prints an OS error alone; offkit's own refusal of a special file (where
+            // LLVM reads `/dev/zero` until it aborts, or hangs on a FIFO) names the file.
+            let (source, magic, n) = open_image(name).map_err(|e| {
+                if e.kind() == io::ErrorKind::InvalidInput {
+                    Error::file(name, e)
+                } else {
+                    Error::Os(e)
+                }
+            })?;
             // Clang uses `.o` for LTO bitcode, so content wins over the extension.
             let image_kind = if is_bitcode(&magic[..n]) {
                 ImageKind::Bitcode
