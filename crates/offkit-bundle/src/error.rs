@@ -358,6 +358,38 @@ pub enum Error {
         #[source]
         source: offkit_tools::Error,
     },
+    // What the LLVM packager (`crate::packager`) refuses.
+    /// An `--image` to package without `file=` (or, in LLVM 19, `triple=`).
+    #[error("an image to package needs `file`{}", if *triple { " and `triple`" } else { "" })]
+    MissingImageArguments {
+        /// Whether `triple` is required too.
+        triple: bool,
+    },
+    /// An `--image` filter without `file=` when extracting into an archive.
+    #[error("an image filter needs `file` to name the archive")]
+    ImageWithoutFile,
+    /// A buffer LLVM's `OffloadBinary::create` refuses.
+    #[error("not an offload binary that LLVM reads: {problem}")]
+    OffloadBinaryCreate {
+        /// Which check failed.
+        problem: crate::packager::CreateError,
+    },
+    /// A bitcode module that cannot be read for its embedded offload binaries.
+    #[error("cannot read the bitcode module")]
+    BitcodeModule {
+        /// Why.
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// A bitcode image whose symbols cannot be listed for an archive's symbol table.
+    #[error("cannot list the symbols of the bitcode member `{member}`")]
+    BitcodeSymbols {
+        /// The member's name.
+        member: String,
+        /// Why.
+        #[source]
+        source: offkit_format::Error,
+    },
     /// The object `llvm-objcopy` wrote cannot be read back.
     #[error("cannot read back `{}`, written by llvm-objcopy", path.display())]
     ObjcopyOutput {

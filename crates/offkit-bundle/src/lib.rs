@@ -12,6 +12,7 @@
 //! fat.o  ─────► fatobj::{bundle_sections, add_bundle_sections, strip_bundle_sections}
 //! lib.a  ─────► archive::{read_members, write}
 //! llvm::Config ► llvm::{list, bundle, unbundle, unbundle_archive}: LLVM 19's or 22's bundler
+//! packager::{PackageConfig, ExtractConfig} ► packager::{package, extract}: its packager
 //! ```
 //!
 //! ```no_run
@@ -71,6 +72,48 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! [`packager`] is `clang-offload-packager` (LLVM 19) and `llvm-offload-binary` (LLVM 22):
+//!
+//! ```
+//! use offkit_bundle::packager::{self, ExtractConfig, ImageArgs, PackageConfig, Rules};
+//! use offkit_llvm::LlvmVersion;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let path = |name: &str| dir.path().join(name);
+//! std::fs::write(path("k.bc"), b"BC\xc0\xde a module")?;
+//! // llvm-offload-binary -o k.bin --image=file=k.bc,triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip
+//! let image = format!("file={},triple=amdgcn-amd-amdhsa,arch=gfx90a,kind=hip", path("k.bc").display());
+//! let rules = Rules::of(LlvmVersion::V22);
+//! packager::package(&PackageConfig {
+//!     rules,
+//!     output: path("k.bin"),
+//!     images: vec![ImageArgs::parse(&image)],
+//! })?;
+//! // llvm-offload-binary k.bin --image=file=out.bc,arch=gfx90a
+//! let filter = format!("file={},arch=gfx90a", path("out.bc").display());
+//! let extract = ExtractConfig {
+//!     rules,
+//!     input: path("k.bin"),
+//!     images: vec![ImageArgs::parse(&filter)],
+//!     archive: false,
+//! };
+//! packager::extract(&extract, &mut |_| {})?;
+//! assert_eq!(std::fs::read(path("out.bc"))?, b"BC\xc0\xde a module");
+//! // LLVM 19 also needs `triple=`: a typed error (LLVM: "'file' and 'triple' are required …").
+//! let no_triple = PackageConfig {
+//!     rules: Rules::of(LlvmVersion::V19),
+//!     output: path("k19.bin"),
+//!     images: vec![ImageArgs::parse("file=k.bc")],
+//! };
+//! assert!(matches!(
+//!     packager::package(&no_triple),
+//!     Err(offkit_bundle::Error::MissingImageArguments { triple: true })
+//! ));
+//! # Ok(())
+//! # }
+//! ```
 #![deny(missing_docs)]
 
 pub mod archive;
@@ -80,6 +123,7 @@ pub mod fatobj;
 pub mod inspect;
 pub mod io;
 pub mod llvm;
+pub mod packager;
 pub mod read;
 pub mod select;
 pub mod thin;
