@@ -22,11 +22,15 @@ mod bundle;
 mod objcopy;
 mod unbundle;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use offkit_format::bundle::compressed;
 use offkit_llvm::LlvmVersion;
+use offkit_tools::fs::Outputs;
+
+use crate::io::Input;
+use crate::{Error, Result};
 
 pub use archive::unbundle_archive;
 pub use bundle::bundle;
@@ -204,6 +208,29 @@ pub enum Event<'a> {
 /// Where the calls hand their [`Event`]s.
 pub type Events<'e> = dyn FnMut(Event<'_>) + 'e;
 
+/// Opens an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin), through the one
+/// input opener: a device that yields bytes is refused at once.
+fn read_input(path: &Path) -> Result<Input> {
+    Input::open_llvm(path).map_err(|source| Error::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// `'<path>'`'s write error.
+fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
+    move |source| Error::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Renames every output of `outs` into place.
+fn commit(outs: Outputs) -> Result<()> {
+    outs.commit()
+        .map_err(|(path, source)| Error::Write { path, source })
+}
+
 /// The handler LLVM picks for a `-type` (text types by comment, binary types, `o`/`a` by
 /// content).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,5 +252,36 @@ fn handler(ty: &str, reference: &[u8]) -> crate::Result<Handler> {
         _ => Err(crate::Error::InvalidFileType {
             files_type: ty.to_string(),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_that_yields_bytes_is_refused_at_once() {
+        let cfg = Config {
+            inputs: vec![PathBuf::from("/dev/zero")],
+            ..Config::new(LlvmVersion::V19, "o")
+        };
+        match list(&cfg, &mut |_| {}) {
+            Err(crate::Error::Read { path, source }) => {
+                assert_eq!(path, PathBuf::from("/dev/zero"));
+                assert_eq!(source.kind(), std::io::ErrorKind::InvalidInput);
+            }
+            other => panic!("{other:?}"),
+        }
+        // `/dev/null` is an empty input, as HIP's driver gives it.
+        let cfg = Config {
+            inputs: vec![PathBuf::from("/dev/null")],
+            ..cfg
+        };
+        assert!(list(&cfg, &mut |_| {}).unwrap().is_empty());
+        let bad = Config::new(LlvmVersion::V22, "zip");
+        assert!(matches!(
+            handler(&bad.files_type, b""),
+            Err(crate::Error::InvalidFileType { .. })
+        ));
     }
 }

@@ -9,10 +9,8 @@ use offkit_llvm::target_id::bundle::{
 };
 use offkit_llvm::target_id::Conflict;
 
-use super::unbundle::{
-    binary_or_object_bundles, commit, decompress, read_input, section_payload, write_error, Bundle,
-};
-use super::{handler, Config, Event, Events};
+use super::unbundle::{binary_or_object_bundles, decompress, section_payload, Bundle};
+use super::{commit, handler, read_input, write_error, Config, Event, Events};
 use crate::archive;
 use crate::io::{Input, Output};
 use crate::{Error, Result};

@@ -8,8 +8,7 @@ use std::time::Instant;
 use offkit_format::bundle::compressed;
 
 use super::objcopy::{self, TempFile};
-use super::unbundle::{read_input, write_error};
-use super::{handler, Compression, Config, Event, Events, Handler};
+use super::{handler, read_input, write_error, Compression, Config, Event, Events, Handler};
 use crate::io::{Input, Output};
 use crate::write::{self, Entry, Format};
 use crate::{Error, Result};

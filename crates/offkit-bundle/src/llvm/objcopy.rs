@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 
 use offkit_tools::ToolInvocation;
 
-use super::unbundle::write_error;
-use super::{Config, Event, Events};
+use super::{write_error, Config, Event, Events};
 use crate::{Error, Result};
 
 /// A temporary file named as LLVM names them (`clang-offload-bundler-XXXXXX.tmp` in the

@@ -11,27 +11,13 @@ use offkit_llvm::adt::stringmap::StringMap;
 use offkit_llvm::target_id::bundle::{is_compatible, is_well_formed, BundleEntryId};
 use offkit_tools::fs::Outputs;
 
-use super::{handler, objcopy, Config, Decompression, Event, Events, Handler};
+use super::{
+    commit, handler, objcopy, read_input, write_error, Config, Decompression, Event, Events,
+    Handler,
+};
 use crate::fatobj;
 use crate::io::{Input, Output};
 use crate::{Error, Result};
-
-/// Opens an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin), through the one
-/// input opener: a device that yields bytes is refused at once.
-pub(super) fn read_input(path: &Path) -> Result<Input> {
-    Input::open_llvm(path).map_err(|source| Error::Read {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
-/// `'<path>'`'s write error.
-pub(super) fn write_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error + '_ {
-    move |source| Error::Write {
-        path: path.to_path_buf(),
-        source,
-    }
-}
 
 /// Decompresses `input` as the release does (`CompressedOffloadBundle::decompress`): the input
 /// itself (mapped, payloads copied by the kernel) or the decompressed bytes.
@@ -148,12 +134,6 @@ fn write_payload(
     Ok(())
 }
 
-/// Renames every output of `outs` into place.
-pub(super) fn commit(outs: Outputs) -> Result<()> {
-    outs.commit()
-        .map_err(|(path, source)| Error::Write { path, source })
-}
-
 enum Payload<'a> {
     Range(u64, u64),
     Bytes(&'a [u8]),
@@ -245,25 +225,27 @@ pub fn unbundle(cfg: &Config, events: &mut Events<'_>) -> Result<()> {
             .collect();
         return Err(Error::MissingBundles { targets });
     }
-    let remaining: Vec<(String, std::path::PathBuf)> = work
-        .iter()
-        .map(|(k, v)| (String::from_utf8_lossy(k).into_owned(), v.clone()))
-        .collect();
-    if remaining.len() == cfg.targets.len() {
-        // No bundle matched at all: the input is taken to be the host's.
-        for (t, o) in &remaining {
-            if BundleEntryId::parse(llvm, t.as_bytes()).is_host() {
-                write_payload(&mut outs, input, Payload::Range(0, input.len()), o)?;
-            } else {
-                write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;
-            }
-        }
-        return commit(outs);
-    }
-    for (_, o) in &remaining {
-        write_payload(&mut outs, input, Payload::Bytes(&[]), o)?;
-    }
+    write_remaining(&mut outs, input, &work, cfg)?;
     commit(outs)
+}
+
+/// The outputs of the targets no bundle matched: empty, or when no bundle matched at all (the
+/// input is taken to be the host's) the whole input for a host target.
+fn write_remaining(
+    outs: &mut Outputs,
+    input: &Input,
+    work: &StringMap<String, std::path::PathBuf>,
+    cfg: &Config,
+) -> Result<()> {
+    let none_matched = work.len() == cfg.targets.len();
+    for (t, o) in work.iter() {
+        if none_matched && BundleEntryId::parse(cfg.release.llvm, t).is_host() {
+            write_payload(outs, input, Payload::Range(0, input.len()), o)?;
+        } else {
+            write_payload(outs, input, Payload::Bytes(&[]), o)?;
+        }
+    }
+    Ok(())
 }
 
 /// The payload of an object's bundle section: its contents, or for a one-byte `\0` host marker

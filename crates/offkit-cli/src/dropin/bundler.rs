@@ -215,30 +215,8 @@ fn run(
         .find("llvm-objcopy", None)
         .map_err(|_| error("unable to find 'llvm-objcopy' in path"))?;
     // Step 3: the deprecated comma forms.
-    let (input, inputs) = (p.values("input"), p.values("inputs"));
-    if !inputs.is_empty() && !input.is_empty() {
-        return Err(error(
-            "-inputs and -input cannot be used together, use only -input instead",
-        ));
-    }
-    if !inputs.is_empty() {
-        report.warning("-inputs is deprecated, use -input instead");
-        cfg.inputs = inputs.iter().map(PathBuf::from).collect();
-    } else {
-        cfg.inputs = input.iter().map(PathBuf::from).collect();
-    }
-    let (output, outputs) = (p.values("output"), p.values("outputs"));
-    if !outputs.is_empty() && !output.is_empty() {
-        return Err(error(
-            "-outputs and -output cannot be used together, use only -output instead",
-        ));
-    }
-    if !outputs.is_empty() {
-        report.warning("-outputs is deprecated, use -output instead");
-        cfg.outputs = outputs.iter().map(PathBuf::from).collect();
-    } else {
-        cfg.outputs = output.iter().map(PathBuf::from).collect();
-    }
+    cfg.inputs = files(p, "input", report)?;
+    cfg.outputs = files(p, "output", report)?;
     let raw_targets: Vec<String> = p.values("targets").iter().map(|s| s.to_string()).collect();
     // Step 4: listing.
     if p.flag("list") == Some(true) {
@@ -302,7 +280,7 @@ fn run(
     let CheckedTargets {
         standardised,
         host_index,
-        hip_only,
+        hip_only: _,
     } = check_targets(release.llvm, &raw_targets, unbundle)
         .map_err(|e| error(String::from_utf8_lossy(&e.message()).into_owned()))?;
     cfg.targets = standardised
@@ -310,7 +288,6 @@ fn run(
         .map(|t| String::from_utf8_lossy(&t).into_owned())
         .collect();
     cfg.host_index = host_index;
-    let _ = hip_only;
     let mode = if !unbundle {
         Mode::Bundle
     } else if cfg.files_type == "a" {
@@ -319,6 +296,22 @@ fn run(
         Mode::Unbundle
     };
     finish(&cfg, mode)
+}
+
+/// The files of `-<name>=` (repeatable) or the deprecated `-<name>s=a,b`, not both.
+fn files(p: &cl::Parsed, name: &str, report: &cl::Reporter) -> Run<Vec<PathBuf>> {
+    let plural = format!("{name}s");
+    let (one, many) = (p.values(name), p.values(&plural));
+    if !many.is_empty() && !one.is_empty() {
+        return Err(error(format!(
+            "-{plural} and -{name} cannot be used together, use only -{name} instead"
+        )));
+    }
+    if !many.is_empty() {
+        report.warning(&format!("-{plural} is deprecated, use -{name} instead"));
+        return Ok(many.iter().map(PathBuf::from).collect());
+    }
+    Ok(one.iter().map(PathBuf::from).collect())
 }
 
 /// Runs `mode` over the library, printing its events as they come and the listing at the end,
