@@ -5,7 +5,7 @@
 //! What differs between the releases is one table, [`Release`], and the release-aware models it
 //! hands the version to (bundle entry IDs in `offkit_llvm::target_id::bundle`, the compressed
 //! bundles in `offkit_format::bundle::compressed`). Where LLVM crashes, hangs or writes garbage
-//! the calls return a typed [`Error`](crate::Error) instead, and no failure leaves a partial
+//! the calls return a typed [`Error`] instead, and no failure leaves a partial
 //! output: outputs are written to temporary files and renamed into place together. What LLVM
 //! prints on the way (its verbose reports, `-###` commands, warnings) is handed to the caller
 //! as [`Event`]s, in order, for it to word; LLVM's exact messages are the drop-in face's.
