@@ -226,6 +226,179 @@ pub enum Error {
     /// An ELF file that cannot be rewritten in place (the cause of an [`Error::Object`]).
     #[error("{0}")]
     ObjectMalformed(String),
+    // What the LLVM bundler (`crate::llvm`) refuses, as data; the drop-in face words each
+    // as the release does.
+    /// A `-type` that is no bundler file type.
+    #[error("`{files_type}` is not a bundler file type")]
+    InvalidFileType {
+        /// The type given.
+        files_type: String,
+    },
+    /// A binary bundle header LLVM 19 crashes on.
+    #[error("malformed bundle header at {offset:#x}: {reason}")]
+    MalformedBundleHeader {
+        /// The absolute offset of the field that leads to the crash.
+        offset: u64,
+        /// Why.
+        reason: &'static str,
+    },
+    /// An object whose sections cannot be read.
+    #[error("cannot read the sections of the object `{}`", path.display())]
+    ObjectRead {
+        /// The input (an archive member by its name).
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: object::Error,
+    },
+    /// A text bundle without its end marker (LLVM lists it forever, or reads past the end).
+    #[error("a bundle of `{}` has no end marker", path.display())]
+    UnterminatedTextBundle {
+        /// The input.
+        path: PathBuf,
+        /// The bundle's ID, when it was being unbundled.
+        id: Option<Vec<u8>>,
+    },
+    /// A binary bundle whose payload lies outside its input.
+    #[error("the bundle `{}` of `{}` lies outside its input", String::from_utf8_lossy(id), path.display())]
+    BundleOutside {
+        /// The input.
+        path: PathBuf,
+        /// The archive member holding the bundle, if any.
+        member: Option<String>,
+        /// The bundle's ID.
+        id: Vec<u8>,
+        /// Its offset.
+        offset: u64,
+        /// Its size.
+        size: u64,
+    },
+    /// An object's bundle section whose contents lie outside the object.
+    #[error("the contents of section {index} lie outside the object")]
+    SectionOutside {
+        /// The section's index.
+        index: usize,
+    },
+    /// A bundle ID read from a bundle without the five or six pieces LLVM 22 requires.
+    #[error(
+        "invalid bundle ID `{}` read from a bundle",
+        String::from_utf8_lossy(id)
+    )]
+    InvalidReadBundleId {
+        /// The ID.
+        id: Vec<u8>,
+    },
+    /// Targets with no bundle in the input (without `-allow-missing-bundles`).
+    #[error("no bundles for {}", targets.join(", "))]
+    MissingBundles {
+        /// The targets, in the work list's order.
+        targets: Vec<String>,
+    },
+    /// Two code objects of an archive member whose target IDs conflict
+    /// (`-check-input-archive`).
+    #[error("conflicting target IDs in `{}`", archive.display())]
+    ArchiveConflict {
+        /// The archive.
+        archive: PathBuf,
+        /// The member.
+        member: Vec<u8>,
+        /// The first bundle ID.
+        first: Vec<u8>,
+        /// The second.
+        second: Vec<u8>,
+    },
+    /// A bundle ID of an archive member that LLVM's conflict check crashes on.
+    #[error("member `{}` of `{}` has the malformed bundle ID `{}`", String::from_utf8_lossy(member), archive.display(), String::from_utf8_lossy(id))]
+    ArchiveMalformedId {
+        /// The archive.
+        archive: PathBuf,
+        /// The member.
+        member: Vec<u8>,
+        /// The ID.
+        id: Vec<u8>,
+    },
+    /// A target no member of the archive has a code object for.
+    #[error("no code object of `{}` is compatible with `{target}`", archive.display())]
+    NoCompatibleCodeObject {
+        /// The target.
+        target: String,
+        /// The archive.
+        archive: PathBuf,
+    },
+    /// A per-target archive could not be laid out.
+    #[error("cannot write an archive")]
+    ArchiveWrite {
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `-bundle-align=0`.
+    #[error("the bundle alignment must be at least 1")]
+    ZeroBundleAlignment,
+    /// An object bundle without a host target.
+    #[error("cannot bundle an object file without a host target")]
+    ObjectWithoutHost,
+    /// A size that a version-2 compressed bundle header cannot hold.
+    #[error("{} too large for a version 2 compressed bundle header", if *total { "the total file size is" } else { "the uncompressed size is" })]
+    Version2Limit {
+        /// Whether it is the total file size (else the uncompressed size).
+        total: bool,
+    },
+    /// A bundle could not be compressed.
+    #[error("cannot compress the bundle")]
+    Compress {
+        /// Why.
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// `llvm-objcopy` is missing or failed.
+    #[error("llvm-objcopy failed")]
+    ObjcopyFailed {
+        /// Why.
+        #[source]
+        source: offkit_tools::Error,
+    },
+    // What the LLVM packager (`crate::packager`) refuses.
+    /// An `--image` to package without `file=` (or, in LLVM 19, `triple=`).
+    #[error("an image to package needs `file`{}", if *triple { " and `triple`" } else { "" })]
+    MissingImageArguments {
+        /// Whether `triple` is required too.
+        triple: bool,
+    },
+    /// An `--image` filter without `file=` when extracting into an archive.
+    #[error("an image filter needs `file` to name the archive")]
+    ImageWithoutFile,
+    /// A buffer LLVM's `OffloadBinary::create` refuses.
+    #[error("not an offload binary that LLVM reads: {problem}")]
+    OffloadBinaryCreate {
+        /// Which check failed.
+        problem: crate::packager::CreateError,
+    },
+    /// A bitcode module that cannot be read for its embedded offload binaries.
+    #[error("cannot read the bitcode module")]
+    BitcodeModule {
+        /// Why.
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// A bitcode image whose symbols cannot be listed for an archive's symbol table.
+    #[error("cannot list the symbols of the bitcode member `{member}`")]
+    BitcodeSymbols {
+        /// The member's name.
+        member: String,
+        /// Why.
+        #[source]
+        source: offkit_format::Error,
+    },
+    /// The object `llvm-objcopy` wrote cannot be read back.
+    #[error("cannot read back `{}`, written by llvm-objcopy", path.display())]
+    ObjcopyOutput {
+        /// The temporary file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// The result type of this crate.

@@ -27,9 +27,10 @@ impl Input {
         Input::open_with(path, Special::Refuse)
     }
 
-    /// Opens `path` as LLVM 19's tools accept it: also a device, read with a bound.
+    /// Opens `path` as LLVM's tools accept it: also an empty device (`/dev/null`); a device
+    /// that yields bytes is refused ([`offkit_tools::mmap::Special::EmptyDevices`]).
     pub fn open_llvm(path: &Path) -> io::Result<Input> {
-        Input::open_with(path, Special::ReadDevices)
+        Input::open_with(path, Special::EmptyDevices)
     }
 
     fn open_with(path: &Path, special: Special) -> io::Result<Input> {

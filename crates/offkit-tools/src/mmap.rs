@@ -11,8 +11,11 @@
 //! the open cannot block), with an error that says what the path is. Standard input (`-`, where
 //! a command documents it) is mapped when it is a regular file and read otherwise, up to
 //! [`MAX_STREAM_INPUT`] bytes, with every allocation fallible (a failed one is an error, not an
-//! abort). The drop-in faces of LLVM's tools read character and block devices the same bounded
-//! way, because LLVM 19 accepts them (`-input=/dev/null` is an empty input there).
+//! abort). The drop-in faces of LLVM's tools also take a character or block device that is
+//! empty at its first read, because LLVM accepts them and clang's drivers use one
+//! (`-input=/dev/null` is the HIP driver's host input); a device that yields bytes (`/dev/zero`,
+//! `/dev/urandom`) is refused after that one read, where LLVM reads it until it runs out of
+//! memory and aborts.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read};
@@ -21,7 +24,7 @@ use std::os::fd::AsFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
-/// The most bytes read from standard input or (by the drop-in faces) a device: 4 GiB. Regular
+/// The most bytes read from standard input: 4 GiB. Regular
 /// files are mapped and have no such bound.
 pub const MAX_STREAM_INPUT: u64 = 4 << 30;
 
@@ -30,9 +33,11 @@ pub const MAX_STREAM_INPUT: u64 = 4 << 30;
 pub enum Special {
     /// Refused, whatever it is (the `offkit` subcommands).
     Refuse,
-    /// Character and block devices are read up to [`MAX_STREAM_INPUT`] bytes, as LLVM 19 reads
-    /// them; FIFOs and sockets are refused (LLVM 19 hangs on them). The drop-in faces.
-    ReadDevices,
+    /// A character or block device that is empty at its first read (`/dev/null`) is an empty
+    /// input, as in LLVM; one that yields bytes (`/dev/zero`) is refused at once (LLVM reads
+    /// it until memory runs out); FIFOs and sockets are refused (LLVM hangs on them). The
+    /// drop-in faces.
+    EmptyDevices,
 }
 
 /// A read-only view of a whole input: mapped when it is a regular non-empty file, read into
@@ -43,6 +48,18 @@ pub enum MappedFile {
     Mapped(memmap2::Mmap),
     /// The file's bytes, read.
     Read(Vec<u8>),
+}
+
+/// The error for a device that yielded bytes at its first read (see [`Special::EmptyDevices`]).
+fn not_empty_device(t: std::fs::FileType) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "not a regular file ({} that is not empty); only regular files and empty devices \
+             are read as inputs",
+            describe(t)
+        ),
+    )
 }
 
 /// An opened input: its bytes, and for a regular file the open descriptor the bytes came from
@@ -103,12 +120,22 @@ pub fn open(path: &Path, special: Special) -> io::Result<Opened> {
             file: Some(file),
         });
     }
-    if special == Special::ReadDevices && (t.is_char_device() || t.is_block_device()) {
-        // Reopened without O_NONBLOCK, so that a read waits as LLVM's would.
+    if special == Special::EmptyDevices && (t.is_char_device() || t.is_block_device()) {
+        // Reopened without O_NONBLOCK, so that a read waits as LLVM's would; one read of a
+        // byte tells an empty device from one that would be read until memory runs out.
         drop(file);
-        let data = read_bounded(File::open(path)?, MAX_STREAM_INPUT)?;
+        let mut byte = [0u8; 1];
+        let mut device = File::open(path)?;
+        loop {
+            match device.read(&mut byte) {
+                Ok(0) => break,
+                Ok(_) => return Err(not_empty_device(t)),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        }
         return Ok(Opened {
-            data: MappedFile::Read(data),
+            data: MappedFile::Read(Vec::new()),
             file: None,
         });
     }
@@ -279,10 +306,10 @@ impl MappedFile {
         }
     }
 
-    /// Opens `path` as LLVM 19's tools would accept it: a regular file, or a device read with a
-    /// bound ([`Special::ReadDevices`]). For the drop-in faces.
+    /// Opens `path` as LLVM's tools would accept it: a regular file, or an empty device
+    /// ([`Special::EmptyDevices`]). For the drop-in faces.
     pub fn open_llvm(path: &Path) -> io::Result<MappedFile> {
-        open(path, Special::ReadDevices).map(|o| o.data)
+        open(path, Special::EmptyDevices).map(|o| o.data)
     }
 
     /// Standard input: mapped when it is a regular file (`< file`), read otherwise, up to
@@ -390,7 +417,7 @@ mod tests {
             .unwrap();
         assert!(made.success());
         let start = Instant::now();
-        for special in [Special::Refuse, Special::ReadDevices] {
+        for special in [Special::Refuse, Special::EmptyDevices] {
             let e = open(&fifo, special).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
             assert!(e.to_string().contains("a FIFO"), "{e}");
@@ -399,11 +426,21 @@ mod tests {
         let zero = Path::new("/dev/zero");
         let e = MappedFile::open(zero).unwrap_err();
         assert!(e.to_string().contains("a character device"), "{e}");
-        // The drop-in faces read devices as LLVM does, with a bound.
+        // The drop-in faces take an empty device as LLVM does, and refuse one that yields
+        // bytes after one read.
         assert_eq!(
             &*MappedFile::open_llvm(Path::new("/dev/null")).unwrap(),
             b""
         );
+        let start = Instant::now();
+        let e = MappedFile::open_llvm(zero).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert!(
+            e.to_string()
+                .contains("a character device that is not empty"),
+            "{e}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

@@ -1,72 +1,34 @@
 //! The drop-in `clang-offload-bundler` of LLVM 19.1.7 and 22.1.8: the same options, environment
 //! variables, output bytes, `-list` order, messages and exit codes.
 //!
-//! The two releases share the options and help texts; what differs is in one table,
-//! [`Release`] (the compressed bundles written and read, the checks of bundle IDs read from
-//! files), and in the release-aware models it hands the version to (bundle entry IDs in
-//! `offkit_llvm::target_id::bundle`, decompression in `offkit_format::bundle::compressed`).
+//! This face is LLVM's command line and LLVM's words over the library bundler,
+//! [`offkit_bundle::llvm`]: it parses the options (`cl`), checks them in LLVM's order, builds an
+//! [`llvm::Config`] and calls the mode's front door; the library's [`llvm::Event`]s are printed
+//! as LLVM prints them ([`report`]) and its typed errors become LLVM's messages
+//! ([`llvm_error`]). What differs between the releases is the library's [`llvm::Release`].
 //!
 //! Departures, all where LLVM crashes, hangs or writes garbage: a clear error instead, and
-//! never a partial output (outputs are written to a temporary file and renamed into place).
-//! Binary payloads are copied between files by the kernel instead of through memory.
+//! never a partial output (see [`offkit_bundle::llvm`]).
 //!
 //! ```text
-//! argv ─cl─► Config (env, then options) ─checks─► list | bundle | unbundle | archive
+//! argv ─cl─► llvm::Config (env, then options) ─checks─► llvm::{list, bundle, unbundle,
+//!            unbundle_archive} ─► Events, IDs ─print─► stdout/stderr; Error ─llvm_error─► message
 //! ```
 
-mod archive;
-mod bundle;
-mod objcopy;
-mod unbundle;
+mod report;
 
-use offkit_llvm::LlvmVersion;
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use offkit_llvm::target_id::bundle::{check_targets, CheckedTargets};
+use offkit_bundle::llvm::{self, Release};
+use offkit_llvm::target_id::bundle::{archive_conflict_message, check_targets, CheckedTargets};
+use offkit_llvm::LlvmVersion;
 use offkit_tools::{Env, ToolFinder};
 
 use super::cl::{self, Spec};
-use super::error::Error;
-
-/// What differs between the releases' bundlers, beyond the ID rules (`offkit-llvm`), the
-/// compressed bundles they write by default (`compressed::Options::written_by`) and their
-/// decompression (`compressed::decompress_llvm`), which take the release themselves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Release {
-    /// The release.
-    pub llvm: LlvmVersion,
-    /// Whether `COMPRESSED_BUNDLE_FORMAT_VERSION` (2 or 3) chooses the version written.
-    pub ccob_version_env: bool,
-    /// Whether bundle IDs read from a bundle must have five or six `-`-separated pieces when
-    /// unbundling (`checkOffloadBundleID`).
-    pub checks_read_ids: bool,
-    /// The smallest input the decompressor looks at (shorter ones are used as they are,
-    /// without even the verbose `Uncompressed bundle.`), as
-    /// `compressed::is_compressed_for` has it.
-    pub ccob_min_size: u64,
-}
-
-impl Release {
-    /// The bundler of release `llvm`.
-    pub fn of(llvm: LlvmVersion) -> Release {
-        match llvm {
-            LlvmVersion::V19 => Release {
-                llvm,
-                ccob_version_env: false,
-                checks_read_ids: false,
-                ccob_min_size: 20,
-            },
-            _ => Release {
-                llvm,
-                ccob_version_env: true,
-                checks_read_ids: true,
-                ccob_min_size: 8,
-            },
-        }
-    }
-}
+use super::error::{decompress_message, Error};
 
 /// The options of `clang-offload-bundler` (LLVM 19 and 22 alike), in the order its help lists
 /// them.
@@ -134,85 +96,34 @@ fn error(msg: impl Into<String>) -> Error {
     Error::msg(msg)
 }
 
-/// LLVM's `'<path>': <strerror>` for a file error.
-fn file_error(path: &Path, e: std::io::Error) -> Error {
-    Error::file(path, e)
-}
-
-/// The bundler's configuration: environment variables first, then the options.
-#[derive(Debug, Clone)]
-struct Config {
-    files_type: String,
-    /// The standardised targets (after the checks).
-    targets: Vec<String>,
-    inputs: Vec<String>,
-    outputs: Vec<String>,
-    unbundle: bool,
-    allow_missing: bool,
-    bundle_align: u32,
-    check_input_archive: bool,
-    hip_openmp: bool,
-    compress: bool,
-    compression_level: i32,
-    verbose: bool,
-    print_commands: bool,
-    /// The target the host input belongs to, if any.
-    host_index: Option<usize>,
-    /// Every target is HIP: bundling needs no host (input 0 is the reference).
-    hip_only: bool,
-    /// The release's behaviour.
-    release: Release,
-    /// The compressed-bundle version `-compress` writes.
-    ccob_version: u16,
-}
-
-/// Everything a run needs.
-struct Ctx<'e> {
-    cfg: Config,
-    env: &'e Env,
-    objcopy: PathBuf,
-}
-
-impl Ctx<'_> {
-    /// The directory LLVM's `createTemporaryFile` uses.
-    fn tmpdir(&self) -> PathBuf {
-        ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]
-            .iter()
-            .find_map(|v| self.env.get_os(v).filter(|p| !p.is_empty()))
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("/tmp"))
-    }
+/// LLVM's `createTemporaryFile` directory: `$TMPDIR`, `$TMP`, `$TEMP`, `$TEMPDIR`, `/tmp`.
+fn tmpdir(env: &Env) -> PathBuf {
+    ["TMPDIR", "TMP", "TEMP", "TEMPDIR"]
+        .iter()
+        .find_map(|v| env.get_os(v).filter(|p| !p.is_empty()))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/tmp"))
 }
 
 /// Runs the tool with its full argument vector.
 pub fn main(face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     let argv0 = args.first().map(PathBuf::from);
     let release = Release::of(face.version);
-    TOOL.main_as(face, args, env, |p, report| {
-        run(&p, release, argv0.as_deref(), env, report)
+    TOOL.main_as(face, args, env, |p, reporter| {
+        run(&p, release, argv0.as_deref(), env, reporter)
     })
 }
 
-/// Builds the configuration: `OffloadBundlerConfig`'s environment variables, then the options.
-fn config(p: &cl::Parsed, release: Release, env: &Env) -> Config {
-    let mut cfg = Config {
-        files_type: p.last("type").unwrap_or_default().to_string(),
-        targets: Vec::new(),
-        inputs: Vec::new(),
-        outputs: Vec::new(),
-        unbundle: p.flag("unbundle") == Some(true),
+/// Builds the library's configuration: `OffloadBundlerConfig`'s environment variables, then
+/// the options (the files and targets are set by the checks).
+fn config(p: &cl::Parsed, release: Release, env: &Env) -> llvm::Config {
+    let mut cfg = llvm::Config {
         allow_missing: p.flag("allow-missing-bundles") == Some(true),
-        bundle_align: 1,
         check_input_archive: p.flag("check-input-archive") == Some(true),
         hip_openmp: p.flag("hip-openmp-compatible") == Some(true),
-        compress: false,
-        compression_level: 3,
-        verbose: false,
         print_commands: p.flag("###") == Some(true),
-        host_index: None,
-        hip_only: false,
-        release,
-        ccob_version: offkit_format::bundle::compressed::Options::written_by(release.llvm).version,
+        tmpdir: tmpdir(env),
+        ..llvm::Config::new(release.llvm, p.last("type").unwrap_or_default())
     };
     if env.get("OFFLOAD_BUNDLER_IGNORE_ENV_VAR") != Some("1") {
         if let Some(v) = env.get_os("OFFLOAD_BUNDLER_VERBOSE") {
@@ -279,6 +190,15 @@ fn decimal_i32(s: &str) -> Option<i32> {
     s.parse().ok()
 }
 
+/// The bundler's modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    List,
+    Bundle,
+    Unbundle,
+    Archive,
+}
+
 /// The checks of the options, in LLVM's order (`ClangOffloadBundler.cpp`'s `main`: the first
 /// failing check wins), then the mode.
 fn run(
@@ -289,66 +209,44 @@ fn run(
     report: &cl::Reporter,
 ) -> Run {
     let mut cfg = config(p, release, env);
+    let unbundle = p.flag("unbundle") == Some(true);
     // Step 2: llvm-objcopy is looked up in every mode, beside argv[0] first.
-    let objcopy = ToolFinder::new(env, argv0)
+    cfg.objcopy = ToolFinder::new(env, argv0)
         .find("llvm-objcopy", None)
         .map_err(|_| error("unable to find 'llvm-objcopy' in path"))?;
     // Step 3: the deprecated comma forms.
-    let (input, inputs) = (p.values("input"), p.values("inputs"));
-    if !inputs.is_empty() && !input.is_empty() {
-        return Err(error(
-            "-inputs and -input cannot be used together, use only -input instead",
-        ));
-    }
-    if !inputs.is_empty() {
-        report.warning("-inputs is deprecated, use -input instead");
-        cfg.inputs = inputs.iter().map(|s| s.to_string()).collect();
-    } else {
-        cfg.inputs = input.iter().map(|s| s.to_string()).collect();
-    }
-    let (output, outputs) = (p.values("output"), p.values("outputs"));
-    if !outputs.is_empty() && !output.is_empty() {
-        return Err(error(
-            "-outputs and -output cannot be used together, use only -output instead",
-        ));
-    }
-    if !outputs.is_empty() {
-        report.warning("-outputs is deprecated, use -output instead");
-        cfg.outputs = outputs.iter().map(|s| s.to_string()).collect();
-    } else {
-        cfg.outputs = output.iter().map(|s| s.to_string()).collect();
-    }
+    cfg.inputs = files(p, "input", report)?;
+    cfg.outputs = files(p, "output", report)?;
     let raw_targets: Vec<String> = p.values("targets").iter().map(|s| s.to_string()).collect();
-    let mut ctx = Ctx { cfg, env, objcopy };
     // Step 4: listing.
     if p.flag("list") == Some(true) {
-        if ctx.cfg.unbundle {
+        if unbundle {
             return Err(error("-unbundle and -list cannot be used together"));
         }
-        if ctx.cfg.inputs.len() != 1 {
+        if cfg.inputs.len() != 1 {
             return Err(error("only one input file supported for -list"));
         }
-        if !ctx.cfg.outputs.is_empty() {
+        if !cfg.outputs.is_empty() {
             return Err(error("-outputs option is invalid for -list"));
         }
         if !raw_targets.is_empty() {
             return Err(error("-targets option is invalid for -list"));
         }
-        return unbundle::list(&ctx);
+        return finish(&cfg, Mode::List);
     }
     // Step 5.
-    if ctx.cfg.check_input_archive {
-        if !ctx.cfg.unbundle {
+    if cfg.check_input_archive {
+        if !unbundle {
             return Err(error("-check-input-archive cannot be used while bundling"));
         }
-        if ctx.cfg.files_type != "a" {
+        if cfg.files_type != "a" {
             return Err(error(
                 "-check-input-archive can only be used for unbundling archives (-type=a)",
             ));
         }
     }
     // Steps 6–8.
-    if ctx.cfg.outputs.is_empty() {
+    if cfg.outputs.is_empty() {
         return Err(error("no output file specified!"));
     }
     if p.count("targets") == 0 {
@@ -356,23 +254,23 @@ fn run(
             "for the --targets option: must be specified at least once!",
         ));
     }
-    if ctx.cfg.unbundle {
-        if ctx.cfg.inputs.len() != 1 {
+    if unbundle {
+        if cfg.inputs.len() != 1 {
             return Err(error("only one input file supported in unbundling mode"));
         }
-        if ctx.cfg.outputs.len() != raw_targets.len() {
+        if cfg.outputs.len() != raw_targets.len() {
             return Err(error(
                 "number of output files and targets should match in unbundling mode",
             ));
         }
     } else {
-        if ctx.cfg.files_type == "a" {
+        if cfg.files_type == "a" {
             return Err(error("Archive files are only supported for unbundling"));
         }
-        if ctx.cfg.outputs.len() != 1 {
+        if cfg.outputs.len() != 1 {
             return Err(error("only one output file supported in bundling mode"));
         }
-        if ctx.cfg.inputs.len() != raw_targets.len() {
+        if cfg.inputs.len() != raw_targets.len() {
             return Err(error(
                 "number of input files and targets should match in bundling mode",
             ));
@@ -382,69 +280,185 @@ fn run(
     let CheckedTargets {
         standardised,
         host_index,
-        hip_only,
-    } = check_targets(release.llvm, &raw_targets, ctx.cfg.unbundle)
+        hip_only: _,
+    } = check_targets(release.llvm, &raw_targets, unbundle)
         .map_err(|e| error(String::from_utf8_lossy(&e.message()).into_owned()))?;
-    ctx.cfg.targets = standardised
+    cfg.targets = standardised
         .into_iter()
         .map(|t| String::from_utf8_lossy(&t).into_owned())
         .collect();
-    ctx.cfg.host_index = host_index;
-    ctx.cfg.hip_only = hip_only;
-    let result = if !ctx.cfg.unbundle {
-        bundle::bundle(&ctx)
-    } else if ctx.cfg.files_type == "a" {
-        archive::unbundle_archive(&ctx)
+    cfg.host_index = host_index;
+    let mode = if !unbundle {
+        Mode::Bundle
+    } else if cfg.files_type == "a" {
+        Mode::Archive
     } else {
-        unbundle::unbundle(&ctx)
+        Mode::Unbundle
     };
-    if ctx.cfg.verbose {
-        objcopy::print_timers();
+    finish(&cfg, mode)
+}
+
+/// The files of `-<name>=` (repeatable) or the deprecated `-<name>s=a,b`, not both.
+fn files(p: &cl::Parsed, name: &str, report: &cl::Reporter) -> Run<Vec<PathBuf>> {
+    let plural = format!("{name}s");
+    let (one, many) = (p.values(name), p.values(&plural));
+    if !many.is_empty() && !one.is_empty() {
+        return Err(error(format!(
+            "-{plural} and -{name} cannot be used together, use only -{name} instead"
+        )));
     }
-    result
-}
-
-/// Reads an input as LLVM's `MemoryBuffer::getFileOrSTDIN` (`-` is stdin).
-fn read_input(path: &str) -> Run<offkit_bundle::io::Input> {
-    offkit_bundle::io::Input::open_llvm(Path::new(path)).map_err(|e| file_error(Path::new(path), e))
-}
-
-/// Writes a whole output file as LLVM's `raw_fd_ostream` would (`-` is stdout), atomically.
-fn write_output(path: &str, bytes: &[u8]) -> Run {
-    offkit_bundle::io::write_file(Path::new(path), bytes)
-        .map_err(|e| file_error(Path::new(path), e))
-}
-
-/// Like [`write_output`], but the output joins `outs` and appears only when they are
-/// committed together ([`unbundle::commit`]).
-fn stage_output(outs: &mut offkit_tools::fs::Outputs, path: &str, bytes: &[u8]) -> Run {
-    let p = Path::new(path);
-    let mut out = offkit_bundle::io::Output::create(p).map_err(|e| file_error(p, e))?;
-    std::io::Write::write_all(&mut out, bytes).map_err(|e| file_error(p, e))?;
-    outs.push(out);
-    Ok(())
-}
-
-/// The handler LLVM picks for a `-type` (text types by comment, binary types, `o`/`a` by
-/// content), or its "invalid file type" error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Handler {
-    Text(offkit_format::bundle::text::Comment),
-    Binary,
-    Object,
-}
-
-fn handler(ty: &str, reference: &[u8]) -> Run<Handler> {
-    use offkit_format::bundle::text::Comment;
-    if let Some(c) = Comment::for_type(ty) {
-        return Ok(Handler::Text(c));
+    if !many.is_empty() {
+        report.warning(&format!("-{plural} is deprecated, use -{name} instead"));
+        return Ok(many.iter().map(PathBuf::from).collect());
     }
-    match ty {
-        "bc" | "gch" | "ast" => Ok(Handler::Binary),
-        "o" | "a" if offkit_bundle::fatobj::is_object(reference) => Ok(Handler::Object),
-        "o" | "a" => Ok(Handler::Binary),
-        _ => Err(error(format!("'{ty}': invalid file type specified"))),
+    Ok(one.iter().map(PathBuf::from).collect())
+}
+
+/// Runs `mode` over the library, printing its events as they come and the listing at the end,
+/// and LLVM's timer report under `-verbose` whatever the outcome.
+fn finish(cfg: &llvm::Config, mode: Mode) -> Run {
+    let mut timers = report::Timers::default();
+    let mut events = |e: llvm::Event<'_>| report::event(e, &mut timers);
+    let result = match mode {
+        Mode::List => llvm::list(cfg, &mut events).map(|ids| {
+            let mut out = Vec::new();
+            for id in ids {
+                out.extend_from_slice(&id);
+                out.push(b'\n');
+            }
+            let mut stdout = std::io::stdout().lock();
+            let _ = stdout.write_all(&out);
+            let _ = stdout.flush();
+        }),
+        Mode::Bundle => llvm::bundle(cfg, &mut events),
+        Mode::Unbundle => llvm::unbundle(cfg, &mut events),
+        Mode::Archive => llvm::unbundle_archive(cfg, &mut events),
+    };
+    if cfg.verbose && mode != Mode::List {
+        timers.print();
     }
+    result.map_err(|e| llvm_error(e, mode, cfg.release.llvm))
+}
+
+/// LLVM's message for the library's error `e` in `mode` (offkit's own, naming the file,
+/// where LLVM crashes, hangs or reads out of bounds).
+fn llvm_error(e: offkit_bundle::Error, mode: Mode, llvm: LlvmVersion) -> Error {
+    use offkit_bundle::Error as B;
+    let archive = mode == Mode::Archive;
+    let msg = match e {
+        B::Read { path, source } | B::Write { path, source } => return Error::file(path, source),
+        B::Decompress { source, .. } => format!(
+            "Failed to decompress {}: {}",
+            if archive { "code object" } else { "input" },
+            decompress_message(&source)
+        ),
+        B::InvalidFileType { files_type } => format!("'{files_type}': invalid file type specified"),
+        B::MalformedBundleHeader { offset, reason } => {
+            format!("malformed bundle header at offset {offset:#x}: {reason} (LLVM crashes here)")
+        }
+        B::ObjectRead { source, .. } => source.to_string(),
+        B::UnterminatedTextBundle { path, id: None } => format!(
+            "'{}': a bundle has no end marker and LLVM would list it forever",
+            path.display()
+        ),
+        B::UnterminatedTextBundle { path, id: Some(id) } => format!(
+            "'{}': the bundle '{}' has no end marker (LLVM reads past the end of the input)",
+            path.display(),
+            String::from_utf8_lossy(&id)
+        ),
+        B::BundleOutside {
+            path,
+            member: None,
+            id,
+            offset,
+            size,
+        } => format!(
+            "'{}': the bundle '{}' ({size} bytes at offset {offset:#x}) lies outside the input \
+             (LLVM reads out of bounds)",
+            path.display(),
+            String::from_utf8_lossy(&id)
+        ),
+        B::BundleOutside {
+            path,
+            member: Some(member),
+            id,
+            ..
+        } => format!(
+            "'{}': the bundle '{}' in member '{member}' lies outside the member (LLVM reads out \
+             of bounds)",
+            path.display(),
+            String::from_utf8_lossy(&id)
+        ),
+        B::SectionOutside { index } => {
+            format!("the contents of section {index} lie outside the object")
+        }
+        B::InvalidReadBundleId { .. } if archive => {
+            "Invalid bundle id read from code object".into()
+        }
+        B::InvalidReadBundleId { .. } => "invalid bundle id read from the bundle".into(),
+        B::MissingBundles { targets } => missing_message(targets),
+        B::ArchiveConflict {
+            archive,
+            member,
+            first,
+            second,
+        } => String::from_utf8_lossy(&archive_conflict_message(
+            &first,
+            &second,
+            &member,
+            archive.as_os_str().as_encoded_bytes(),
+        ))
+        .into_owned(),
+        B::ArchiveMalformedId {
+            archive,
+            member,
+            id,
+        } => format!(
+            "'{}': member '{}' has the malformed bundle ID '{}' (LLVM {llvm}'s conflict check \
+             crashes on it)",
+            archive.display(),
+            String::from_utf8_lossy(&member),
+            String::from_utf8_lossy(&id)
+        ),
+        B::NoCompatibleCodeObject { target, archive } => format!(
+            "no compatible code object found for the target '{target}' in heterogeneous archive \
+             library: {}",
+            archive.display()
+        ),
+        B::ArchiveWrite { source } => source.to_string(),
+        B::ZeroBundleAlignment => {
+            "-bundle-align=0: the alignment must be at least 1 (LLVM divides by zero)".into()
+        }
+        B::ObjectWithoutHost => {
+            "cannot bundle an object file without a host target (LLVM crashes here)".into()
+        }
+        B::Version2Limit { total: false } => "Uncompressed size exceeds version 2 limit".into(),
+        B::Version2Limit { total: true } => "Total file size exceeds version 2 limit".into(),
+        B::Compress { source } => source.to_string(),
+        B::ObjcopyFailed { .. } => "'llvm-objcopy' tool failed".into(),
+        B::ObjcopyOutput { .. } => "Failed to read back the modified object file".into(),
+        e => e.to_string(),
+    };
+    error(msg)
+}
+
+/// The Oxford-comma list of `Can't find bundles for …`.
+fn missing_message(mut names: Vec<String>) -> String {
+    names.sort();
+    names.dedup();
+    let mut m = String::from("Can't find bundles for");
+    let last = names.len().saturating_sub(1);
+    for (i, n) in names.iter().enumerate() {
+        if i != 0 && last > 1 {
+            m.push(',');
+        }
+        m.push(' ');
+        if i == last && i != 0 {
+            m.push_str("and ");
+        }
+        m.push_str(n);
+    }
+    m
 }
 
 #[cfg(test)]
@@ -454,5 +468,13 @@ mod tests {
         assert_eq!(super::with_commas(5182), "5,182");
         assert_eq!(super::with_commas(100), "100");
         assert_eq!(super::with_commas(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn oxford_comma() {
+        let m = |v: &[&str]| super::missing_message(v.iter().map(|s| s.to_string()).collect());
+        assert_eq!(m(&["a"]), "Can't find bundles for a");
+        assert_eq!(m(&["b", "a"]), "Can't find bundles for a and b");
+        assert_eq!(m(&["c", "a", "b"]), "Can't find bundles for a, b, and c");
     }
 }

@@ -9,7 +9,7 @@
 //!   file";
 //! * an ELF or COFF object (`\n<file>:\tfile format <format>`): its offload binaries, found as
 //!   `extractOffloadBinaries` finds them (the packager face's reading,
-//!   [`packager::extract::collect`](super::packager::extract::collect)), each printed as
+//!   [`packager::collect`](offkit_bundle::packager::collect)), each printed as
 //!   `OFFLOADING IMAGE [<n>]:` with its image kind, `arch`, `triple` and producer (the offload
 //!   kind by the release's numbering: HIP is 3 in LLVM 19, 4 in LLVM 22); then, LLVM 22 only,
 //!   its HIP fat-binary bundles written out ([`bundles`]);
@@ -47,9 +47,10 @@ use offkit_tools::Env;
 
 use super::cl::{self, Reporter, Step};
 use super::error::{Error, Result};
-use super::packager::extract;
+use super::packager::{create_message, extract_message};
 use super::Face;
 use format::{Family, Input};
+use offkit_bundle::packager as extract;
 
 /// `object_error::unexpected_eof`.
 const UNEXPECTED_EOF: &str = "The end of the file was unexpectedly encountered";
@@ -216,7 +217,8 @@ impl Run<'_> {
             }
             Input::OffloadBinary => {
                 // `createBinary` reads the first binary before anything is listed.
-                if let Some(m) = extract::create_error(&data) {
+                if let Some(e) = extract::create_error(&data) {
+                    let m = create_message(e);
                     return Err(Error::msg(format!("'{name}': {m}")));
                 }
                 self.listing(&data, &name)
@@ -255,7 +257,8 @@ impl Run<'_> {
                     .out
                     .write(format!("{}\n", header("COFF-import-file")).as_bytes()),
                 Input::OffloadBinary => {
-                    if let Some(m) = extract::create_error(bytes) {
+                    if let Some(e) = extract::create_error(bytes) {
+                        let m = create_message(e);
                         return Err(Error::msg(format!("{name}({mname}): {m}")));
                     }
                     return Err(Error::msg(format!("'{name}': {NOT_OBJECT}")));
@@ -294,8 +297,10 @@ impl Run<'_> {
 
     /// The offload binaries of `data` (named `file`), listed (`printBinary`).
     fn listing(&self, data: &[u8], file: &str) -> Result {
-        let found = extract::collect(data, file, None, self.release.llvm)
-            .map_err(|e| Error::msg(format!("'{file}': while extracting offloading files: {e}")))?;
+        let found = extract::collect(data, file, None, self.release.llvm).map_err(|e| {
+            let e = extract_message(e);
+            Error::msg(format!("'{file}': while extracting offloading files: {e}"))
+        })?;
         for (i, f) in found.iter().enumerate() {
             let e = &f.entry;
             let mut text = format!(

@@ -7,30 +7,29 @@
 //! `kind=sycl`, numbers kinds as bit flags (HIP is 4), prints its help list when given nothing
 //! to do, and warns that `clang-offload-packager` is deprecated.
 //!
-//! * **Packaging** (`-o FILE --image=file=…,triple=…[,k=v…]`): one version-1 offload binary per
-//!   image file, concatenated. offkit never holds an image: each file's size and first bytes
-//!   are read, the binary's head is laid out ([`offkit_format::binary::layout_v1`]), and the
-//!   image is copied file to file (`copy_file_range`) into a temporary file that is renamed
-//!   into place.
-//! * **Extraction** (`clang-offload-packager INPUT --image=k=v… [--archive]`): the images of a
-//!   raw offload binary, an ELF or COFF object, an archive (recursively) or an `-flto` bitcode
-//!   object, selected by each `--image` filter and written under LLVM's names, into a single
-//!   file, or into a GNU archive.
+//! The work is the library's, [`offkit_bundle::packager`] (`package` and `extract` over config
+//! values, the release's [`Rules`]); this face parses LLVM's options, prints its warnings and
+//! turns the typed errors into LLVM's messages ([`package_message`], [`extract_message`]).
 //!
-//! Departures, as STYLE.md allows: where LLVM 19 would read outside its input (it checks few of
-//! an offload binary's offsets) offkit reports what is wrong instead, and no failure leaves a
-//! partial output file.
+//! ```text
+//! argv ─cl─► -o FILE --image=…             ─► PackageConfig ─► packager::package
+//!            INPUT --image=… [--archive]   ─► ExtractConfig ─► packager::extract ─► Events
+//!                                                   Error ─► LLVM's message
+//! ```
+//!
+//! Departures: where LLVM would read outside its input (it checks few of an offload binary's
+//! offsets) offkit reports what is wrong instead, a special file is refused at once, and no
+//! failure leaves a partial output file.
 
-pub(crate) mod extract;
-mod files;
-
-pub(crate) use files::stem;
-mod package;
+pub(crate) use offkit_bundle::packager::stem;
 
 use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use offkit_format::kind::OffloadKind;
+use offkit_bundle::packager::{
+    self, CreateError, Event, ExtractConfig, ImageArgs, PackageConfig, Rules,
+};
 use offkit_llvm::LlvmVersion;
 use offkit_tools::Env;
 
@@ -90,7 +89,8 @@ const SUGGEST_ORDER_22: &[&str] = &[
     "print-all-options",
 ];
 
-/// What differs between the releases' packagers: one row per release.
+/// What differs between the releases' packager faces (their names, help and "Did you mean"
+/// orders; the work's differences are the library's [`Rules`]): one row per release.
 #[derive(Debug, Clone, Copy)]
 pub struct Release {
     /// The release.
@@ -101,8 +101,6 @@ pub struct Release {
     pub help: cl::Help,
     /// "Did you mean"'s order.
     pub suggest_order: &'static [&'static str],
-    /// Whether packaging needs `triple=` besides `file=` (LLVM 19).
-    pub requires_triple: bool,
     /// Whether a command line with neither input nor output prints the help list (LLVM 22; LLVM
     /// 19 does nothing), and whether `clang-offload-packager` is the deprecated name.
     pub renamed: bool,
@@ -123,7 +121,6 @@ impl Release {
                     usage_as_invoked: true,
                 },
                 suggest_order: SUGGEST_ORDER_19,
-                requires_triple: true,
                 renamed: false,
             },
             _ => Release {
@@ -137,18 +134,8 @@ impl Release {
                     usage_as_invoked: true,
                 },
                 suggest_order: SUGGEST_ORDER_22,
-                requires_triple: false,
                 renamed: true,
             },
-        }
-    }
-
-    /// `getOffloadKind`: `openmp`, `cuda`, `hip`, and in LLVM 22 `sycl`; anything else is none.
-    pub fn offload_kind(&self, name: &str) -> OffloadKind {
-        match (self.llvm, name) {
-            (LlvmVersion::V19, _) => OffloadKind::from_name_llvm19(name),
-            (_, "sycl") => OffloadKind::Sycl,
-            (_, n) => OffloadKind::from_name_llvm19(n),
         }
     }
 }
@@ -180,7 +167,7 @@ impl cl::Parse for Parser {
         };
         // `sys::path::stem(argv[0]).ends_with("clang-offload-packager")`; printed through a
         // `WithColor` whose program name is not set yet, so with no prefix.
-        if files::stem(argv0).ends_with("clang-offload-packager") {
+        if stem(argv0).ends_with("clang-offload-packager") {
             report.warning_unprefixed(
                 "'clang-offload-packager' is deprecated. Use 'llvm-offload-binary' instead.",
             );
@@ -223,10 +210,10 @@ pub fn main(face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
     tool.main_as(face, args, env, |parsed, reporter| {
         let output = parsed.last("o").unwrap_or("");
         let input = parsed.positionals.first().map_or("", String::as_str);
-        let images: Vec<String> = parsed
+        let images: Vec<ImageArgs> = parsed
             .values("image")
             .into_iter()
-            .map(str::to_string)
+            .map(ImageArgs::parse)
             .collect();
         if !input.is_empty() && !output.is_empty() {
             return Err(Error::msg(
@@ -234,18 +221,111 @@ pub fn main(face: &super::Face, args: Vec<OsString>, env: &Env) -> ExitCode {
                  exclusive.",
             ));
         }
+        let rules = Rules::of(release.llvm);
         if !output.is_empty() {
-            package::run(output, &images, &release)
+            let cfg = PackageConfig {
+                rules,
+                output: PathBuf::from(output),
+                images,
+            };
+            packager::package(&cfg).map_err(package_message)
         } else if !input.is_empty() {
-            extract::run(
-                input,
-                &images,
-                parsed.flag("archive") == Some(true),
-                &release,
-                reporter,
-            )
+            let cfg = ExtractConfig {
+                rules,
+                input: PathBuf::from(input),
+                images,
+                archive: parsed.flag("archive") == Some(true),
+            };
+            let mut events = |e: Event<'_>| {
+                if let Event::MultipleMatches { file } = e {
+                    reporter.warning(&format!("Multiple inputs match to a single file, '{file}'"));
+                }
+            };
+            packager::extract(&cfg, &mut events).map_err(extract_error)
         } else {
             Ok(())
         }
     })
+}
+
+/// LLVM's message for a packaging error: OS errors alone (LLVM's `createFileError`-less
+/// paths), except offkit's refusal of a special file, which names it.
+fn package_message(e: offkit_bundle::Error) -> Error {
+    use offkit_bundle::Error as B;
+    match e {
+        B::MissingImageArguments { triple: true } => {
+            Error::msg("'file' and 'triple' are required image arguments")
+        }
+        B::MissingImageArguments { triple: false } => {
+            Error::msg("'file' is a required image arguments")
+        }
+        B::Read { path, source } if source.kind() == std::io::ErrorKind::InvalidInput => {
+            Error::file(path, source)
+        }
+        B::Read { source, .. } | B::Write { source, .. } => Error::Os(source),
+        B::Format { source, .. } => Error::Format(source),
+        e => Error::msg(e.to_string()),
+    }
+}
+
+/// An extraction error as LLVM prints it: the input's OS error as `'<input>': <strerror>`,
+/// the outputs' alone, the reading's in [`extract_message`]'s words.
+fn extract_error(e: offkit_bundle::Error) -> Error {
+    use offkit_bundle::Error as B;
+    match e {
+        B::Read { path, source } => Error::file(path, source),
+        B::Write { source, .. } | B::ArchiveWrite { source } => Error::Os(source),
+        e => Error::Message(extract_message(e)),
+    }
+}
+
+/// `OffloadBinary::create`'s message: `object_error::parse_failed` or `unexpected_eof`.
+pub(crate) fn create_message(e: CreateError) -> &'static str {
+    match e {
+        CreateError::ParseFailed => "Invalid data was encountered while parsing the file",
+        CreateError::UnexpectedEof => "The end of the file was unexpectedly encountered",
+    }
+}
+
+/// LLVM's words for an error of reading offload binaries out of a file
+/// ([`packager::collect`], also `llvm-objdump --offloading`'s), or offkit's own where LLVM has
+/// none.
+pub(crate) fn extract_message(e: offkit_bundle::Error) -> String {
+    use offkit_bundle::Error as B;
+    use offkit_format::Error as F;
+    match e {
+        B::OffloadBinaryCreate { problem } => create_message(problem).into(),
+        B::ImageWithoutFile => "Image must have a 'file' argument.".into(),
+        B::BitcodeModule {
+            source: e @ F::Unsupported { .. },
+        } => e.to_string(),
+        B::BitcodeModule { .. } => "Failed to create module".into(),
+        B::BitcodeSymbols { member, source } => format!("'{member}': {source}"),
+        B::Format { source, .. } => match source {
+            F::Object {
+                what: "archive" | "archive member",
+                source,
+                ..
+            } => format!("malformed archive: {source}"),
+            F::Object {
+                what: "COFF file",
+                source,
+                ..
+            } => format!("malformed COFF object: {source}"),
+            F::Object {
+                what: "COFF section",
+                source,
+                ..
+            } => format!("malformed COFF section: {source}"),
+            F::Invalid {
+                what: "thin archive member",
+                reason,
+                ..
+            } => reason,
+            // The member's file, named as LLVM names a file it cannot open.
+            F::ThinMember { source, .. } => source.to_string(),
+            e => e.to_string(),
+        },
+        e => e.to_string(),
+    }
 }

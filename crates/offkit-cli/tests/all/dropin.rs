@@ -312,3 +312,126 @@ fn wrapper_driver_and_os_errors_as_llvm_19s_cl_tools() {
         assert!(!b.work.join("out.o").exists());
     }
 }
+
+/// Special files under the faces that read inputs (`clang-offload-bundler -list`/`-unbundle`,
+/// the packager's extraction and packaging, in LLVM 19's and 22's faces): `/dev/zero` (named, or
+/// a thin archive's member) is refused at once, naming the file, under a 1 GiB address space
+/// (LLVM reads it until it runs out of memory and aborts); `/dev/null` is still an empty input,
+/// as HIP's driver gives it (`-input=/dev/null`).
+#[test]
+fn special_files_are_refused_at_once_in_bounded_memory() {
+    use std::time::{Duration, Instant};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for name in [
+        "clang-offload-bundler",
+        "clang-offload-bundler-22",
+        "clang-offload-packager",
+        "llvm-offload-binary-22",
+    ] {
+        std::os::unix::fs::symlink(OFFKIT, d.join(name)).unwrap();
+    }
+    std::fs::write(
+        d.join("thin-zero.a"),
+        offkit_testutil::hostile::thin_archive(&[("/dev/zero", 1000)]),
+    )
+    .unwrap();
+    std::fs::write(d.join("img.o"), b"\x7fELF").unwrap();
+    const REFUSED: &str = "'/dev/zero': not a regular file (a character device that is not \
+                           empty); only regular files and empty devices are read as inputs";
+    let gfx = "-targets=hip-amdgcn-amd-amdhsa--gfx90a";
+    let image = "--image=file=x.o,triple=amdgcn-amd-amdhsa,arch=gfx90a";
+    let zero_image = "--image=file=/dev/zero,triple=amdgcn-amd-amdhsa,arch=gfx90a";
+    // (tool, arguments, exit status, stderr after `<tool>: `).
+    let cases: Vec<(&str, Vec<&str>, i32, String)> =
+        ["clang-offload-bundler", "clang-offload-bundler-22"]
+            .into_iter()
+            .flat_map(|b| {
+                let refused = format!("error: {REFUSED}\n");
+                [
+                    (
+                        b,
+                        vec!["-list", "-type=o", "-input=/dev/zero"],
+                        1,
+                        refused.clone(),
+                    ),
+                    (
+                        b,
+                        vec!["-unbundle", "-type=o", "-input=/dev/zero", gfx, "-output=o"],
+                        1,
+                        refused.clone(),
+                    ),
+                    (
+                        b,
+                        vec!["-type=bc", "-input=/dev/zero", gfx, "-output=o"],
+                        1,
+                        refused,
+                    ),
+                    // The bundler's archive reader stops at a thin member without reading it.
+                    (
+                        b,
+                        vec![
+                            "-unbundle",
+                            "-type=a",
+                            "-input=thin-zero.a",
+                            gfx,
+                            "-output=o",
+                        ],
+                        1,
+                        "error: no compatible code object found for the target \
+                     'hip-amdgcn-amd-amdhsa--gfx90a' in heterogeneous archive library: \
+                     thin-zero.a\n"
+                            .into(),
+                    ),
+                    (
+                        b,
+                        vec!["-list", "-type=o", "-input=/dev/null"],
+                        0,
+                        String::new(),
+                    ),
+                ]
+            })
+            .chain(
+                ["clang-offload-packager", "llvm-offload-binary-22"]
+                    .into_iter()
+                    .flat_map(|p| {
+                        let refused = format!("error: {REFUSED}\n");
+                        [
+                            (p, vec!["/dev/zero", image], 1, refused.clone()),
+                            (p, vec!["thin-zero.a", image], 1, refused.clone()),
+                            (p, vec!["-o", "out.bin", zero_image], 1, refused),
+                            (p, vec!["/dev/null", image], 0, String::new()),
+                        ]
+                    }),
+            )
+            .collect();
+    for (tool, args, code, stderr) in cases {
+        let start = Instant::now();
+        let out = Command::new("sh")
+            .arg("-c")
+            .arg("ulimit -v 1048576; exec \"$0\" \"$@\"")
+            .arg(d.join(tool))
+            .args(&args)
+            .current_dir(d)
+            .output()
+            .unwrap();
+        let what = format!("{tool} {}", args.join(" "));
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{what}: took {:?}",
+            start.elapsed()
+        );
+        let got = String::from_utf8_lossy(&out.stderr);
+        let prefix = d.join(tool).display().to_string();
+        let got = got.replace(&format!("{prefix}: "), "");
+        assert_eq!(
+            (out.status.code(), got.as_str()),
+            (Some(code), stderr.as_str()),
+            "{what}"
+        );
+        assert!(
+            !d.join("o").exists() && !d.join("out.bin").exists(),
+            "{what}"
+        );
+    }
+}

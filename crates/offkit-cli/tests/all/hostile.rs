@@ -14,9 +14,10 @@
 //! a few thousand runs (two at a time), well under a minute in CI.
 //!
 //! **Memory.** The limit is small so that what must run out of memory (a real bomb inflates 64
-//! MiB past it, `/dev/zero` is read until it is full) does so after little work: at 1 GiB the
-//! bombs took three quarters of the test's time, with the same outcome for every run. The valid
-//! seeds are shown under the same limit, so it leaves room for every honest input.
+//! MiB past it, `/dev/zero` as standard input is read until it is full; named, it is refused at
+//! once) does so after little work: at 1 GiB the bombs took three quarters of the test's time,
+//! with the same outcome for every run. The valid seeds are shown under the same limit, so it
+//! leaves room for every honest input.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};

@@ -67,7 +67,7 @@ fn expand_in_place(argv: &mut Vec<String>) -> Result<(), Error> {
             return Err(Error::RecursiveResponseFile(open.clone()));
         }
         // Through the one input opener: a FIFO (on which LLVM 19 hangs) is refused at once,
-        // `/dev/zero` read only up to a bound.
+        // a device that yields bytes (`/dev/zero`) after one read; `/dev/null` is empty.
         let bytes = match offkit_tools::MappedFile::open_llvm(&path) {
             Ok(b) => b,
             Err(io) => return Err(Error::ResponseFile { path, io }),

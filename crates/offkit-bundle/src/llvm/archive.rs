@@ -2,49 +2,42 @@
 //! `CheckHeterogeneousArchive` do them.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
-use offkit_bundle::archive;
-use offkit_bundle::io::Input;
 use offkit_llvm::target_id::bundle::{
-    archive_conflict_message, check_archive_member, is_compatible, is_well_formed, BundleEntryId,
+    check_archive_member, is_compatible, is_well_formed, BundleEntryId,
 };
 use offkit_llvm::target_id::Conflict;
 
 use super::unbundle::{binary_or_object_bundles, decompress, section_payload, Bundle};
-use super::{error, handler, read_input, stage_output, Ctx, Run};
-
-fn members(data: &[u8]) -> Run<archive::Members<'_>> {
-    archive::llvm19_members(data).map_err(|e| error(e.to_string()))
-}
+use super::{commit, handler, read_input, write_error, Config, Event, Events};
+use crate::archive;
+use crate::io::{Input, Output};
+use crate::{Error, Result};
 
 /// `-check-input-archive`: the target-ID conflict check over each member's bundle IDs (the raw
 /// member, not decompressed).
-fn check(ctx: &Ctx<'_>, path: &str, data: &[u8]) -> Run {
-    let llvm = ctx.cfg.release.llvm;
-    for (name, bytes) in members(data)? {
+fn check(cfg: &Config, path: &Path, data: &[u8]) -> Result<()> {
+    for (name, bytes) in archive::llvm19_members(data)? {
         let h = handler("a", bytes)?;
-        let bundles = binary_or_object_bundles(h, bytes)?;
+        let bundles = binary_or_object_bundles(h, path, bytes)?;
         let ids: Vec<&[u8]> = bundles.iter().map(|(id, _)| id.as_ref()).collect();
-        match check_archive_member(llvm, ids) {
+        match check_archive_member(cfg.release.llvm, ids) {
             Conflict::None => {}
             Conflict::Pair(a, b) => {
-                return Err(error(
-                    String::from_utf8_lossy(&archive_conflict_message(
-                        a,
-                        b,
-                        &name,
-                        path.as_bytes(),
-                    ))
-                    .into_owned(),
-                ))
+                return Err(Error::ArchiveConflict {
+                    archive: path.to_path_buf(),
+                    member: name,
+                    first: a.to_vec(),
+                    second: b.to_vec(),
+                })
             }
             Conflict::Crash(id) => {
-                return Err(error(format!(
-                    "'{path}': member '{}' has the malformed bundle ID '{}' (LLVM {llvm}'s \
-                     conflict check crashes on it)",
-                    String::from_utf8_lossy(&name),
-                    String::from_utf8_lossy(id)
-                )))
+                return Err(Error::ArchiveMalformedId {
+                    archive: path.to_path_buf(),
+                    member: name,
+                    id: id.to_vec(),
+                })
             }
         }
     }
@@ -58,7 +51,7 @@ fn member_name(member: &str, id: &BundleEntryId<'_>) -> String {
     // `sys::path::filename`, `stem` and `extension` (a leading dot starts the extension).
     let file = member.rsplit('/').next().unwrap_or(member);
     let (stem, ext) = match file.rfind('.') {
-        Some(i) if file != "." && file != ".." => (&file[..i], &file[i..]),
+        Some(i) if file != "." && file != ".." => file.split_at(i),
         _ => (file, ""),
     };
     let tid = id.target_id();
@@ -73,35 +66,36 @@ fn member_name(member: &str, id: &BundleEntryId<'_>) -> String {
     format!("{stem}-{}{stem}{ext}", String::from_utf8_lossy(id.raw())).replace(':', "_")
 }
 
-/// Unbundles an archive into one archive per target.
-pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
-    let cfg = &ctx.cfg;
-    let path = cfg.inputs.first().cloned().unwrap_or_default();
+/// Unbundles the archive input into one archive per target (`OffloadBundler::UnbundleArchive`):
+/// the compatible code objects of every member, named as LLVM names them; every output
+/// appears, or none.
+pub fn unbundle_archive(cfg: &Config, events: &mut Events<'_>) -> Result<()> {
+    let path = cfg.input();
     let input = read_input(&path)?;
     if cfg.check_input_archive {
-        check(ctx, &path, input.bytes())?;
+        check(cfg, &path, input.bytes())?;
     }
+    let llvm = cfg.release.llvm;
     // Each target's output (a repeated target maps to the last output) and members.
-    let mut outputs: HashMap<&str, &str> = HashMap::new();
+    let mut outputs: HashMap<&str, &PathBuf> = HashMap::new();
     for (t, o) in cfg.targets.iter().zip(&cfg.outputs) {
         outputs.insert(t, o);
     }
     let mut collected: HashMap<&str, Vec<(String, Vec<u8>)>> = HashMap::new();
-    for (name, bytes) in members(input.bytes())? {
+    for (name, bytes) in archive::llvm19_members(input.bytes())? {
         let name = String::from_utf8_lossy(&name).into_owned();
         let member = Input::from_bytes(&name, bytes.to_vec());
-        let d = decompress(ctx, member, "Failed to decompress code object: ")?;
-        let data = d.input.bytes();
+        let member = decompress(cfg, member, events)?;
+        let data = member.bytes();
         let h = handler("a", data)?;
-        for (id, bundle) in binary_or_object_bundles(h, data)? {
+        for (id, bundle) in binary_or_object_bundles(h, member.path(), data)? {
             // LLVM's loop ends at an empty ID.
             if id.is_empty() {
                 break;
             }
-            let llvm = cfg.release.llvm;
             let c = BundleEntryId::parse(llvm, &id);
             if cfg.release.checks_read_ids && !is_well_formed(llvm, &id) {
-                return Err(error("Invalid bundle id read from code object"));
+                return Err(Error::InvalidReadBundleId { id: id.to_vec() });
             }
             let compatible: Vec<&str> = cfg
                 .targets
@@ -121,14 +115,15 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
             let payload = match &bundle {
                 Bundle::Binary(e) => e
                     .payload(data)
-                    .ok_or_else(|| {
-                        error(format!(
-                            "'{path}': the bundle '{}' in member '{name}' lies outside the member (LLVM reads out of bounds)",
-                            e.id_str()
-                        ))
+                    .ok_or_else(|| Error::BundleOutside {
+                        path: path.clone(),
+                        member: Some(name.clone()),
+                        id: e.id.to_vec(),
+                        offset: e.offset,
+                        size: e.size,
                     })?
                     .to_vec(),
-                Bundle::Section(s) => section_payload(ctx, data, s, Some(data))?,
+                Bundle::Section(s) => section_payload(cfg, data, s, Some(data), events)?,
             };
             for t in compatible {
                 collected
@@ -142,8 +137,10 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
     // missing target's error; offkit leaves none).
     let mut outs = offkit_tools::fs::Outputs::default();
     for t in &cfg.targets {
-        let out = outputs.get(t.as_str()).copied().unwrap_or_default();
-        match collected.get(t.as_str()) {
+        let out: &Path = outputs
+            .get(t.as_str())
+            .map_or(Path::new(""), |p| p.as_path());
+        let bytes = match collected.get(t.as_str()) {
             Some(members) => {
                 let refs: Vec<(String, &[u8])> =
                     members.iter().map(|(n, b)| (n.clone(), &b[..])).collect();
@@ -151,21 +148,24 @@ pub fn unbundle_archive(ctx: &Ctx<'_>) -> Run {
                     if offkit_llvm::bitcode::is_bitcode(b)
                         && offkit_llvm::bitcode::archive_symbols(b, 0).is_err()
                     {
-                        eprintln!("warning: '{n}': Malformed block");
+                        events(Event::MalformedBitcode { member: n });
                     }
                 }
-                let bytes = archive::write(&refs).map_err(|e| error(e.to_string()))?;
-                stage_output(&mut outs, out, &bytes)?;
+                archive::write(&refs).map_err(|source| Error::ArchiveWrite { source })?
             }
             None if !cfg.allow_missing => {
-                return Err(error(format!(
-                    "no compatible code object found for the target '{t}' in heterogeneous archive library: {path}"
-                )))
+                return Err(Error::NoCompatibleCodeObject {
+                    target: t.clone(),
+                    archive: path,
+                })
             }
-            None => stage_output(&mut outs, out, b"!<arch>\n")?,
-        }
+            None => b"!<arch>\n".to_vec(),
+        };
+        let mut o = Output::create(out).map_err(write_error(out))?;
+        std::io::Write::write_all(&mut o, &bytes).map_err(write_error(out))?;
+        outs.push(o);
     }
-    super::unbundle::commit(outs)
+    commit(outs)
 }
 
 #[cfg(test)]
