@@ -39,6 +39,7 @@ mod par;
 mod perms;
 mod plan;
 mod rewrite;
+pub mod size;
 mod table;
 mod write;
 
@@ -49,6 +50,6 @@ pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use perms::Perms;
 pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region};
-pub use rewrite::{rewrite_file, Dest, Done};
+pub use rewrite::{estimate_file, rewrite_file, Dest, Done, Estimate};
 pub use table::{ImageTables, Patch};
-pub use write::{rewrite_bytes, settle, validate, write, Written};
+pub use write::{output_size, rewrite_bytes, settle, validate, write, Written};
