@@ -17,7 +17,7 @@ use offkit_tools::Env;
 
 use super::inspect::{input_error, InputError};
 use super::rewrite::Progress;
-use crate::output::{inputs_failed, print_error, write_atomic_with};
+use crate::output::{inputs_failed, plural, print_error, write_atomic_with};
 use crate::select::parse_device;
 
 /// Show where the device bytes of files go, and what `prune` or `compress` would save.
@@ -70,7 +70,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also write a self-contained HTML page (an SVG treemap of the stored bytes and the
-    /// tables) to this file; written whole or not at all.
+    /// tables) to this file: written whole, and only when every input could be read.
     #[arg(long, value_name = "OUT")]
     html: Option<PathBuf>,
     /// Kernels listed per file in the text (the others are summed in one row; `--json` and
@@ -122,9 +122,20 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
         })
         .collect();
     let doc = json::document(&report, &errors);
-    if let Some(out) = &args.html {
-        let page = html::render(&doc);
-        write_atomic_with(out, |w| w.write_all(page.as_bytes()))?;
+    let failed = errors.iter().filter(|e| e.is_some()).count();
+    // A page that left out an input would mislead: it is written whole, for every input, or
+    // not at all.
+    match &args.html {
+        Some(out) if failed == 0 => {
+            let page = html::render(&doc);
+            write_atomic_with(out, |w| w.write_all(page.as_bytes()))?;
+        }
+        Some(out) => eprintln!(
+            "note: `{}` was not written: {} could not be read",
+            out.display(),
+            plural(failed, "input", "inputs")
+        ),
+        None => {}
     }
     let out = if args.json {
         let mut s = serde_json::to_string_pretty(&doc)?;
@@ -136,6 +147,5 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
     stdout.flush()?;
-    let failed = errors.iter().filter(|e| e.is_some()).count();
     inputs_failed(failed, report.files.len())
 }
