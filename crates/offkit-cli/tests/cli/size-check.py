@@ -8,6 +8,9 @@
   size-check.py same SIZE.json PATH prune|compress OUT LOG
       the estimate for PATH equals what the real command did: OUT's size is `size_after`, and
       the `N bytes freed` of the command's summary line (LOG) is `freed`
+  size-check.py kernel SIZE.json PATH NAME CODE-OBJECT...
+      the code bytes given for kernel NAME of PATH are the sum of the sizes llvm-nm gives its
+      symbol in the code objects (extracted by `offkit extract`)
   size-check.py treemap DOM
       the line the injected script wrote in the dumped DOM: every leaf's area in proportion
       to its bytes, the leaves covering the map
@@ -15,6 +18,7 @@
 import json
 import os
 import re
+import subprocess
 import sys
 
 
@@ -71,6 +75,25 @@ def same(path, name, kind, out, log):
     print(f"{name}: {kind}: {actual} bytes, {freed} freed, as estimated")
 
 
+def kernel(path, name, kernel, *objects):
+    doc = json.load(open(path))
+    f = next(f for f in doc["files"] if f["path"] == name)
+    k = next((k for k in f["kernels"]["list"] if k["name"] == kernel), None)
+    if k is None:
+        fail(f"{name}: no kernel {kernel}")
+    want = 0
+    for o in objects:
+        nm = subprocess.run(["llvm-nm", "-S", "--defined-only", o], capture_output=True,
+                            text=True, check=True).stdout
+        for line in nm.splitlines():
+            parts = line.split()
+            if len(parts) == 4 and parts[3] == kernel and parts[2] in "Tt":
+                want += int(parts[1], 16)
+    if k["code"] != want or want == 0:
+        fail(f"{name}: {kernel}: {k['code']} bytes of code given, llvm-nm says {want}")
+    print(f"{name}: {kernel}: {want} bytes of code, as llvm-nm says")
+
+
 def treemap(dom):
     m = re.search(r"leaves=(\d+) worst=(\S+) cover=(\S+) ok=(\w+)", open(dom).read())
     if not m:
@@ -82,4 +105,4 @@ def treemap(dom):
 
 if __name__ == "__main__":
     cmd, *rest = sys.argv[1:]
-    {"sums": sums, "same": same, "treemap": treemap}[cmd](*rest)
+    {"sums": sums, "same": same, "kernel": kernel, "treemap": treemap}[cmd](*rest)
