@@ -122,17 +122,20 @@ pub enum UnitKind {
     CompressedBundle,
     /// A CUDA fat binary (one per translation unit in `.nv_fatbin`).
     CudaFatbin,
+    /// A fat object (its `__CLANG_OFFLOAD_BUNDLE__*` sections, one per target).
+    FatObject,
     /// An image on its own (an offload binary, a fat object's bundle section).
     Image,
 }
 
 impl UnitKind {
-    /// `bundle`, `compressed-bundle`, `cuda-fatbin`, `image`.
+    /// `bundle`, `compressed-bundle`, `cuda-fatbin`, `fat-object`, `image`.
     pub fn name(self) -> &'static str {
         match self {
             UnitKind::Bundle => "bundle",
             UnitKind::CompressedBundle => "compressed-bundle",
             UnitKind::CudaFatbin => "cuda-fatbin",
+            UnitKind::FatObject => "fat-object",
             UnitKind::Image => "image",
         }
     }
@@ -151,7 +154,8 @@ pub struct ImageSize {
 /// on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnitSize {
-    /// Where it is in the file (`:.hip_fatbin[1]`, `(k.o):.nv_fatbin#0`).
+    /// Where it is in the file (`:.hip_fatbin[1]`, `(k.o):.nv_fatbin#0`; a fat object: its
+    /// archive member, `(k.o)`, or `(file)`).
     pub name: String,
     /// What it is.
     pub kind: UnitKind,

@@ -32,6 +32,9 @@ struct Group {
 pub(super) struct Accounts {
     /// The CUDA fat binaries met: offset → size.
     fatbins: HashMap<u64, u64>,
+    /// The last ELF file met (a fat object's bundle sections are its images): its location
+    /// and offset.
+    elf: Option<(Location, u64)>,
     units: Vec<Unit>,
     index: HashMap<(String, u64), usize>,
     group: Option<Group>,
@@ -67,8 +70,12 @@ fn parent(loc: &Location) -> &[Step] {
 impl Accounts {
     /// A container met by the walk.
     pub(super) fn container(&mut self, c: &Container) {
-        if c.format == Format::CudaFatbin {
-            self.fatbins.insert(c.offset, c.size);
+        match c.format {
+            Format::CudaFatbin => {
+                self.fatbins.insert(c.offset, c.size);
+            }
+            Format::Elf { .. } => self.elf = Some((c.location.clone(), c.offset)),
+            _ => {}
         }
     }
 
@@ -172,6 +179,20 @@ impl Accounts {
                 let name = within_file(parent(&info.location));
                 let inflated = ccob.map(|c| c.uncompressed_size);
                 (name, kind, b.offset, Some(b.size), inflated)
+            }
+            (None, Source::BundleSection { .. }) => {
+                // A fat object is one translation unit: its `__CLANG_OFFLOAD_BUNDLE__*`
+                // sections are its images.
+                let object = parent(&info.location);
+                let offset = match &self.elf {
+                    Some((l, o)) if l.steps == object => *o,
+                    _ => 0,
+                };
+                let name = match within_file(object) {
+                    n if n.is_empty() => "(file)".to_string(),
+                    n => n,
+                };
+                (name, UnitKind::FatObject, offset, None, None)
             }
             (None, Source::CudaFatbinEntry(e)) => {
                 let section = within_file(parent(&info.location));
