@@ -24,8 +24,8 @@ use crate::select::parse_device;
 ///
 /// For each file (a directory is searched for containers, as `offkit check DIR` does): its
 /// device bytes as stored and once inflated, by target (offload kind, triple, target ID), by
-/// translation unit (each bundle of a `.hip_fatbin`, each CUDA fat binary, each image on its
-/// own), and by kernel (the code of each kernel of AMD GPU code objects and cubins). An image
+/// translation unit (each bundle of a `.hip_fatbin`, each CUDA fat binary, each fat object,
+/// each other image on its own), and by kernel (the code of each kernel of AMD GPU code objects and cubins). An image
 /// of a compressed bundle counts its share of the bundle's compressed bytes, in proportion to
 /// its size; the headers and padding of the containers are a row of their own, so that each
 /// table sums to the file's device bytes. Then what `offkit compress` (with its defaults, or

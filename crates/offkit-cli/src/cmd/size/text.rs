@@ -188,7 +188,7 @@ fn file(out: &mut String, f: &FileJson, doc: &Document, kernels: usize) {
         if !rest.is_empty() {
             let code: u64 = rest.iter().map(|k| k.code).sum();
             rows.push(vec![
-                format!("({} more)", plural(rest.len(), "kernel", "kernels")),
+                format!("({})", plural(rest.len(), "more kernel", "more kernels")),
                 s("-"),
                 s(code),
                 share(code, whole),
