@@ -172,42 +172,53 @@ fn file(out: &mut String, f: &FileJson, doc: &Document, kernels: usize) {
             &[0],
         );
     }
-    if !f.kernels.list.is_empty() {
-        out.push('\n');
-        let mut rows = vec![vec![s("KERNEL"), s("IMAGES"), s("CODE"), s("SHARE")]];
-        let whole = f.kernels.image_bytes;
-        for k in f.kernels.list.iter().take(kernels) {
-            rows.push(vec![
-                k.name.clone(),
-                s(k.images),
-                s(k.code),
-                share(k.code, whole),
-            ]);
-        }
-        let rest = f.kernels.list.get(kernels..).unwrap_or_default();
-        if !rest.is_empty() {
-            let code: u64 = rest.iter().map(|k| k.code).sum();
-            rows.push(vec![
-                format!("({})", plural(rest.len(), "more kernel", "more kernels")),
-                s("-"),
-                s(code),
-                share(code, whole),
-            ]);
-        }
-        rows.push(vec![
-            s("(not kernel code)"),
-            s("-"),
-            s(f.kernels.other),
-            share(f.kernels.other, whole),
-        ]);
-        rows.push(vec![
-            s("total (inflated bytes of the code objects)"),
-            s(""),
-            s(whole),
-            share(whole, whole),
-        ]);
-        table(out, "  ", &rows, &[false, true, true, true], &[0]);
+    kernels_table(out, f, kernels);
+    estimates(out, f, doc);
+}
+
+/// The kernels of `f`, the largest `kernels` one row each.
+fn kernels_table(out: &mut String, f: &FileJson, kernels: usize) {
+    if f.kernels.list.is_empty() {
+        return;
     }
+    out.push('\n');
+    let mut rows = vec![vec![s("KERNEL"), s("IMAGES"), s("CODE"), s("SHARE")]];
+    let whole = f.kernels.image_bytes;
+    for k in f.kernels.list.iter().take(kernels) {
+        rows.push(vec![
+            k.name.clone(),
+            s(k.images),
+            s(k.code),
+            share(k.code, whole),
+        ]);
+    }
+    let rest = f.kernels.list.get(kernels..).unwrap_or_default();
+    if !rest.is_empty() {
+        let code: u64 = rest.iter().map(|k| k.code).sum();
+        rows.push(vec![
+            format!("({})", plural(rest.len(), "more kernel", "more kernels")),
+            s("-"),
+            s(code),
+            share(code, whole),
+        ]);
+    }
+    rows.push(vec![
+        s("(not kernel code)"),
+        s("-"),
+        s(f.kernels.other),
+        share(f.kernels.other, whole),
+    ]);
+    rows.push(vec![
+        s("total (inflated bytes of the code objects)"),
+        s(""),
+        s(whole),
+        share(whole, whole),
+    ]);
+    table(out, "  ", &rows, &[false, true, true, true], &[0]);
+}
+
+/// A line per rewrite estimated.
+fn estimates(out: &mut String, f: &FileJson, doc: &Document) {
     let estimates = [
         (
             doc.prune
