@@ -5,7 +5,7 @@
 # packages), and NVIDIA's device tools from PyPI.
 set -euo pipefail
 
-packages=(clang-19 clang-tools-19 lld-19 llvm-19 libomp-19-dev libzstd-dev zlib1g-dev pkg-config make lz4 time man-db
+packages=(clang-19 clang-tools-19 lld-19 llvm-19 libomp-19-dev libzstd-dev zlib1g-dev pkg-config make lz4 time man-db chromium
   mingw-w64 wine64 qemu-user libc6-dev-arm64-cross libgcc-12-dev-arm64-cross
   libc6-dev-ppc64el-cross libgcc-12-dev-ppc64el-cross)
 missing=()

@@ -16,6 +16,7 @@ pub mod replace;
 pub mod rewrite;
 pub mod rt;
 pub mod shims;
+pub mod size;
 pub mod unbundle;
 pub mod wrap;
 
@@ -29,6 +30,7 @@ pub enum Cmd {
     Inspect(inspect::Args),
     Extract(extract::Args),
     Check(check::Args),
+    Size(size::Args),
     Prune(prune::Args),
     Compress(compress::CompressArgs),
     Decompress(compress::DecompressArgs),
@@ -52,6 +54,7 @@ pub fn run(cmd: Cmd, env: &Env) -> Result<()> {
         Cmd::Inspect(a) => inspect::run(a, env),
         Cmd::Extract(a) => extract::run(a, env),
         Cmd::Check(a) => check::run(a, env),
+        Cmd::Size(a) => size::run(a, env),
         Cmd::Prune(a) => prune::run(a, env),
         Cmd::Compress(a) => compress::run_compress(a, env),
         Cmd::Decompress(a) => compress::run_decompress(a, env),

@@ -145,6 +145,11 @@ pub struct CodeObject {
     pub generic_version: Option<u32>,
     /// The kernels, in symbol-table order.
     pub kernels: Vec<String>,
+    /// The bytes of each kernel's machine code, in the order of `kernels`: its function
+    /// symbol's `st_size` (AMD GPU: the symbol `NAME` beside the descriptor `NAME.kd`, or the
+    /// `STT_AMDGPU_HSA_KERNEL` symbol of code object v2; cubins: the entry function), `None`
+    /// where the symbol table has no such symbol (and for OpenMP images' entries).
+    pub kernel_code_sizes: Vec<Option<u64>>,
     /// OpenMP images: the offload entries of their entry tables.
     pub entries: Vec<EntryName>,
     /// What the kernels use, when the symbols were read and the code object records it.
@@ -232,6 +237,7 @@ fn of<'d, Elf: FileHeader<Endian = Endianness>, R: ReadRef<'d>>(
         code_object_version: None,
         generic_version: None,
         kernels: Vec::new(),
+        kernel_code_sizes: Vec::new(),
         entries: Vec::new(),
         resources: None,
         warnings: Vec::new(),
@@ -419,6 +425,32 @@ impl CodeObject {
             }
             self.kernels.push(String::from_utf8_lossy(k).into_owned());
         }
+        self.kernel_code_sizes = vec![None; self.kernels.len()];
+        if self.kernels.is_empty() {
+            return;
+        }
+        // The code of a v3+ AMD GPU kernel is the function symbol of its descriptor's name;
+        // v2 kernels and cubin entries are their own code. A second pass: the descriptor may
+        // come after its function.
+        let index: std::collections::HashMap<&[u8], usize> = self
+            .kernels
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (k.as_bytes(), i))
+            .collect();
+        let mut sizes = vec![None; self.kernels.len()];
+        for sym in symbols.iter() {
+            let code = sym.st_type() == elf::STT_FUNC || sym.st_type().0 == STT_AMDGPU_HSA_KERNEL;
+            let Ok(name) = sym.name(endian, symbols.strings()) else {
+                continue;
+            };
+            if let (true, Some(&i)) = (code, index.get(name)) {
+                if let Some(s) = sizes.get_mut(i) {
+                    *s = Some(sym.st_size(endian).into());
+                }
+            }
+        }
+        self.kernel_code_sizes = sizes;
     }
 
     /// The resources: the AMDGPU metadata note's, or the cubin's `.nv.info` and sections'.
@@ -474,6 +506,7 @@ impl CodeObject {
                     let name = e.name.display();
                     if role == Role::Kernel {
                         self.kernels.push(name.clone());
+                        self.kernel_code_sizes.push(None);
                     }
                     self.entries.push(EntryName { role, name });
                 }

@@ -107,12 +107,21 @@ pub fn write_archive(
         path: dest.to_path_buf(),
         source,
     };
-    let unusable = |message: String| Error::Unusable {
+    let bytes = archive_bytes(plan, data)?;
+    let mut out = offkit_tools::fs::AtomicFile::create(dest).map_err(werr)?;
+    std::io::Write::write_all(out.file(), &bytes).map_err(werr)?;
+    perms.apply(&mut out).map_err(werr)?;
+    out.commit().map_err(werr)?;
+    Ok(bytes.len() as u64)
+}
+
+/// The archive `data` rewritten by `plan`, in memory (what [`write_archive`] writes; its size
+/// is what `offkit size` says an archive would become).
+pub(crate) fn archive_bytes(plan: &ArchivePlan, data: &[u8]) -> Result<Vec<u8>> {
+    let members = archive::read_members(data).map_err(|e| Error::Unusable {
         input: plan.input.clone(),
-        message,
-    };
-    let members = archive::read_members(data)
-        .map_err(|e| unusable(format!("cannot read it as an archive: {e}")))?;
+        message: format!("cannot read it as an archive: {e}"),
+    })?;
     let mut new: Vec<(String, Vec<u8>)> = Vec::with_capacity(members.len());
     for ((name, bytes), (_, p)) in members.iter().zip(&plan.members) {
         let name = String::from_utf8_lossy(name).into_owned();
@@ -122,10 +131,5 @@ pub fn write_archive(
         };
         new.push((name, b));
     }
-    let bytes = rebuild(&new, &plan.input, "rewritten")?;
-    let mut out = offkit_tools::fs::AtomicFile::create(dest).map_err(werr)?;
-    std::io::Write::write_all(out.file(), &bytes).map_err(werr)?;
-    perms.apply(&mut out).map_err(werr)?;
-    out.commit().map_err(werr)?;
-    Ok(bytes.len() as u64)
+    rebuild(&new, &plan.input, "rewritten")
 }

@@ -99,6 +99,18 @@ pub enum Error {
         #[source]
         source: offkit_elf::Error,
     },
+    /// A directory of inputs could not be read.
+    #[error("failed to read the directory `{}`", path.display())]
+    ReadDir {
+        /// The directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An input's offloading contents could not be read (`offkit size`).
+    #[error(transparent)]
+    Scan(offkit_bundle::Error),
     /// The rewritten file's offload data does not parse (a bug: nothing was written).
     #[error("{input}: the rewritten file does not read back")]
     Reread {

@@ -18,6 +18,10 @@
 //!
 //! [`rewrite_file`] is the whole job on one file (open, plan, write beside it, rename; the
 //! in-place check that no process maps it for writing), as `offkit prune` and the others run it.
+//! [`estimate_file`] plans it and makes the pending bundles without writing anything, for the
+//! bytes freed and the size of the file it would write; [`size`] reports where the device
+//! bytes of files go, by target, translation unit and kernel, with those estimates
+//! (`offkit size`).
 //!
 //! Sections never move: every bundle is rewritten at its own offset, so every pointer to it
 //! (`__hip_fatbin_wrapper`, the dynamic relocations) stays right, and the bytes it frees are
@@ -39,6 +43,7 @@ mod par;
 mod perms;
 mod plan;
 mod rewrite;
+pub mod size;
 mod table;
 mod write;
 
@@ -49,6 +54,6 @@ pub use edit::{Content, Edit, Filter, Part, Replacement};
 pub use error::{Error, Result};
 pub use perms::Perms;
 pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region};
-pub use rewrite::{rewrite_file, Dest, Done};
+pub use rewrite::{estimate_file, rewrite_file, Dest, Done, Estimate};
 pub use table::{ImageTables, Patch};
-pub use write::{rewrite_bytes, settle, validate, write, Written};
+pub use write::{output_size, rewrite_bytes, settle, validate, write, Written};

@@ -167,6 +167,15 @@ impl Plan {
             .collect()
     }
 
+    /// How many images the rewrite takes out: of bundles, offload-binary sections, image
+    /// tables and fat binaries.
+    pub fn images_removed(&self) -> usize {
+        self.changes.iter().map(|c| c.removed.len()).sum::<usize>()
+            + self.binaries.iter().map(|b| b.removed.len()).sum::<usize>()
+            + self.fatbins.iter().map(|f| f.removed.len()).sum::<usize>()
+            + self.tables.as_ref().map_or(0, |t| t.removed.len())
+    }
+
     /// The bytes freed (negative: taken) by the rewrite, summed over the bundles.
     pub fn freed(&self) -> i64 {
         self.changes

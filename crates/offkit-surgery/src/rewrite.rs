@@ -115,3 +115,82 @@ pub fn rewrite_file(
         archive: false,
     })
 }
+
+/// What a rewrite would make of one input, without writing anything.
+#[derive(Debug)]
+pub struct Estimate {
+    /// Its plans, settled (every bundle's new size known): one for a file, one per member
+    /// holding bundles for an archive.
+    pub plans: Vec<Plan>,
+    /// Whether the input is an archive.
+    pub archive: bool,
+    /// The input's size.
+    pub size_before: u64,
+    /// The size the output would have: what [`rewrite_file`] writes, byte for byte (a linked
+    /// file keeps its size, the freed bytes zeroed; a raw bundle, an object or an archive is
+    /// laid out anew).
+    pub size_after: u64,
+}
+
+impl Estimate {
+    /// The bytes freed (negative: taken), summed over the plans: what `offkit prune` and
+    /// `offkit compress` print.
+    pub fn freed(&self) -> i64 {
+        self.plans.iter().map(Plan::freed).sum()
+    }
+}
+
+/// Plans `edit` on the file at `path` as [`rewrite_file`] does, makes the pending bundles (for
+/// their sizes, a window at a time, without keeping them) and works out the size of the output,
+/// writing nothing. `offkit size` is this call; its figures are those of the real rewrite.
+pub fn estimate_file(
+    path: &Path,
+    edit: &Edit,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<Estimate> {
+    let opened = mmap::open(path, Special::Refuse).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let name = path.display().to_string();
+    let size_before = opened.data.len() as u64;
+    if offkit_bundle::archive::is_archive(&opened.data) {
+        let ap = crate::plan_archive(&opened.data, &name, edit, 0)?;
+        let plans: Vec<Plan> = ap.plans().cloned().collect();
+        let size_after = if plans.iter().any(Plan::changes_anything) {
+            crate::archive::archive_bytes(&ap, &opened.data)?.len() as u64
+        } else {
+            size_before
+        };
+        return Ok(Estimate {
+            plans,
+            archive: true,
+            size_before,
+            size_after,
+        });
+    }
+    let plan = match &opened.file {
+        Some(f) => {
+            let mut plan = crate::plan_file(&opened.data, f, &name, edit, 0)?;
+            crate::settle(&mut plan, f, progress)?;
+            plan
+        }
+        None => crate::plan(&opened.data, &name, edit, 0)?,
+    };
+    if plan.changes.iter().any(|c| c.pending) {
+        return Err(Error::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    let size_after = if plan.changes_anything() {
+        crate::write::output_size(&plan, &opened.data)?
+    } else {
+        size_before
+    };
+    Ok(Estimate {
+        plans: vec![plan],
+        archive: false,
+        size_before,
+        size_after,
+    })
+}

@@ -389,6 +389,23 @@ pub fn settle(plan: &mut Plan, src: &File, progress: &mut dyn FnMut(u64, u64)) -
     Ok(())
 }
 
+/// The size of the file [`write()`] makes of `data` by `plan` (settled: no bundle pending), as
+/// it lays the file out: a raw bundle's new bytes, a relocatable object with its bundle
+/// sections resized, or the input's own size (a linked file's bundles stay at their offsets).
+pub fn output_size(plan: &Plan, data: &[u8]) -> Result<u64> {
+    if plan.changes.iter().any(|c| c.pending) {
+        return Err(Error::unusable(
+            &plan.input,
+            "its bundles are still to be made (settle the plan first)".to_string(),
+        ));
+    }
+    Ok(match plan.changes.first().and_then(|c| c.bytes.as_ref()) {
+        _ if plan.resized => resize_object(plan, data)?.len() as u64,
+        Some(content) if plan.whole => content.len(),
+        _ => data.len() as u64,
+    })
+}
+
 /// The rewrite of `data` by `plan`, in memory (for archive members): a relocatable object with
 /// its bundle sections resized, a raw bundle rewritten, or any other file with its bundles
 /// rewritten at their offsets and the freed bytes zeroed. Checked by [`validate`].

@@ -346,3 +346,51 @@ fn the_runtime_sees_every_pruned_bundle_at_its_address() {
         dir,
     );
 }
+
+/// `size`'s estimates are the rewrites' own figures: for a library of plain and compressed
+/// translation units, and for each of its objects, `estimate_file` gives the size of the file
+/// `rewrite_file` writes and the bytes its plans free; and `size`'s tables add up.
+#[test]
+fn size_estimates_are_the_rewrites_and_its_sums_add_up() {
+    use offkit_surgery::size::{size, SizeConfig};
+    use offkit_surgery::{estimate_file, rewrite_file, Dest};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (lib, objs) = hip::library(dir, "libs.so", &[false, true, false], Linker::Lld);
+    let edits = [
+        Edit::Compress(Options::default()),
+        Edit::Prune {
+            filter: gfx90a(),
+            level: 3,
+        },
+    ];
+    for input in std::iter::once(&lib).chain(&objs) {
+        for (n, edit) in edits.iter().enumerate() {
+            let e = estimate_file(input, edit, &mut |_, _| {}).unwrap();
+            let out = dir.join(format!("out{n}"));
+            let _ = std::fs::remove_file(&out);
+            let done = rewrite_file(input, &Dest::To(out.clone()), edit, &mut |_, _| {}).unwrap();
+            let freed: i64 = done.plans.iter().map(Plan::freed).sum();
+            assert_eq!(e.freed(), freed, "{}: {edit:?}", input.display());
+            let written = std::fs::metadata(&out).map_or(e.size_before, |m| m.len());
+            assert_eq!(e.size_after, written, "{}: {edit:?}", input.display());
+        }
+    }
+    let mut config = SizeConfig::new([&lib]);
+    config.keep = vec![Device::parse("gfx90a").unwrap()];
+    let report = size(&config, &mut |_, _, _| {}).unwrap();
+    let f = &report.files[0];
+    assert!(f.error.is_none());
+    assert_eq!(f.units.len(), 3);
+    let mut targets = f.headers();
+    for t in &f.targets {
+        targets.stored += t.bytes.stored;
+        targets.inflated += t.bytes.inflated;
+    }
+    assert_eq!(targets, f.totals);
+    let units: u64 = f.units.iter().map(|u| u.bytes.stored).sum();
+    assert_eq!(units, f.totals.stored);
+    let prune = f.prune.as_ref().unwrap().as_ref().unwrap();
+    assert!(prune.freed > 0 && prune.images_removed == 3);
+}

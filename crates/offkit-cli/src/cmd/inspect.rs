@@ -4,7 +4,7 @@
 mod code;
 mod json;
 mod resources;
-mod text;
+pub mod text;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -50,7 +50,13 @@ pub fn elide(s: &str, w: usize) -> String {
 /// two spaces, each line indented. While a row would be wider than [`MAX_WIDTH`], the widest
 /// column of `elidable` loses a column (down to [`MIN_ELIDED`]); its cells are elided in the
 /// middle.
-fn table(out: &mut String, indent: &str, rows: &[Vec<String>], right: &[bool], elidable: &[usize]) {
+pub fn table(
+    out: &mut String,
+    indent: &str,
+    rows: &[Vec<String>],
+    right: &[bool],
+    elidable: &[usize],
+) {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0usize; cols];
     for r in rows {
