@@ -115,7 +115,12 @@ pub fn prune(
         if ids.is_empty() {
             return Err(PyValueError::new_err("name at least one device"));
         }
-        ids.iter().map(|d| parse_device(d)).collect::<PyResult<_>>()
+        ids.iter()
+            .map(|d| match offkit_surgery::PruneTarget::parse(d) {
+                Ok(t) => Ok(t),
+                Err(_) => parse_device(d).map(offkit_surgery::PruneTarget::Device),
+            })
+            .collect::<PyResult<_>>()
     };
     let filter = match (keep, drop) {
         (Some(k), None) => Filter::Keep(devices(k)?),

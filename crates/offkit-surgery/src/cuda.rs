@@ -76,10 +76,16 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                 .get(rel(fb.offset)..rel(fb.offset).saturating_add(header_size as usize))
                 .unwrap_or_default()
                 .to_vec();
-            for e in &fb.entries {
-                let kind = e.kind.image_kind(e.data);
-                let triple = Triple::parse(e.triple());
-                let keep = filter.keeps_image(&triple, &ImageTargetId::read(&triple, e.sm()), kind);
+            let images: Vec<_> = fb
+                .entries
+                .iter()
+                .map(|e| {
+                    let triple = Triple::parse(e.triple());
+                    let tid = ImageTargetId::read(&triple, e.sm());
+                    (triple, tid, e.kind.image_kind(e.data))
+                })
+                .collect();
+            for (e, keep) in fb.entries.iter().zip(filter.keeps_fatbin(&images)) {
                 if keep {
                     let len = u64::from(e.raw.header_size) + e.raw.payload_size;
                     new.extend_from_slice(

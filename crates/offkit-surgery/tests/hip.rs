@@ -168,7 +168,7 @@ fn check_llvm_bytes(dir: &Path, tag: &str, file: &Path) {
 }
 
 fn gfx90a() -> Filter {
-    Filter::Keep(vec![Device::parse("gfx90a").unwrap()])
+    Filter::Keep(vec![Device::parse("gfx90a").unwrap().into()])
 }
 
 #[test]
