@@ -41,10 +41,13 @@ fn name(e: &fatbin::Entry<'_>) -> String {
 }
 
 /// The fat binaries of `data` with the entries `filter` does not keep taken out (a fat binary
-/// left without entries keeps its header, with `fatSize` 0); only those that change. Data that
-/// is no object file (a raw bundle) has none; an object file whose sections cannot be read is
-/// an error.
-pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<FatbinPrune>> {
+/// left without entries keeps its header, with `fatSize` 0); only those that change; and the
+/// number of entries kept in all of them. Data that is no object file (a raw bundle) has none;
+/// an object file whose sections cannot be read is an error.
+pub(crate) fn plan(
+    data: &[u8],
+    filter: &Filter,
+) -> offkit_format::Result<(Vec<FatbinPrune>, usize)> {
     use object::FileKind as K;
     let object = matches!(
         K::parse(data),
@@ -58,9 +61,10 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
             | K::MachO64)
     );
     if !object {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     let mut out = Vec::new();
+    let mut kept_in_all = 0;
     for s in sections(data, 0) {
         let s = s?;
         if s.kind != SectionKind::CudaFatbin {
@@ -98,6 +102,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                     removed.push(name(e));
                 }
             }
+            kept_in_all += kept.len();
             if removed.is_empty() {
                 continue;
             }
@@ -121,7 +126,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
             });
         }
     }
-    Ok(out)
+    Ok((out, kept_in_all))
 }
 
 /// Checks the pruned fat binaries of `after`: each parses at its offset with exactly the

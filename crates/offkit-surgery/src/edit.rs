@@ -300,6 +300,10 @@ pub enum Edit {
         filter: Filter,
         /// The zstd (or zlib) level for bundles compressed again.
         level: i32,
+        /// Whether a file may be left without any device image (with a
+        /// [`Warning::NoDeviceImage`](crate::Warning::NoDeviceImage) in its plan); otherwise
+        /// such a prune is refused ([`Error::NoDeviceImage`](crate::Error::NoDeviceImage)).
+        allow_empty: bool,
     },
     /// One entry of one bundle is replaced.
     Replace(Replacement),
@@ -587,7 +591,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             bytes: Some(plain(piece)?.into_owned().into()),
             ..unchanged(None)
         }),
-        (Edit::Prune { filter, level }, Kind::Compressed(blob)) => {
+        (Edit::Prune { filter, level, .. }, Kind::Compressed(blob)) => {
             let prefix = inflated_header(blob, piece.offset)?;
             let h = binary::parse(&prefix, blob.header.uncompressed_size, piece.offset)?;
             let (keep, kept, removed) = split(&h, filter);

@@ -48,7 +48,7 @@ pub use cuda::FatbinPrune;
 pub use edit::{Content, Edit, Filter, Part, PruneTarget, Replacement};
 pub use error::{Error, Result};
 pub use perms::Perms;
-pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region};
+pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region, Warning};
 pub use rewrite::{rewrite_file, Dest, Done};
 pub use table::{ImageTables, Patch};
 pub use write::{rewrite_bytes, settle, validate, write, Written};

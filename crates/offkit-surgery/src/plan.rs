@@ -6,6 +6,7 @@ use std::fs::File;
 use object::Object;
 use offkit_format::bundle::sequence::{self, Piece};
 use offkit_format::container::{sections, SectionKind};
+use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_read::limits;
 
 use crate::edit::{apply, Content, Edit};
@@ -147,6 +148,8 @@ pub struct Plan {
     pub fatbins: Vec<crate::cuda::FatbinPrune>,
     /// The edit that makes the [`Change::pending`] bundles' bytes.
     pub edit: Edit,
+    /// What the user should know about the rewrite.
+    pub warnings: Vec<Warning>,
 }
 
 impl Plan {
@@ -287,9 +290,9 @@ fn plan_in(
         }
         _ => None,
     };
-    let fatbins = match edit {
+    let (fatbins, fatbin_entries_kept) = match edit {
         Edit::Prune { filter, .. } => crate::cuda::plan(data, filter).map_err(format)?,
-        _ => Vec::new(),
+        _ => (Vec::new(), 0),
     };
     let regions = regions(data, input)?;
     let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
@@ -408,6 +411,35 @@ fn plan_in(
         }
         changes.push(c);
     }
+    let mut warnings = Vec::new();
+    if let Edit::Prune { allow_empty, .. } = edit {
+        let removed: Vec<String> = changes
+            .iter()
+            .flat_map(|c| &c.removed)
+            .chain(binaries.iter().flat_map(|b| &b.removed))
+            .chain(tables.iter().flat_map(|t| &t.removed))
+            .chain(fatbins.iter().flat_map(|f| &f.removed))
+            .cloned()
+            .collect();
+        if !removed.is_empty() {
+            let left = fatbin_entries_kept
+                + changes
+                    .iter()
+                    .flat_map(|c| &c.kept)
+                    .filter(|id| BundleEntryId::parse_any(id.as_bytes()).kind() != b"host")
+                    .count()
+                + offloading_images_left(data, &binaries, tables.as_ref()).map_err(format)?;
+            if left == 0 {
+                if !allow_empty {
+                    return Err(Error::NoDeviceImage {
+                        input: input.to_string(),
+                        removed,
+                    });
+                }
+                warnings.push(Warning::NoDeviceImage { removed });
+            }
+        }
+    }
     Ok(Plan {
         input: input.to_string(),
         file_size: data.len() as u64,
@@ -419,7 +451,59 @@ fn plan_in(
         tables,
         fatbins,
         edit: edit.clone(),
+        warnings,
     })
+}
+
+/// The images a prune leaves in the `.llvm.offloading` sections of `data`: those kept in the
+/// sections it prunes (`binaries` of an object, `tables` of a linked file), all in the others.
+fn offloading_images_left(
+    data: &[u8],
+    binaries: &[BinarySection],
+    tables: Option<&crate::table::ImageTables>,
+) -> offkit_format::Result<usize> {
+    let mut left = 0;
+    for s in sections(data, 0) {
+        let s = s?;
+        if s.kind != SectionKind::OffloadBinaries {
+            continue;
+        }
+        if let Some(b) = binaries.iter().find(|b| b.index == s.index) {
+            left += b.kept.len();
+        } else if let Some(t) = tables.filter(|t| t.offset == s.offset) {
+            left += t.kept.len();
+        } else {
+            for b in offkit_format::binary::parse_all(s.data, s.offset) {
+                left += b?.entries.len();
+            }
+        }
+    }
+    Ok(left)
+}
+
+/// Something a rewrite does that its user should know, though it is not refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A prune (with `allow_empty`) leaves the file no device image: its host code finds no
+    /// code for any GPU.
+    NoDeviceImage {
+        /// The images dropped: every device image the file had.
+        removed: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::NoDeviceImage { removed } => write!(
+                f,
+                "no device image left: dropped {} (the file's host code has no device code to \
+                 run)",
+                removed.join(", ")
+            ),
+        }
+    }
 }
 
 /// The bundles of `bytes` (a region at absolute offset `base`), as [`sequence::sequence`] reads

@@ -45,6 +45,10 @@ pub struct Args {
     /// The level compressed bundles are compressed again with (LLVM 19's default, 3).
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     level: i32,
+    /// Prune a file even when no device image would be left in it (a warning says so);
+    /// without it such a file is refused and left as it is.
+    #[arg(long)]
+    allow_empty: bool,
 }
 
 /// Parses a `--keep`/`--drop` value (clap value parser; clap prints the message after it).
@@ -68,12 +72,16 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     let edit = Edit::Prune {
         filter,
         level: a.level,
+        allow_empty: a.allow_empty,
     };
     let all = each(
         &a.targets.files,
         |f| rewrite(f, &dest, &edit, &mut progress),
         |_, d| {
             for plan in &d.plans {
+                for w in &plan.warnings {
+                    eprintln!("warning: {}: {w}", plan.input);
+                }
                 // One line per rewritten container: what it is, what goes, its size before and after.
                 let line = |what: String, removed: &[String], old: u64, new: u64| {
                     let verb = if dry { "would drop" } else { "dropped" };
