@@ -280,8 +280,44 @@ pub struct Replacement {
     pub entry_offset: u64,
     /// The new payload.
     pub payload: Vec<u8>,
-    /// The level a compressed bundle is compressed again with (LLVM 19's default: 3).
-    pub level: i32,
+    /// The level a compressed bundle is compressed again with; `None`: the level it was made
+    /// with, found by compressing it again at the levels of [`LEVELS`] until one gives its
+    /// bytes (LLVM 19's 3 when none does, with a [`Warning::LevelNotFound`](crate::Warning)).
+    pub level: Option<i32>,
+}
+
+/// The levels tried, in this order, to find the one a compressed bundle was made with: for
+/// zstd 3 (LLVM 19's bundler and zstd's own default), 5 (LLVM's `zstd::DefaultCompression`),
+/// 9, 12 (LLVM's `BestSizeCompression`), 19 (zstd's highest without `--ultra`), 20, 22, 1
+/// (`BestSpeedCompression`); for zlib 6 (its default), 9, 1.
+pub const LEVELS: [(compressed::Method, &[i32]); 2] = [
+    (compressed::Method::Zstd, &[3, 5, 9, 12, 19, 20, 22, 1]),
+    (compressed::Method::Zlib, &[6, 9, 1]),
+];
+
+/// The level of [`LEVELS`] at which `plain` compresses to exactly `original` (a compressed
+/// bundle's bytes, written with `header`'s version and method), if one does.
+fn level_of(
+    original: &[u8],
+    header: &compressed::Header,
+    plain: &[u8],
+) -> offkit_format::Result<Option<i32>> {
+    let levels = LEVELS
+        .iter()
+        .find(|(m, _)| *m == header.method)
+        .map_or(&[][..], |(_, l)| *l);
+    for &level in levels {
+        let opts = Options {
+            version: header.version,
+            method: header.method,
+            level,
+            ..Options::default()
+        };
+        if compressed::compress(plain, &opts)?.bytes == original {
+            return Ok(Some(level));
+        }
+    }
+    Ok(None)
 }
 
 /// What is done to every bundle.
@@ -383,6 +419,8 @@ pub(crate) struct Outcome {
     pub pending: bool,
     /// For a pending bundle, its new size when known now (a decompressed bundle's).
     pub expected: Option<u64>,
+    /// What the user should know about this bundle's rewrite.
+    pub warning: Option<crate::plan::Warning>,
 }
 
 /// The payload alignment the bundle was written with, as `-bundle-align` (the largest power
@@ -559,6 +597,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             .unwrap_or_default(),
         pending: false,
         expected: None,
+        warning: None,
     };
     let stream_opts = |header: &compressed::Header, level: i32| Options {
         version: header.version,
@@ -667,12 +706,32 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                 })
                 .collect();
             let mut bytes = relayout(&h, &entries, piece.offset)?;
+            let mut warning = None;
             if let Kind::Compressed(blob) = kind {
-                bytes = compressed::compress(&flatten(bytes), &stream_opts(&blob.header, r.level))?
+                let level = match r.level {
+                    Some(l) => l,
+                    None => match level_of(piece.data, &blob.header, &data)? {
+                        Some(l) => l,
+                        None => {
+                            let tried = LEVELS
+                                .iter()
+                                .find(|(m, _)| *m == blob.header.method)
+                                .map_or_else(Vec::new, |(_, l)| l.to_vec());
+                            warning = Some(crate::plan::Warning::LevelNotFound {
+                                bundle: piece.offset,
+                                tried,
+                                used: 3,
+                            });
+                            3
+                        }
+                    },
+                };
+                bytes = compressed::compress(&flatten(bytes), &stream_opts(&blob.header, level))?
                     .bytes
                     .into();
             }
             Ok(Outcome {
+                warning,
                 bytes: Some(bytes),
                 ..unchanged(Some(&h))
             })
@@ -693,6 +752,7 @@ pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Opt
         kept,
         pending: true,
         expected,
+        warning: None,
     };
     Ok(match (edit, &piece.kind) {
         (Edit::Compress(_), Kind::Plain(h)) => Some(later(ids(h), Vec::new(), None)),

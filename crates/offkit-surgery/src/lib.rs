@@ -45,7 +45,7 @@ mod write;
 pub use archive::{plan_archive, write_archive, ArchivePlan};
 pub use convert::{convert_file, convert_object, Converted, Target};
 pub use cuda::FatbinPrune;
-pub use edit::{Content, Edit, Filter, Part, PruneTarget, Replacement};
+pub use edit::{Content, Edit, Filter, Part, PruneTarget, Replacement, LEVELS};
 pub use error::{Error, Result};
 pub use perms::Perms;
 pub use plan::{plan, plan_file, BinarySection, Change, Plan, Region, Warning};

@@ -360,6 +360,7 @@ fn plan_in(
         },
     );
     let mut changes = Vec::with_capacity(pieces.len());
+    let mut warnings = Vec::new();
     let mut resized = !binaries.is_empty();
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
         let o = outcome.map_err(format)?;
@@ -379,6 +380,9 @@ fn plan_in(
                     o.removed.join("`, `")
                 ),
             ));
+        }
+        if let Some(w) = o.warning {
+            warnings.push(w);
         }
         let c = Change {
             region: *ri,
@@ -411,7 +415,6 @@ fn plan_in(
         }
         changes.push(c);
     }
-    let mut warnings = Vec::new();
     if let Edit::Prune { allow_empty, .. } = edit {
         let removed: Vec<String> = changes
             .iter()
@@ -491,6 +494,16 @@ pub enum Warning {
         /// The images dropped: every device image the file had.
         removed: Vec<String>,
     },
+    /// A compressed bundle was compressed again at a level it was not made with: none of the
+    /// levels tried gives its bytes, so they differ from the original's.
+    LevelNotFound {
+        /// The bundle's absolute offset.
+        bundle: u64,
+        /// The levels tried.
+        tried: Vec<i32>,
+        /// The level used.
+        used: i32,
+    },
 }
 
 impl std::fmt::Display for Warning {
@@ -502,6 +515,20 @@ impl std::fmt::Display for Warning {
                  run)",
                 removed.join(", ")
             ),
+            Warning::LevelNotFound {
+                bundle,
+                tried,
+                used,
+            } => {
+                let tried: Vec<String> = tried.iter().map(i32::to_string).collect();
+                write!(
+                    f,
+                    "the compressed bundle at {bundle:#x} was made at none of the levels {} \
+                     (none gives its bytes): compressed again at level {used}, so its bytes \
+                     differ from the original's; give --level to choose the level",
+                    tried.join(", ")
+                )
+            }
         }
     }
 }
