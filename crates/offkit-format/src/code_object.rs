@@ -21,7 +21,7 @@
 //! are kept) and never fails: what cannot be read becomes a warning, since the image itself
 //! is still listed. An image that is not at hand whole (inside a compressed bundle, read as a
 //! stream) is described from the [`Parts`] of it that the description needs, which
-//! [`parts::wants`] names.
+//! `parts::wants` names.
 //!
 //! ```no_run
 //! let image = std::fs::read("kernel-gfx90a.o").unwrap();
@@ -173,7 +173,7 @@ pub fn describe_at(data: &[u8], base: u64) -> Option<CodeObject> {
     describe_with(data, base, Some(data))
 }
 
-/// Describes an image from the parts of it that are held (see [`parts::wants`]); the whole
+/// Describes an image from the parts of it that are held (see `parts::wants`); the whole
 /// description when they are all there.
 pub fn describe_parts(parts: &Parts, base: u64) -> Option<CodeObject> {
     match parts.whole() {

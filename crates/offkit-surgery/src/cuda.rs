@@ -8,8 +8,8 @@ use offkit_format::device::ImageTargetId;
 use offkit_format::fatbin;
 use offkit_llvm::triple::Triple;
 
-use crate::edit::Filter;
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 use crate::table::Patch;
 
 /// One CUDA fat binary pruned.

@@ -416,32 +416,14 @@ fn plan_in(
         changes.push(c);
     }
     if let Edit::Prune { allow_empty, .. } = edit {
-        let removed: Vec<String> = changes
-            .iter()
-            .flat_map(|c| &c.removed)
-            .chain(binaries.iter().flat_map(|b| &b.removed))
-            .chain(tables.iter().flat_map(|t| &t.removed))
-            .chain(fatbins.iter().flat_map(|f| &f.removed))
-            .cloned()
-            .collect();
-        if !removed.is_empty() {
-            let left = fatbin_entries_kept
-                + changes
-                    .iter()
-                    .flat_map(|c| &c.kept)
-                    .filter(|id| BundleEntryId::parse_any(id.as_bytes()).kind() != b"host")
-                    .count()
-                + offloading_images_left(data, &binaries, tables.as_ref()).map_err(format)?;
-            if left == 0 {
-                if !allow_empty {
-                    return Err(Error::NoDeviceImage {
-                        input: input.to_string(),
-                        removed,
-                    });
-                }
-                warnings.push(Warning::NoDeviceImage { removed });
-            }
-        }
+        let left = Left {
+            changes: &changes,
+            binaries: &binaries,
+            tables: tables.as_ref(),
+            fatbins: &fatbins,
+            fatbin_entries_kept,
+        };
+        warnings.extend(left.check(data, input, *allow_empty)?);
     }
     Ok(Plan {
         input: input.to_string(),
@@ -456,6 +438,58 @@ fn plan_in(
         edit: edit.clone(),
         warnings,
     })
+}
+
+/// What a prune leaves of a file's device images, to refuse (or, allowed, warn about) a prune
+/// that leaves none.
+struct Left<'a> {
+    changes: &'a [Change],
+    binaries: &'a [BinarySection],
+    tables: Option<&'a crate::table::ImageTables>,
+    fatbins: &'a [crate::cuda::FatbinPrune],
+    fatbin_entries_kept: usize,
+}
+
+impl Left<'_> {
+    /// [`Error::NoDeviceImage`] when the prune removes images and leaves no device image (host
+    /// entries aside), unless `allow_empty`, then the warning.
+    fn check(&self, data: &[u8], input: &str, allow_empty: bool) -> Result<Option<Warning>> {
+        let removed: Vec<String> = self
+            .changes
+            .iter()
+            .flat_map(|c| &c.removed)
+            .chain(self.binaries.iter().flat_map(|b| &b.removed))
+            .chain(self.tables.iter().flat_map(|t| &t.removed))
+            .chain(self.fatbins.iter().flat_map(|f| &f.removed))
+            .cloned()
+            .collect();
+        if removed.is_empty() {
+            return Ok(None);
+        }
+        let bundles = self
+            .changes
+            .iter()
+            .flat_map(|c| &c.kept)
+            .filter(|id| BundleEntryId::parse_any(id.as_bytes()).kind() != b"host")
+            .count();
+        let offloading =
+            offloading_images_left(data, self.binaries, self.tables).map_err(|source| {
+                Error::Format {
+                    input: input.to_string(),
+                    source,
+                }
+            })?;
+        if self.fatbin_entries_kept + bundles + offloading > 0 {
+            return Ok(None);
+        }
+        if !allow_empty {
+            return Err(Error::NoDeviceImage {
+                input: input.to_string(),
+                removed,
+            });
+        }
+        Ok(Some(Warning::NoDeviceImage { removed }))
+    }
 }
 
 /// The images a prune leaves in the `.llvm.offloading` sections of `data`: those kept in the
@@ -592,7 +626,7 @@ fn walk<'d>(
 /// that change.
 fn prune_binaries(
     data: &[u8],
-    filter: &crate::edit::Filter,
+    filter: &crate::filter::Filter,
 ) -> offkit_format::Result<Vec<BinarySection>> {
     let mut out = Vec::new();
     for s in sections(data, 0) {

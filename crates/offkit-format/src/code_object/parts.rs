@@ -113,7 +113,7 @@ impl Parts {
         self.get(0, self.size)
     }
 
-    /// Keeps only the bytes of `ranges` (those of [`needed`]), dropping what a generous read
+    /// Keeps only the bytes of `ranges` (those of `needed`), dropping what a generous read
     /// took besides.
     pub fn retain(&mut self, ranges: &[Range<u64>]) {
         let mut kept = Parts::new(self.size);
