@@ -5,21 +5,23 @@
 //! ways likewise (OpenMP executables and old-driver fat objects among the seeds).
 
 use offkit_format::bundle::compressed::Options;
-use offkit_format::device::Device;
-use offkit_surgery::{convert_file, plan, rewrite_bytes, Edit, Error, Filter, Target};
+use offkit_surgery::{convert_file, plan, rewrite_bytes, Edit, Error, Filter, PruneTarget, Target};
 
 fn edits() -> Vec<Edit> {
-    let dev = |s: &str| Device::parse(s).expect("a device");
+    let dev = |s: &str| PruneTarget::parse(s).expect("a device");
     vec![
         Edit::Compress(Options::default()),
         Edit::Decompress,
         Edit::Prune {
-            filter: Filter::Keep(vec![dev("gfx90a")]),
+            filter: Filter::Keep(vec![dev("gfx90a"), dev("sm_80"), dev("compute_80")]),
             level: 1,
+            // Files left without device code are written too: the write path is what is fuzzed.
+            allow_empty: true,
         },
         Edit::Prune {
             filter: Filter::Drop(vec![dev("gfx1030")]),
             level: 1,
+            allow_empty: true,
         },
     ]
 }

@@ -138,6 +138,7 @@ def prune(
     output: Optional[_Path] = None,
     dry_run: bool = False,
     level: int = 3,
+    allow_empty: bool = False,
 ) -> Rewrite:
     """Takes the device images a set of devices does not need out of a file."""
 

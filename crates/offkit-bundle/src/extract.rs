@@ -8,10 +8,15 @@
 //! anything is kept) — and on failure removes what it wrote. Memory stays within a few MiB
 //! whatever the images' sizes. [`extract`] does both.
 //!
-//! Names: `<file>[-<member>][-b<bundle>]-<kind>-<triple>[-<target id>].<ext>` (`b<bundle>`:
-//! the bundle's index in a `.hip_fatbin` section or bundle file), anything but letters, digits
-//! and `._+-` replaced by `_` so that no name can leave the directory; a name already given gets
-//! `.1`, `.2`, … before its extension, in input order.
+//! Names, one rule however an image is chosen (all of them, a selection, or its address):
+//! `<file>[-<member>][-b<bundle>]-<kind>-<triple>[-<target id>].<ext>` (`b<bundle>`: the
+//! bundle's index in a `.hip_fatbin` section or bundle file; `<ext>` from the image's kind:
+//! `o`, `bc`, `cubin`, `s` for PTX, `bin` when it has none, such as a bundle's empty host
+//! entry), anything but letters, digits and `._+-` replaced by `_` so that no name can leave
+//! the directory; a name already given to an earlier image of the inputs — chosen or not —
+//! gets `.1`, `.2`, … before its extension. So an image's name is the one `extract FILE` gives
+//! it, whichever images are chosen: extracting images one by one by their addresses into a
+//! directory gives the files and names extracting them all does.
 //!
 //! ```no_run
 //! use offkit_bundle::extract::{extract, ExtractConfig};
@@ -90,10 +95,16 @@ fn parse_input(arg: &Path) -> (PathBuf, Option<Address>) {
 }
 
 /// The selected images of one input: `(name, location, size, fetch)`.
-type Found = Vec<((String, &'static str), String, u64, write::Fetch)>;
+type Found = Vec<(String, String, u64, write::Fetch)>;
 
-/// Reads the headers of input `arg` and picks its images.
-fn plan_input(arg: &Path, select: &Selection, seen: &mut Seen) -> Result<Found> {
+/// Reads the headers of input `arg` and picks its images; every image of it, chosen or not,
+/// takes its name from `names`, so that a name does not depend on the choice.
+fn plan_input(
+    arg: &Path,
+    select: &Selection,
+    seen: &mut Seen,
+    names: &mut naming::Names,
+) -> Result<Found> {
     let (path, wanted) = parse_input(arg);
     let mut found = Vec::new();
     walk_file(&path, ScanOptions::images(), &mut |ev| {
@@ -103,9 +114,10 @@ fn plan_input(arg: &Path, select: &Selection, seen: &mut Seen) -> Result<Found> 
                 Some(a) => img.info.address.as_ref() == Some(a),
                 None => select.selects(img.info),
             };
+            let name = names.unique(naming::describe(img.info));
             if chosen {
                 found.push((
-                    naming::describe(img.info),
+                    name,
                     img.info.location.to_string(),
                     img.info.size,
                     write::Fetch::of(img.info, &path),
@@ -137,18 +149,23 @@ pub fn plan(config: &ExtractConfig) -> Plan {
         select: config.select.clone(),
     };
     for arg in &config.inputs {
-        match plan_input(arg, &config.select, &mut out.seen) {
+        // An input that cannot be read gives back the names it took.
+        let before = names.clone();
+        match plan_input(arg, &config.select, &mut out.seen, &mut names) {
             Ok(found) => {
                 for (name, location, size, fetch) in found {
                     out.images.push(PlannedImage {
-                        path: config.dir.join(names.unique(name)),
+                        path: config.dir.join(name),
                         location,
                         size,
                         fetch,
                     });
                 }
             }
-            Err(e) => out.failures.push(e),
+            Err(e) => {
+                names = before;
+                out.failures.push(e);
+            }
         }
     }
     out

@@ -83,7 +83,7 @@ pub struct Sm {
 
 impl Sm {
     /// Parses `sm_XY`, `sm_XYa`, `sm_XYf`, `compute_XY…` (the last digit is the minor version).
-    pub(crate) fn parse(s: &str) -> Option<Sm> {
+    pub fn parse(s: &str) -> Option<Sm> {
         let digits = s
             .strip_prefix("sm_")
             .or_else(|| s.strip_prefix("compute_"))?;

@@ -183,15 +183,19 @@ pub fn walk<'r, E: From<Error>>(
     }
 }
 
-/// The address of an image: its range in a file, or its compressed bundle's range there plus its
-/// range in the decompressed bundle; `None` where the bytes are further away (decoded from
-/// bitcode, inflated twice, inside a compressed offload binary).
+/// The address of an image: its range in a file, or its compressed bundle's (or compressed
+/// CUDA fat-binary entry's) range there plus its range in the inflated bytes; `None` where the
+/// bytes are further away (decoded from bitcode, inflated twice, inside a compressed offload
+/// binary).
 fn address(info: &ImageInfo, stack: &[Compression]) -> Option<Address> {
     let loc = &info.location;
-    if info
-        .compression
-        .is_some_and(|c| !matches!(c.format, Compressed::Ccob { .. }))
-    {
+    let addressable = |c: &Compression| {
+        matches!(
+            c.format,
+            Compressed::Ccob { .. } | Compressed::NvFatbin { .. }
+        )
+    };
+    if info.compression.is_some_and(|c| !addressable(&c)) {
         return None;
     }
     if loc.in_file() {
@@ -207,16 +211,11 @@ fn address(info: &ImageInfo, stack: &[Compression]) -> Option<Address> {
         .filter(|s| matches!(s, Step::Inflated))
         .count();
     match stack {
-        [c] if matches!(c.format, Compressed::Ccob { .. })
-            && inflations == 1
-            && !loc.is_decoded() =>
-        {
-            Some(Address {
-                offset: c.offset,
-                size: c.compressed_size,
-                inflated: Some((info.offset, info.size)),
-            })
-        }
+        [c] if addressable(c) && inflations == 1 && !loc.is_decoded() => Some(Address {
+            offset: c.offset,
+            size: c.compressed_size,
+            inflated: Some((info.offset, info.size)),
+        }),
         _ => None,
     }
 }

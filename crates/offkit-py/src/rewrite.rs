@@ -99,9 +99,14 @@ fn summary(path: &std::path::Path, dest: &Dest, done: &Done) -> Rewrite {
 /// and compressed, compressed again at `level`) in shared libraries, executables, objects,
 /// archives and bundle files; offload binaries; CUDA fat binaries. Sections never move; freed
 /// bytes are zeroed. The result goes to `output`, or over `path` when it is None; `dry_run`
-/// writes nothing. Raises `offkit.Error` when the file cannot be read or rewritten.
+/// writes nothing. For CUDA, `keep` names what stays as `nvprune -arch` does (`sm_75` its
+/// cubins, `compute_75` its PTX). A prune that would leave the file no device image raises
+/// `offkit.Error` unless `allow_empty`. Raises `offkit.Error` when the file cannot be read or
+/// rewritten.
+// Python's keyword arguments are the function's parameters.
+#[allow(clippy::too_many_arguments)]
 #[pyfunction]
-#[pyo3(signature = (path, *, keep=None, drop=None, output=None, dry_run=false, level=3))]
+#[pyo3(signature = (path, *, keep=None, drop=None, output=None, dry_run=false, level=3, allow_empty=false))]
 pub fn prune(
     py: Python<'_>,
     path: PathBuf,
@@ -110,19 +115,29 @@ pub fn prune(
     output: Option<PathBuf>,
     dry_run: bool,
     level: i32,
+    allow_empty: bool,
 ) -> PyResult<Rewrite> {
     let devices = |ids: Vec<String>| {
         if ids.is_empty() {
             return Err(PyValueError::new_err("name at least one device"));
         }
-        ids.iter().map(|d| parse_device(d)).collect::<PyResult<_>>()
+        ids.iter()
+            .map(|d| match offkit_surgery::PruneTarget::parse(d) {
+                Ok(t) => Ok(t),
+                Err(_) => parse_device(d).map(offkit_surgery::PruneTarget::Device),
+            })
+            .collect::<PyResult<_>>()
     };
     let filter = match (keep, drop) {
         (Some(k), None) => Filter::Keep(devices(k)?),
         (None, Some(d)) => Filter::Drop(devices(d)?),
         _ => return Err(PyValueError::new_err("give one of `keep` and `drop`")),
     };
-    let edit = Edit::Prune { filter, level };
+    let edit = Edit::Prune {
+        filter,
+        level,
+        allow_empty,
+    };
     run(py, path, dest(output, dry_run), edit)
 }
 

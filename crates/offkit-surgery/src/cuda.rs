@@ -8,8 +8,8 @@ use offkit_format::device::ImageTargetId;
 use offkit_format::fatbin;
 use offkit_llvm::triple::Triple;
 
-use crate::edit::Filter;
 use crate::error::{Error, Result};
+use crate::filter::Filter;
 use crate::table::Patch;
 
 /// One CUDA fat binary pruned.
@@ -41,10 +41,13 @@ fn name(e: &fatbin::Entry<'_>) -> String {
 }
 
 /// The fat binaries of `data` with the entries `filter` does not keep taken out (a fat binary
-/// left without entries keeps its header, with `fatSize` 0); only those that change. Data that
-/// is no object file (a raw bundle) has none; an object file whose sections cannot be read is
-/// an error.
-pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<FatbinPrune>> {
+/// left without entries keeps its header, with `fatSize` 0); only those that change; and the
+/// number of entries kept in all of them. Data that is no object file (a raw bundle) has none;
+/// an object file whose sections cannot be read is an error.
+pub(crate) fn plan(
+    data: &[u8],
+    filter: &Filter,
+) -> offkit_format::Result<(Vec<FatbinPrune>, usize)> {
     use object::FileKind as K;
     let object = matches!(
         K::parse(data),
@@ -58,9 +61,10 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
             | K::MachO64)
     );
     if !object {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), 0));
     }
     let mut out = Vec::new();
+    let mut kept_in_all = 0;
     for s in sections(data, 0) {
         let s = s?;
         if s.kind != SectionKind::CudaFatbin {
@@ -76,10 +80,16 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                 .get(rel(fb.offset)..rel(fb.offset).saturating_add(header_size as usize))
                 .unwrap_or_default()
                 .to_vec();
-            for e in &fb.entries {
-                let kind = e.kind.image_kind(e.data);
-                let triple = Triple::parse(e.triple());
-                let keep = filter.keeps_image(&triple, &ImageTargetId::read(&triple, e.sm()), kind);
+            let images: Vec<_> = fb
+                .entries
+                .iter()
+                .map(|e| {
+                    let triple = Triple::parse(e.triple());
+                    let tid = ImageTargetId::read(&triple, e.sm());
+                    (triple, tid, e.kind.image_kind(e.data))
+                })
+                .collect();
+            for (e, keep) in fb.entries.iter().zip(filter.keeps_fatbin(&images)) {
                 if keep {
                     let len = u64::from(e.raw.header_size) + e.raw.payload_size;
                     new.extend_from_slice(
@@ -92,6 +102,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
                     removed.push(name(e));
                 }
             }
+            kept_in_all += kept.len();
             if removed.is_empty() {
                 continue;
             }
@@ -115,7 +126,7 @@ pub(crate) fn plan(data: &[u8], filter: &Filter) -> offkit_format::Result<Vec<Fa
             });
         }
     }
-    Ok(out)
+    Ok((out, kept_in_all))
 }
 
 /// Checks the pruned fat binaries of `after`: each parses at its offset with exactly the

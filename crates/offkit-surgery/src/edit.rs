@@ -3,52 +3,11 @@
 use offkit_format::bundle::binary;
 use offkit_format::bundle::compressed::{self, Options};
 use offkit_format::bundle::sequence::{Kind, Piece};
-use offkit_format::device::{Device, ImageTargetId, Reading};
-use offkit_format::kind::ImageKind;
-use offkit_llvm::target_id::bundle::BundleEntryId;
+use offkit_format::device::ImageTargetId;
 use offkit_llvm::triple::Triple;
 use offkit_read::limits;
 
-/// Which entries of a bundle a prune keeps.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Filter {
-    /// Keep the host entries and the images one of these devices would or might load: those
-    /// [`Device::fit`] accepts (exact, features any, generic targets), and, of an AMD GPU, every
-    /// image of its processor whose features do not contradict those the device names (a
-    /// feature the device leaves out is unknown, not off: `gfx90a` keeps `gfx90a:xnack+` and
-    /// `gfx90a:xnack-`, where the real device has one of the two; a prune never drops code
-    /// that the device may need).
-    Keep(Vec<Device>),
-    /// Drop the images made for one of these devices: the same processor with no feature
-    /// set otherwise than the device names it (`gfx90a` drops `gfx90a:xnack+` and
-    /// `gfx90a:xnack-`; `gfx90a:xnack-` drops only the latter and `gfx90a`), or any image
-    /// [`Device::fit`] accepts for a device that is not an AMD GPU. Host entries stay.
-    Drop(Vec<Device>),
-}
-
-impl Filter {
-    /// Whether the entry `id` stays.
-    pub fn keeps(&self, id: &[u8]) -> bool {
-        let id = BundleEntryId::parse_any(id);
-        if id.kind() == b"host" {
-            return true;
-        }
-        // Read as images are (LLVM 19's triple tables), whatever release parsed the ID.
-        let triple = Triple::parse(id.triple().as_bytes());
-        let tid = ImageTargetId::read(&triple, String::from_utf8_lossy(id.target_id()));
-        self.keeps_image(&triple, &tid, ImageKind::Object)
-    }
-
-    /// Whether a device image for `triple` and target ID `tid` stays.
-    pub fn keeps_image(&self, triple: &Triple, tid: &ImageTargetId, kind: ImageKind) -> bool {
-        match self {
-            Filter::Keep(devices) => devices
-                .iter()
-                .any(|d| d.fit(triple, tid, kind).is_some() || made_for(d, triple, tid)),
-            Filter::Drop(devices) => !devices.iter().any(|d| made_for(d, triple, tid)),
-        }
-    }
-}
+use crate::filter::Filter;
 
 /// The names of an offload binary's images, `triple-arch`, as prunes report them.
 pub(crate) fn image_names(b: &offkit_format::binary::Binary<'_>) -> Vec<String> {
@@ -124,34 +83,6 @@ pub(crate) fn split_binaries(
     Ok(out)
 }
 
-/// Whether the image (`triple`, `tid`) was made for `device` in the sense of [`Filter::Drop`].
-fn made_for(device: &Device, triple: &Triple, tid: &ImageTargetId) -> bool {
-    match device {
-        Device::Amdgpu {
-            processor,
-            features,
-        } => {
-            if !triple.is_amdgcn() {
-                return false;
-            }
-            let Reading::Amdgpu {
-                processor: image,
-                features: set,
-            } = tid.reading()
-            else {
-                return false;
-            };
-            image == processor
-                && features.iter().all(|(n, on)| {
-                    set.iter()
-                        .find(|(m, _)| m == n)
-                        .is_none_or(|(_, v)| v == on)
-                })
-        }
-        d => d.fit(triple, tid, ImageKind::Object).is_some(),
-    }
-}
-
 /// A code object put in place of a bundle entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Replacement {
@@ -163,8 +94,72 @@ pub struct Replacement {
     pub entry_offset: u64,
     /// The new payload.
     pub payload: Vec<u8>,
-    /// The level a compressed bundle is compressed again with (LLVM 19's default: 3).
-    pub level: i32,
+    /// The level a compressed bundle is compressed again with; `None`: the level it was made
+    /// with, found by compressing it again at the levels of [`LEVELS`] until one gives its
+    /// bytes (LLVM 19's 3 when none does, with a [`Warning::LevelNotFound`](crate::Warning)).
+    pub level: Option<i32>,
+}
+
+/// The levels tried, in this order, to find the one a compressed bundle was made with: for
+/// zstd 3 (LLVM 19's bundler and zstd's own default), 5 (LLVM's `zstd::DefaultCompression`),
+/// 9, 12 (LLVM's `BestSizeCompression`), 19 (zstd's highest without `--ultra`), 20, 22, 1
+/// (`BestSpeedCompression`); for zlib 6 (its default), 9, 1.
+pub const LEVELS: [(compressed::Method, &[i32]); 2] = [
+    (compressed::Method::Zstd, &[3, 5, 9, 12, 19, 20, 22, 1]),
+    (compressed::Method::Zlib, &[6, 9, 1]),
+];
+
+/// The level to compress a replaced bundle again with: `asked`, else the one the original
+/// (`original`, at absolute offset `at`, inflating to `plain`) was made with, else 3 and a
+/// warning.
+fn level_for(
+    asked: Option<i32>,
+    at: u64,
+    original: &[u8],
+    header: &compressed::Header,
+    plain: &[u8],
+) -> offkit_format::Result<(i32, Option<crate::plan::Warning>)> {
+    if let Some(l) = asked {
+        return Ok((l, None));
+    }
+    if let Some(l) = level_of(original, header, plain)? {
+        return Ok((l, None));
+    }
+    let tried = LEVELS
+        .iter()
+        .find(|(m, _)| *m == header.method)
+        .map_or_else(Vec::new, |(_, l)| l.to_vec());
+    let warning = crate::plan::Warning::LevelNotFound {
+        bundle: at,
+        tried,
+        used: 3,
+    };
+    Ok((3, Some(warning)))
+}
+
+/// The level of [`LEVELS`] at which `plain` compresses to exactly `original` (a compressed
+/// bundle's bytes, written with `header`'s version and method), if one does.
+fn level_of(
+    original: &[u8],
+    header: &compressed::Header,
+    plain: &[u8],
+) -> offkit_format::Result<Option<i32>> {
+    let levels = LEVELS
+        .iter()
+        .find(|(m, _)| *m == header.method)
+        .map_or(&[][..], |(_, l)| *l);
+    for &level in levels {
+        let opts = Options {
+            version: header.version,
+            method: header.method,
+            level,
+            ..Options::default()
+        };
+        if compressed::compress(plain, &opts)?.bytes == original {
+            return Ok(Some(level));
+        }
+    }
+    Ok(None)
 }
 
 /// What is done to every bundle.
@@ -183,6 +178,10 @@ pub enum Edit {
         filter: Filter,
         /// The zstd (or zlib) level for bundles compressed again.
         level: i32,
+        /// Whether a file may be left without any device image (with a
+        /// [`Warning::NoDeviceImage`](crate::Warning::NoDeviceImage) in its plan); otherwise
+        /// such a prune is refused ([`Error::NoDeviceImage`](crate::Error::NoDeviceImage)).
+        allow_empty: bool,
     },
     /// One entry of one bundle is replaced.
     Replace(Replacement),
@@ -262,6 +261,8 @@ pub(crate) struct Outcome {
     pub pending: bool,
     /// For a pending bundle, its new size when known now (a decompressed bundle's).
     pub expected: Option<u64>,
+    /// What the user should know about this bundle's rewrite.
+    pub warning: Option<crate::plan::Warning>,
 }
 
 /// The payload alignment the bundle was written with, as `-bundle-align` (the largest power
@@ -438,6 +439,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             .unwrap_or_default(),
         pending: false,
         expected: None,
+        warning: None,
     };
     let stream_opts = |header: &compressed::Header, level: i32| Options {
         version: header.version,
@@ -470,7 +472,7 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
             bytes: Some(plain(piece)?.into_owned().into()),
             ..unchanged(None)
         }),
-        (Edit::Prune { filter, level }, Kind::Compressed(blob)) => {
+        (Edit::Prune { filter, level, .. }, Kind::Compressed(blob)) => {
             let prefix = inflated_header(blob, piece.offset)?;
             let h = binary::parse(&prefix, blob.header.uncompressed_size, piece.offset)?;
             let (keep, kept, removed) = split(&h, filter);
@@ -546,12 +548,16 @@ pub(crate) fn apply(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Out
                 })
                 .collect();
             let mut bytes = relayout(&h, &entries, piece.offset)?;
+            let mut warning = None;
             if let Kind::Compressed(blob) = kind {
-                bytes = compressed::compress(&flatten(bytes), &stream_opts(&blob.header, r.level))?
+                let (level, w) = level_for(r.level, piece.offset, piece.data, &blob.header, &data)?;
+                warning = w;
+                bytes = compressed::compress(&flatten(bytes), &stream_opts(&blob.header, level))?
                     .bytes
                     .into();
             }
             Ok(Outcome {
+                warning,
                 bytes: Some(bytes),
                 ..unchanged(Some(&h))
             })
@@ -572,6 +578,7 @@ pub(crate) fn defer(piece: &Piece<'_>, edit: &Edit) -> offkit_format::Result<Opt
         kept,
         pending: true,
         expected,
+        warning: None,
     };
     Ok(match (edit, &piece.kind) {
         (Edit::Compress(_), Kind::Plain(h)) => Some(later(ids(h), Vec::new(), None)),

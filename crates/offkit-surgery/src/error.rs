@@ -111,6 +111,18 @@ pub enum Error {
     /// An input's offloading contents could not be read (`offkit size`).
     #[error(transparent)]
     Scan(offkit_bundle::Error),
+    /// A prune would leave a file without any device image (`allow_empty` not given).
+    #[error(
+        "{input}: the prune would leave no device image (it drops {}); keep one of their devices, \
+         or give --allow-empty",
+        removed.join(", ")
+    )]
+    NoDeviceImage {
+        /// The input.
+        input: String,
+        /// The images it would drop: every device image of the file.
+        removed: Vec<String>,
+    },
     /// The rewritten file's offload data does not parse (a bug: nothing was written).
     #[error("{input}: the rewritten file does not read back")]
     Reread {

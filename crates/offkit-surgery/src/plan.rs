@@ -6,6 +6,7 @@ use std::fs::File;
 use object::Object;
 use offkit_format::bundle::sequence::{self, Piece};
 use offkit_format::container::{sections, SectionKind};
+use offkit_llvm::target_id::bundle::BundleEntryId;
 use offkit_read::limits;
 
 use crate::edit::{apply, Content, Edit};
@@ -147,6 +148,8 @@ pub struct Plan {
     pub fatbins: Vec<crate::cuda::FatbinPrune>,
     /// The edit that makes the [`Change::pending`] bundles' bytes.
     pub edit: Edit,
+    /// What the user should know about the rewrite.
+    pub warnings: Vec<Warning>,
 }
 
 impl Plan {
@@ -296,9 +299,9 @@ fn plan_in(
         }
         _ => None,
     };
-    let fatbins = match edit {
+    let (fatbins, fatbin_entries_kept) = match edit {
         Edit::Prune { filter, .. } => crate::cuda::plan(data, filter).map_err(format)?,
-        _ => Vec::new(),
+        _ => (Vec::new(), 0),
     };
     let regions = regions(data, input)?;
     let mut pieces: Vec<(usize, Piece<'_>, u64)> = Vec::new();
@@ -366,6 +369,7 @@ fn plan_in(
         },
     );
     let mut changes = Vec::with_capacity(pieces.len());
+    let mut warnings = Vec::new();
     let mut resized = !binaries.is_empty();
     for ((ri, p, slot), outcome) in pieces.iter().zip(outcomes) {
         let o = outcome.map_err(format)?;
@@ -385,6 +389,9 @@ fn plan_in(
                     o.removed.join("`, `")
                 ),
             ));
+        }
+        if let Some(w) = o.warning {
+            warnings.push(w);
         }
         let c = Change {
             region: *ri,
@@ -417,6 +424,16 @@ fn plan_in(
         }
         changes.push(c);
     }
+    if let Edit::Prune { allow_empty, .. } = edit {
+        let left = Left {
+            changes: &changes,
+            binaries: &binaries,
+            tables: tables.as_ref(),
+            fatbins: &fatbins,
+            fatbin_entries_kept,
+        };
+        warnings.extend(left.check(data, input, *allow_empty)?);
+    }
     Ok(Plan {
         input: input.to_string(),
         file_size: data.len() as u64,
@@ -428,7 +445,135 @@ fn plan_in(
         tables,
         fatbins,
         edit: edit.clone(),
+        warnings,
     })
+}
+
+/// What a prune leaves of a file's device images, to refuse (or, allowed, warn about) a prune
+/// that leaves none.
+struct Left<'a> {
+    changes: &'a [Change],
+    binaries: &'a [BinarySection],
+    tables: Option<&'a crate::table::ImageTables>,
+    fatbins: &'a [crate::cuda::FatbinPrune],
+    fatbin_entries_kept: usize,
+}
+
+impl Left<'_> {
+    /// [`Error::NoDeviceImage`] when the prune removes images and leaves no device image (host
+    /// entries aside), unless `allow_empty`, then the warning.
+    fn check(&self, data: &[u8], input: &str, allow_empty: bool) -> Result<Option<Warning>> {
+        let removed: Vec<String> = self
+            .changes
+            .iter()
+            .flat_map(|c| &c.removed)
+            .chain(self.binaries.iter().flat_map(|b| &b.removed))
+            .chain(self.tables.iter().flat_map(|t| &t.removed))
+            .chain(self.fatbins.iter().flat_map(|f| &f.removed))
+            .cloned()
+            .collect();
+        if removed.is_empty() {
+            return Ok(None);
+        }
+        let bundles = self
+            .changes
+            .iter()
+            .flat_map(|c| &c.kept)
+            .filter(|id| BundleEntryId::parse_any(id.as_bytes()).kind() != b"host")
+            .count();
+        let offloading =
+            offloading_images_left(data, self.binaries, self.tables).map_err(|source| {
+                Error::Format {
+                    input: input.to_string(),
+                    source,
+                }
+            })?;
+        if self.fatbin_entries_kept + bundles + offloading > 0 {
+            return Ok(None);
+        }
+        if !allow_empty {
+            return Err(Error::NoDeviceImage {
+                input: input.to_string(),
+                removed,
+            });
+        }
+        Ok(Some(Warning::NoDeviceImage { removed }))
+    }
+}
+
+/// The images a prune leaves in the `.llvm.offloading` sections of `data`: those kept in the
+/// sections it prunes (`binaries` of an object, `tables` of a linked file), all in the others.
+fn offloading_images_left(
+    data: &[u8],
+    binaries: &[BinarySection],
+    tables: Option<&crate::table::ImageTables>,
+) -> offkit_format::Result<usize> {
+    let mut left = 0;
+    for s in sections(data, 0) {
+        let s = s?;
+        if s.kind != SectionKind::OffloadBinaries {
+            continue;
+        }
+        if let Some(b) = binaries.iter().find(|b| b.index == s.index) {
+            left += b.kept.len();
+        } else if let Some(t) = tables.filter(|t| t.offset == s.offset) {
+            left += t.kept.len();
+        } else {
+            for b in offkit_format::binary::parse_all(s.data, s.offset) {
+                left += b?.entries.len();
+            }
+        }
+    }
+    Ok(left)
+}
+
+/// Something a rewrite does that its user should know, though it is not refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Warning {
+    /// A prune (with `allow_empty`) leaves the file no device image: its host code finds no
+    /// code for any GPU.
+    NoDeviceImage {
+        /// The images dropped: every device image the file had.
+        removed: Vec<String>,
+    },
+    /// A compressed bundle was compressed again at a level it was not made with: none of the
+    /// levels tried gives its bytes, so they differ from the original's.
+    LevelNotFound {
+        /// The bundle's absolute offset.
+        bundle: u64,
+        /// The levels tried.
+        tried: Vec<i32>,
+        /// The level used.
+        used: i32,
+    },
+}
+
+impl std::fmt::Display for Warning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warning::NoDeviceImage { removed } => write!(
+                f,
+                "no device image left: dropped {} (the file's host code has no device code to \
+                 run)",
+                removed.join(", ")
+            ),
+            Warning::LevelNotFound {
+                bundle,
+                tried,
+                used,
+            } => {
+                let tried: Vec<String> = tried.iter().map(i32::to_string).collect();
+                write!(
+                    f,
+                    "the compressed bundle at {bundle:#x} was made at none of the levels {} \
+                     (none gives its bytes): compressed again at level {used}, so its bytes \
+                     differ from the original's; give --level to choose the level",
+                    tried.join(", ")
+                )
+            }
+        }
+    }
 }
 
 /// The bundles of `bytes` (a region at absolute offset `base`), as [`sequence::sequence`] reads
@@ -490,7 +635,7 @@ fn walk<'d>(
 /// that change.
 fn prune_binaries(
     data: &[u8],
-    filter: &crate::edit::Filter,
+    filter: &crate::filter::Filter,
 ) -> offkit_format::Result<Vec<BinarySection>> {
     let mut out = Vec::new();
     for s in sections(data, 0) {

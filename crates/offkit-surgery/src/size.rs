@@ -35,7 +35,8 @@ use offkit_format::kind::Model;
 use offkit_format::scan::{EntryTables, Event, Inflate};
 use offkit_llvm::triple::Triple;
 
-use crate::edit::{Edit, Filter};
+use crate::edit::Edit;
+use crate::filter::{Filter, PruneTarget};
 use crate::error::{Error, Result};
 use crate::rewrite::estimate_file;
 
@@ -294,8 +295,11 @@ pub fn size(config: &SizeConfig, progress: &mut dyn FnMut(&str, u64, u64)) -> Re
         }
     }
     let prune = (!config.keep.is_empty()).then(|| Edit::Prune {
-        filter: Filter::Keep(config.keep.clone()),
+        filter: Filter::Keep(config.keep.iter().cloned().map(PruneTarget::from).collect()),
         level: config.prune_level,
+        // As `offkit prune` without `--allow-empty`: a prune that leaves no device image is
+        // reported as what cannot be done.
+        allow_empty: false,
     });
     let compress = config.compress.map(Edit::Compress);
     let mut files = Vec::with_capacity(inputs.len());

@@ -19,7 +19,7 @@ use object::elf;
 use object::read::elf::{FileHeader, ProgramHeader, SectionHeader};
 use object::LittleEndian as LE;
 
-use crate::edit::Filter;
+use crate::filter::Filter;
 
 /// One rewrite of bytes at a file offset.
 #[derive(Debug, Clone, PartialEq, Eq)]

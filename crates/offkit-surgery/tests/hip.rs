@@ -168,7 +168,7 @@ fn check_llvm_bytes(dir: &Path, tag: &str, file: &Path) {
 }
 
 fn gfx90a() -> Filter {
-    Filter::Keep(vec![Device::parse("gfx90a").unwrap()])
+    Filter::Keep(vec![Device::parse("gfx90a").unwrap().into()])
 }
 
 #[test]
@@ -205,6 +205,7 @@ fn prune_compress_decompress_as_llvm_sees_them() {
         let edit = Edit::Prune {
             filter: gfx90a(),
             level: 3,
+            allow_empty: false,
         };
         rewrite(&c, &pc, &edit).unwrap();
         check_kept(dir, "pc", &pc, &orig, &["gfx90a"]);
@@ -307,6 +308,7 @@ fn the_runtime_sees_every_pruned_bundle_at_its_address() {
         &Edit::Prune {
             filter: gfx90a(),
             level: 3,
+            allow_empty: false,
         },
     )
     .unwrap();

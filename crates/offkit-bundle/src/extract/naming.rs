@@ -86,7 +86,7 @@ pub(crate) fn describe(i: &ImageInfo) -> (String, &'static str) {
 
 /// Hands out names, adding `.1`, `.2`, … before the extension to names already given (compared
 /// without regard to case, for case-insensitive file systems).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct Names {
     used: HashSet<String>,
 }

@@ -8,7 +8,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use offkit_format::bundle::compressed::{self, stream};
-use offkit_format::scan::{Event, ImageInfo};
+use offkit_format::scan::{Compressed, Event, ImageInfo};
 use offkit_tools::fs::Output;
 use offkit_tools::MappedFile;
 
@@ -44,7 +44,12 @@ pub(crate) enum Fetch {
 impl Fetch {
     /// How to fetch the image `info` of the input `input`.
     pub(crate) fn of(info: &ImageInfo, input: &Path) -> Fetch {
-        match info.address {
+        // A compressed CUDA fat-binary entry has an address too, but its bytes are no bundle:
+        // the walk inflates it (and cuts PTX at its text).
+        let bundle_or_plain = info
+            .compression
+            .is_none_or(|c| matches!(c.format, Compressed::Ccob { .. }));
+        match info.address.filter(|_| bundle_or_plain) {
             Some(a) => {
                 let file = bytes_file(&info.location, input);
                 match a.inflated {

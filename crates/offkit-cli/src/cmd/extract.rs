@@ -19,8 +19,9 @@ use crate::select::SelectArgs;
 /// `--device` narrow the choice. Files are named after where the image was found and what it is —
 /// `<file>[-<member>][-b<bundle>]-<kind>-<triple>[-<target id>].<ext>` (`b<bundle>`: the
 /// bundle's index in a `.hip_fatbin` section or bundle file) — with anything but letters,
-/// digits and `._+-` replaced by `_`, so that no name can leave DIR; a name already used gets
-/// `.1`, `.2`, … before its extension, in input order. Each file is written atomically. An input
+/// digits and `._+-` replaced by `_`, so that no name can leave DIR; a name already taken by an
+/// earlier image of the inputs, chosen or not, gets `.1`, `.2`, … before its extension. The
+/// name does not depend on how an image is chosen (all, a selection, its address). Each file is written atomically. An input
 /// that cannot be read is reported (file, offset, what) and nothing of it is written; the other
 /// inputs are still extracted, and the exit status is 1. When writing fails, nothing is left
 /// behind.

@@ -24,7 +24,9 @@ use offkit_tools::Env;
 /// For an ELF object, executable or shared library with a `.hip_fatbin` section (HIP: one
 /// bundle per translation unit), every entry of every bundle there is listed, prefixed with
 /// `.hip_fatbin[N]`, the bundle's index; compressed bundles are decompressed only as far as
-/// their entry tables (no hash check: `offkit extract` checks it).
+/// their entry tables (no hash check: `offkit extract` checks it). A file holding such a
+/// section's bytes (`llvm-objcopy --dump-section=.hip_fatbin=FILE`: several bundles, plain or
+/// compressed, with zero padding between them) is listed the same way, prefixed with `[N]`.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  offkit list fat.bc\n  offkit list --json libdev.a")]
 pub struct Args {
@@ -116,23 +118,47 @@ pub fn open_all(
     Ok(out)
 }
 
+/// Where the bundles [`hip_fatbin_rows`] lists are.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sequence {
+    /// In an ELF file's `.hip_fatbin` section.
+    Section,
+    /// The file itself: a `.hip_fatbin` section's bytes, several bundles.
+    File,
+}
+
 /// The entries of the bundles of an ELF file's `.hip_fatbin` section (a HIP library holds one
-/// bundle per translation unit there), read by the container walker — compressed bundles only
-/// as far as their entry tables; `None` if `input` is not an ELF file with such a section.
-fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
+/// bundle per translation unit there), or of a file that holds such a section's bytes (more
+/// than one bundle), read by the container walker — compressed bundles only as far as their
+/// entry tables; `None` if `input` is neither.
+fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<(Vec<JsonEntry>, Sequence)>> {
     use offkit_bundle::walk::{walk_file, ScanOptions};
+    use offkit_format::bundle::sequence::sequence;
     use offkit_format::scan::{Event, Step};
     // Through the one input opener, which refuses what is not a regular file at once (a FIFO
     // would block a plain open); such an input is then reported by `open_all`.
-    let head = offkit_tools::MappedFile::open(input).is_ok_and(|m| m.starts_with(b"\x7fELF"));
-    if !head {
+    let Ok(map) = offkit_tools::MappedFile::open(input) else {
         return Ok(None);
-    }
+    };
+    let within = if map.starts_with(b"\x7fELF") {
+        Sequence::Section
+    } else if sequence(&map, 0).take(2).filter(Result::is_ok).count() == 2 {
+        // A single bundle is read by the bundler's reader, as LLVM reads it.
+        Sequence::File
+    } else {
+        return Ok(None);
+    };
+    drop(map);
     let mut rows = Vec::new();
     walk_file::<anyhow::Error>(input, ScanOptions::images(), &mut |ev| {
         if let Event::Image(img) = ev {
             let i = img.info;
-            let top = i.location.steps.get(1) == Some(&Step::Section(".hip_fatbin".into()));
+            let top = match within {
+                Sequence::Section => {
+                    i.location.steps.get(1) == Some(&Step::Section(".hip_fatbin".into()))
+                }
+                Sequence::File => matches!(i.location.steps.get(1), Some(Step::Bundle(_))),
+            };
             if let (true, Some(b)) = (top, i.bundle) {
                 let id = match &i.source {
                     offkit_format::scan::Source::BundleEntry { id } => id.clone(),
@@ -161,14 +187,14 @@ fn hip_fatbin_rows(input: &std::path::Path) -> Result<Option<Vec<JsonEntry>>> {
         }
         Ok(())
     })?;
-    Ok((!rows.is_empty()).then_some(rows))
+    Ok((!rows.is_empty()).then_some((rows, within)))
 }
 
 /// Runs `offkit list`.
 pub fn run(args: Args, _env: &Env) -> Result<()> {
     if args.ty.is_none() && args.input.as_os_str() != "-" {
-        if let Some(rows) = hip_fatbin_rows(&args.input)? {
-            return print(&args, rows);
+        if let Some((rows, within)) = hip_fatbin_rows(&args.input)? {
+            return print(&args, rows, within);
         }
     }
     let all = open_all(&args.input, args.ty.as_deref())?;
@@ -193,10 +219,10 @@ pub fn run(args: Args, _env: &Env) -> Result<()> {
             });
         }
     }
-    print(&args, rows)
+    print(&args, rows, Sequence::Section)
 }
 
-fn print(args: &Args, rows: Vec<JsonEntry>) -> Result<()> {
+fn print(args: &Args, rows: Vec<JsonEntry>, within: Sequence) -> Result<()> {
     let mut out = String::new();
     if args.json {
         let doc = JsonList {
@@ -213,7 +239,12 @@ fn print(args: &Args, rows: Vec<JsonEntry>) -> Result<()> {
                 None => String::new(),
             };
             if let Some(b) = r.bundle {
-                place.insert_str(0, &format!(".hip_fatbin[{b}] "));
+                let section = if within == Sequence::Section {
+                    ".hip_fatbin"
+                } else {
+                    ""
+                };
+                place.insert_str(0, &format!("{section}[{b}] "));
             }
             let member = r
                 .member

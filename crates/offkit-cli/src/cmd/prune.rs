@@ -1,13 +1,11 @@
 //! `offkit prune`: the device images a set of devices does not need taken out of files.
 
 use anyhow::Result;
-use offkit_format::device::Device;
-use offkit_surgery::{Edit, Filter, Plan};
+use offkit_surgery::{Edit, Filter, Plan, PruneTarget};
 use offkit_tools::Env;
 
 use super::rewrite::{bundle_name, each, freed, how, rewrite, Dest, Progress, Targets};
 use crate::output::plural;
-use crate::select::parse_device;
 
 /// Take the device images not needed by a set of devices out of files (as `nvprune` does for
 /// CUDA).
@@ -35,15 +33,30 @@ use crate::select::parse_device;
 pub struct Args {
     #[command(flatten)]
     targets: Targets,
-    /// Keep only what these devices load (comma-separated or repeated).
-    #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_device)]
-    keep: Vec<Device>,
-    /// Drop what was made for these devices (comma-separated or repeated).
-    #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_device)]
-    drop: Vec<Device>,
+    /// Keep only what these devices load (comma-separated or repeated); for CUDA, as
+    /// `nvprune -arch`: `sm_75` its cubins (what an sm_75 GPU loads where there is none),
+    /// `compute_75` its PTX.
+    #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_target)]
+    keep: Vec<PruneTarget>,
+    /// Drop what was made for these devices (comma-separated or repeated): `sm_75` its
+    /// cubins, `compute_75` its PTX.
+    #[arg(long, value_name = "IDS", value_delimiter = ',', value_parser = parse_target)]
+    drop: Vec<PruneTarget>,
     /// The level compressed bundles are compressed again with (LLVM 19's default, 3).
     #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
     level: i32,
+    /// Prune a file even when no device image would be left in it (a warning says so);
+    /// without it such a file is refused and left as it is.
+    #[arg(long)]
+    allow_empty: bool,
+}
+
+/// Parses a `--keep`/`--drop` value (clap value parser; clap prints the message after it).
+fn parse_target(s: &str) -> Result<PruneTarget> {
+    match PruneTarget::parse(s) {
+        Ok(t) => Ok(t),
+        Err(_) => crate::select::parse_device(s).map(PruneTarget::Device),
+    }
 }
 
 /// Runs `offkit prune`.
@@ -59,12 +72,16 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
     let edit = Edit::Prune {
         filter,
         level: a.level,
+        allow_empty: a.allow_empty,
     };
     let all = each(
         &a.targets.files,
         |f| rewrite(f, &dest, &edit, &mut progress),
         |_, d| {
             for plan in &d.plans {
+                for w in &plan.warnings {
+                    eprintln!("warning: {}: {w}", plan.input);
+                }
                 // One line per rewritten container: what it is, what goes, its size before and after.
                 let line = |what: String, removed: &[String], old: u64, new: u64| {
                     let verb = if dry { "would drop" } else { "dropped" };

@@ -33,9 +33,11 @@ pub struct Args {
     /// Write the result here instead of over the input.
     #[arg(short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The level a compressed bundle is compressed again with (LLVM 19's default, 3).
-    #[arg(long, default_value_t = 3, allow_negative_numbers = true)]
-    level: i32,
+    /// The level a compressed bundle is compressed again with; by default the level it was
+    /// made with, found by compressing it again at the levels LLVM and hipcc use until one
+    /// gives its bytes (3, LLVM 19's, with a warning when none does).
+    #[arg(long, allow_negative_numbers = true)]
+    level: Option<i32>,
 }
 
 /// Runs `offkit replace`.
@@ -113,6 +115,9 @@ pub fn run(a: Args, _env: &Env) -> Result<()> {
         |f| rewrite(f, &dest, &edit, &mut Progress::new(false)),
         |f, d| {
             for plan in &d.plans {
+                for w in &plan.warnings {
+                    eprintln!("warning: {}: {w}", plan.input);
+                }
                 print_changed(plan);
                 println!(
                     "{}: replaced {}, {}{}",

@@ -271,8 +271,8 @@ pub struct Address {
     pub offset: u64,
     /// The range's size.
     pub size: u64,
-    /// For an image inside a compressed bundle (the range above): its offset and size in the
-    /// decompressed bundle.
+    /// For an image inside a compressed bundle or a compressed CUDA fat-binary entry (the range
+    /// above): its offset and size in the inflated bytes.
     pub inflated: Option<(u64, u64)>,
 }
 

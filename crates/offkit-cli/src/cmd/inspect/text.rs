@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use offkit_format::entry::Resolution;
-use offkit_format::scan::{Format, ImageInfo, Location, Report, Source, TableInfo};
+use offkit_format::scan::{Format, ImageInfo, Location, Report, Source, Step, TableInfo};
 
 use crate::output::plural;
 use crate::select::is_device_code;
@@ -365,11 +365,23 @@ fn summary(r: &Report, out: &mut String) {
 
 /// Renders one input's report (`selected`: its images are those a selection kept).
 pub fn render(path: &str, r: &Report, selected: bool, out: &mut String) {
-    let format = r
+    // A file holding several bundles one after another (a `.hip_fatbin` section's bytes) is
+    // that sequence, not its first bundle.
+    let top_bundles = r
         .containers
-        .first()
-        .map(|c| c.format.to_string())
-        .unwrap_or_default();
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.location.steps.as_slice(),
+                [Step::File(_), Step::Bundle(_)]
+            )
+        })
+        .count();
+    let format = match r.containers.first() {
+        _ if top_bundles > 1 => format!("sequence of {top_bundles} offload bundles"),
+        Some(c) => c.format.to_string(),
+        None => String::new(),
+    };
     let _ = writeln!(out, "{path}: {format}");
     if r.images.is_empty() {
         out.push_str(if selected {
