@@ -28,6 +28,7 @@ CRATES = [
     "offkit-read",
     "offkit-llvm",
     "offkit-format",
+    "offkit-elf",
     "offkit-tools",
     "offkit-bundle",
     "offkit-wrap",

@@ -36,8 +36,8 @@ use offkit_format::scan::{EntryTables, Event, Inflate};
 use offkit_llvm::triple::Triple;
 
 use crate::edit::Edit;
-use crate::filter::{Filter, PruneTarget};
 use crate::error::{Error, Result};
+use crate::filter::{Filter, PruneTarget};
 use crate::rewrite::estimate_file;
 
 /// What to size, and which rewrites to estimate.

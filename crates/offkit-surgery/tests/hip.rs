@@ -365,6 +365,7 @@ fn size_estimates_are_the_rewrites_and_its_sums_add_up() {
         Edit::Prune {
             filter: gfx90a(),
             level: 3,
+            allow_empty: false,
         },
     ];
     for input in std::iter::once(&lib).chain(&objs) {
