@@ -509,6 +509,10 @@ fn offloading_images_left(
     tables: Option<&crate::table::ImageTables>,
 ) -> offkit_format::Result<usize> {
     let mut left = 0;
+    // A raw bundle file (or `.hip_fatbin` dump) has no sections to count.
+    if object::FileKind::parse(data).is_err() {
+        return Ok(0);
+    }
     for s in sections(data, 0) {
         let s = s?;
         if s.kind != SectionKind::OffloadBinaries {
