@@ -99,15 +99,6 @@ pub enum Error {
         #[source]
         source: offkit_elf::Error,
     },
-    /// A directory of inputs could not be read.
-    #[error("failed to read the directory `{}`", path.display())]
-    ReadDir {
-        /// The directory.
-        path: PathBuf,
-        /// Why.
-        #[source]
-        source: std::io::Error,
-    },
     /// An input's offloading contents could not be read (`offkit size`).
     #[error(transparent)]
     Scan(offkit_bundle::Error),

@@ -284,16 +284,8 @@ impl SizeReport {
 /// total)` is called as the bundles of a large file are compressed for an estimate. Fails only
 /// when a directory cannot be read.
 pub fn size(config: &SizeConfig, progress: &mut dyn FnMut(&str, u64, u64)) -> Result<SizeReport> {
-    let mut inputs: Vec<(PathBuf, bool)> = Vec::new();
-    for f in &config.files {
-        if f.is_dir() {
-            let found = offkit_tools::walk::files_under(f, &looks_like_container)
-                .map_err(|(path, source)| Error::ReadDir { path, source })?;
-            inputs.extend(found.into_iter().map(|p| (p, true)));
-        } else {
-            inputs.push((f.clone(), false));
-        }
-    }
+    // The one rule for what a directory holds: the files `check` and `inspect` read there.
+    let inputs = offkit_bundle::walk::inputs(&config.files).map_err(Error::Scan)?;
     let prune = (!config.keep.is_empty()).then(|| Edit::Prune {
         filter: Filter::Keep(config.keep.iter().cloned().map(PruneTarget::from).collect()),
         level: config.prune_level,
@@ -303,7 +295,7 @@ pub fn size(config: &SizeConfig, progress: &mut dyn FnMut(&str, u64, u64)) -> Re
     });
     let compress = config.compress.map(Edit::Compress);
     let mut files = Vec::with_capacity(inputs.len());
-    for (path, from_dir) in inputs {
+    for offkit_bundle::walk::Input { path, from_dir } in inputs {
         let mut f = size_file(&path, from_dir);
         if f.error.is_none() {
             let name = path.display().to_string();
@@ -321,12 +313,6 @@ pub fn size(config: &SizeConfig, progress: &mut dyn FnMut(&str, u64, u64)) -> Re
         prune_level: config.prune_level,
         compress: config.compress,
     })
-}
-
-/// Whether the file at `p` starts like a container (opened through the one input opener: a
-/// FIFO or device found in a directory is passed over, never waited on).
-fn looks_like_container(p: &Path) -> bool {
-    offkit_tools::MappedFile::open(p).is_ok_and(|m| coverage::looks_like_container(&m))
 }
 
 fn saving(e: crate::Estimate) -> Saving {
